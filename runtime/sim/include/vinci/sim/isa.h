@@ -1,0 +1,138 @@
+// The Vinci Da Vinci ISA: opcodes, operand and instruction records, and the
+// binary encoding (version 1). docs/isa.md is the reference; this header is
+// its machine-readable half.
+//
+// Encoding (all little-endian):
+//   header, 16 bytes: magic "VNCK", u16 version (=1), u16 header bytes (=16),
+//                     u32 instruction count, u32 record bytes (=256)
+//   then `count` fixed records of 256 bytes:
+//     +0   u8 opcode, u8 pipe, u8 dtype, u8 dtype2, u32 flags
+//     +8   4 operands x 40 bytes: u8 space (0xFF = unused), u8 GM arg index,
+//          u16 0, u32 extent (bytes), i64 base (bytes), i32 block_idx coefficient,
+//          i32 x 4 induction-variable coefficients (loop depth 0 = outermost), u32 0
+//     +168 u32 x 16 parameters (meaning per opcode, see Param below)
+//     +232 u64 mask low (lanes 0..63), u64 mask high (lanes 64..127)
+//     +248 8 bytes zero
+// Reserved bytes must be zero; decodeProgram rejects anything else.
+#ifndef VINCI_SIM_ISA_H
+#define VINCI_SIM_ISA_H
+
+#include <cstddef>
+#include <cstdint>
+
+#include "vinci/sim/executor.h"
+#include "vinci/soc.h"
+
+namespace vinci::sim {
+
+enum class DType : uint8_t { None = 0, F16 = 1, F32 = 2, BF16 = 3, S8 = 4, U8 = 5, S32 = 6 };
+uint32_t dtypeBytes(DType t);  // 0 for None
+const char* dtypeName(DType t);
+
+enum class Opcode : uint8_t {
+  // Scalar unit (pipe S), and the sync instructions.
+  Nop = 0,
+  LoopBegin = 1,    // P0 trip count (0 skips the body)
+  LoopEnd = 2,
+  SetFlag = 3,      // pipe = src; P0 src pipe, P1 dst pipe, P2 event id
+  WaitFlag = 4,     // pipe = dst; P0 src pipe, P1 dst pipe, P2 event id
+  PipeBarrier = 5,  // pipe = the pipe (S for all); P0 pipe or kPipeAll
+  // Data movement.
+  Copy = 10,        // op0 dst, op1 src; P0 bursts, P1 burst bytes, P2 src gap bytes, P3 dst gap bytes
+  CopyNd2Nz = 11,   // GM ND -> NZ; P0 rows, P1 cols, P2 src row stride (elems), P3 dst rows (x16), P4 dst cols (x C0)
+  CopyNz2Nd = 12,   // UB NZ -> GM ND; P0 rows, P1 cols, P2 dst row stride (elems), P3 src rows (x16)
+  CopyNchw2Nc1hwc0 = 13,  // GM -> L1/UB; P0 channels, P1 spatial (H*W), P2 src channel stride (elems)
+  LoadFractals = 14,  // L1 -> L0A/L0B; P0 outer, P1 inner, P2 src outer stride, P3 src inner stride,
+                      // P4 dst outer stride, P5 dst inner stride (all in 512-byte fractals); flag Transpose
+  // Cube.
+  Mmad = 20,        // op0 L0C, op1 L0A, op2 L0B; dtype in, dtype2 out; P0 m, P1 n, P2 k; flag Init
+  // L0C -> UB through the vector pipe: P0 bursts, P1 burst elems, P2 src gap elems, P3 dst gap elems,
+  // P4 scale (f32 bits, used with flag Scale); dtype src, dtype2 dst; flag Relu.
+  MoveL0cToUb = 21,
+  // Vector unit (pipe V). Common parameters: see Param::Repeat .. Param::Mode.
+  VAdd = 30, VSub = 31, VMul = 32, VDiv = 33, VMax = 34, VMin = 35,
+  VMla = 36,        // dst = src0 * src1 + dst (two roundings)
+  VAxpy = 37,       // dst = src0 * scalar + dst (two roundings)
+  VAdds = 40, VMuls = 41, VMaxs = 42, VMins = 43,
+  VLeakyRelu = 44,  // dst = src0 >= 0 ? src0 : src0 * scalar
+  VExp = 50, VLn = 51, VSqrt = 52, VRsqrt = 53, VRec = 54, VAbs = 55, VRelu = 56, VNeg = 57,
+  VCmp = 60,        // op0 dst bit mask, op1 src0, op2 src1; P8 CmpMode
+  VCmps = 61,       // op0 dst bit mask, op1 src0, scalar; P8 CmpMode
+  VSel = 62,        // op0 dst, op1 src0 (bit set), op2 src1 (bit clear), op3 bit mask
+  VCAdd = 63, VCMax = 64, VCMin = 65,  // reduce each repeat to one element; flag AcrossRepeats
+  VDup = 66,        // dst = scalar
+  VConv = 67,       // dtype src, dtype2 dst; P8 RoundMode
+  VTranspose = 68,  // op0 dst, op1 src; P0 count of consecutive 16x16 fp16 tiles
+  VCopy = 69,       // dst = src0 (masked, strided)
+};
+const char* opcodeName(Opcode op);
+bool isVectorOp(Opcode op);  // VAdd .. VCopy
+
+// Parameter slots.
+namespace param {
+inline constexpr unsigned Repeat = 0, DstBlk = 1, Src0Blk = 2, Src1Blk = 3, DstRep = 4, Src0Rep = 5,
+                          Src1Rep = 6, Scalar = 7, Mode = 8;
+}
+
+// Instruction flags.
+namespace flag {
+inline constexpr uint32_t Init = 1u << 0;           // Mmad: overwrite L0C instead of accumulating
+inline constexpr uint32_t Transpose = 1u << 1;      // LoadFractals: transpose each 16x16 fractal
+inline constexpr uint32_t Relu = 1u << 2;           // MoveL0cToUb
+inline constexpr uint32_t Scale = 1u << 3;          // MoveL0cToUb: multiply by P4 before the cast
+inline constexpr uint32_t AcrossRepeats = 1u << 4;  // VCAdd/VCMax/VCMin: one result for all repeats
+inline constexpr uint32_t kAll = (1u << 5) - 1;
+}  // namespace flag
+
+enum class CmpMode : uint8_t { LT = 0, LE = 1, GT = 2, GE = 3, EQ = 4, NE = 5 };
+// Float -> int conversions honour all modes; float -> narrower float uses RNE only.
+enum class RoundMode : uint8_t { Rint = 0, Floor = 1, Ceil = 2, Trunc = 3, Away = 4 };
+
+inline constexpr uint8_t kNoSpace = 0xFF;
+inline constexpr unsigned kMaxOperands = 4;
+inline constexpr unsigned kNumParams = 16;
+inline constexpr unsigned kMaxLoopDepth = 4;
+inline constexpr size_t kHeaderBytes = 16;
+inline constexpr size_t kRecordBytes = 256;
+inline constexpr uint32_t kMaxInstructions = 1u << 16;           // static, per program
+inline constexpr uint32_t kMaxTripCount = 1u << 24;              // per loop
+inline constexpr uint64_t kMaxDynamicInstructions = 1ull << 26;  // per block
+inline constexpr uint32_t kMaxBlockDim = 65535;
+inline constexpr uint32_t kMaxStride = 65535;                    // vector strides, in 32-byte blocks
+inline constexpr int64_t kMaxAbsBase = int64_t(1) << 40;
+
+// A buffer operand: space, offset = base + block_coef*block_idx + sum iv_coef[d]*iv[d], extent.
+struct Operand {
+  uint8_t space = kNoSpace;  // soc::Space, or kNoSpace
+  uint8_t arg = 0;           // GM argument index (GM only)
+  uint32_t extent = 0;       // bytes the instruction may touch from the offset
+  int64_t base = 0;
+  int32_t block_coef = 0;
+  int32_t iv_coef[kMaxLoopDepth] = {};
+  bool used() const { return space != kNoSpace; }
+};
+
+struct Instruction {
+  Opcode op = Opcode::Nop;
+  Pipe pipe = Pipe::S;
+  DType dtype = DType::None;
+  DType dtype2 = DType::None;
+  uint32_t flags = 0;
+  Operand operand[kMaxOperands];
+  uint32_t p[kNumParams] = {};
+  uint64_t mask[2] = {};
+};
+
+// Bytes from an operand's offset that `ins` touches (its envelope). Assumes the
+// instruction's parameters have been validated; returns 0 for unused slots.
+uint64_t operandFootprint(const Instruction& ins, unsigned slot);
+// The pipe an instruction must name (derived from opcode and operand spaces).
+bool expectedPipe(const Instruction& ins, Pipe& pipe);
+
+// Encodes one record into `out` (kRecordBytes bytes).
+void encodeInstruction(const Instruction& ins, uint8_t* out);
+void encodeHeader(uint32_t instruction_count, uint8_t* out);
+
+}  // namespace vinci::sim
+
+#endif  // VINCI_SIM_ISA_H
