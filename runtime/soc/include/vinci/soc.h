@@ -36,6 +36,7 @@ struct Cost {
 // The timing table. Cycles are AI Core clock cycles.
 struct TimingTable {
   Cost scalar_issue_cycles;        // per instruction the Scalar unit issues
+  Cost pipe_queue_depth;           // instructions a pipe queue holds before the Scalar unit stalls
   Cost loop_branch_cycles;         // extra per loop back-edge taken
   Cost flag_latency_cycles;        // set_flag on one pipe -> visible to wait_flag
   Cost barrier_cycles;             // pipe_barrier drain overhead

@@ -88,6 +88,7 @@ class ProgramBuilder {
   // Cube: C (L0C) = [C +] A (L0A) x B (L0B).
   void mmad(const Addr& c, const Addr& a, const Addr& b, DType in, DType out, uint32_t m,
             uint32_t n, uint32_t k, bool init);
+  // Burst fields count ELEMENTS here: count bursts of `bytes` elements, gaps in elements.
   void moveL0cToUb(const Addr& dst, const Addr& src, DType src_type, DType dst_type,
                    const Burst& burst_elems, bool relu, float scale = 1.0f, bool use_scale = false);
 
@@ -116,9 +117,10 @@ class ProgramBuilder {
 
   size_t size() const { return code_.size(); }
   // The encoded program. error() is non-empty if the builder was misused
-  // (unbalanced loops, too deep nesting); the bytes are still produced.
+  // (unbalanced loops, too deep nesting, spaces naming no pipe); the bytes are
+  // still produced, and decodeProgram rejects them.
   std::vector<uint8_t> finish() const;
-  const std::string& error() const { return error_; }
+  std::string error() const;
 
  private:
   void emit(Instruction ins);  // fills extents and pipe

@@ -1,0 +1,112 @@
+// One simulated AI Core: functional execution, the timing model and the
+// hazard detector for one block of a kernel (internal).
+#ifndef VINCI_SIM_CORE_H
+#define VINCI_SIM_CORE_H
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "mmad.h"
+#include "program_data.h"
+#include "vinci/sim/executor.h"
+
+namespace vinci::sim::detail {
+
+struct TraceEvent {
+  uint64_t start, duration;
+  uint32_t pc;
+  Opcode op;
+  Pipe pipe;
+};
+
+struct GmWrite {
+  uint32_t arg;
+  uint64_t lo, hi;
+};
+
+struct BlockResult {
+  bool ok = true;
+  std::string error;
+  uint64_t cycles = 0;
+  uint64_t pipe_busy[kNumPipes] = {};
+  uint64_t pipe_bytes[kNumPipes] = {};
+  uint64_t gm_read = 0, gm_written = 0;
+  uint64_t fractal_ops = 0;
+  uint64_t executed = 0;
+  std::vector<std::string> hazards;
+  std::vector<TraceEvent> events;
+  bool events_truncated = false;
+  std::vector<GmWrite> gm_writes;  // exact byte ranges, merged when contiguous
+  bool gm_writes_truncated = false;
+};
+
+class Core {
+ public:
+  explicit Core(const soc::SocSpec& soc);
+  // Runs block `block_idx`. `active_cores` share the GM bandwidth.
+  void run(const ProgramData& prog, uint32_t block_idx, uint32_t active_cores,
+           const std::vector<GmRegion>& args, const RunOptions& opt, BlockResult& out);
+
+ private:
+  struct FlagToken {
+    uint64_t time;
+    std::array<uint32_t, kNumPipes> clock;
+  };
+  struct GmAccess {
+    uint64_t lo, hi;
+    uint32_t seq;
+    uint32_t pc;
+    Pipe pipe;
+    bool write;
+  };
+  struct Resolved {
+    uint8_t* ptr = nullptr;
+    uint64_t offset = 0;
+  };
+
+  void reset(uint32_t num_args);
+  bool resolve(const Instruction& ins, uint32_t pc, uint32_t block_idx,
+               const std::vector<GmRegion>& args, Resolved out[kMaxOperands], BlockResult& res);
+  uint64_t cost(const Instruction& ins, uint64_t& bytes_moved) const;
+  bool time(const Instruction& ins, uint32_t pc, bool branch_taken, const RunOptions& opt,
+            BlockResult& res);
+  void checkHazards(const Instruction& ins, uint32_t pc, const Resolved ops[kMaxOperands],
+                    const std::vector<GmRegion>& args, const RunOptions& opt, BlockResult& res);
+  void access(Pipe pipe, uint32_t pc, uint8_t space, uint8_t arg, uint64_t lo, uint64_t len,
+              bool write, BlockResult& res);
+  void reportHazard(Pipe pipe, uint32_t pc, Pipe other, uint32_t other_seq, uint8_t space,
+                    uint8_t arg, uint64_t lo, uint64_t len, bool write, bool other_write,
+                    BlockResult& res);
+  void recordGmWrites(const Instruction& ins, const Resolved ops[kMaxOperands], BlockResult& res);
+  void execute(const Instruction& ins, const Resolved ops[kMaxOperands], BlockResult& res);
+
+  const soc::SocSpec& soc_;
+  std::vector<uint8_t> mem_[soc::kNumSpaces];
+  MmadScratch scratch_;
+  uint32_t iv_[kMaxLoopDepth] = {};
+  const ProgramData* prog_ = nullptr;
+  const Instruction* code_ = nullptr;
+
+  // Timing.
+  double gm_bytes_per_cycle_ = 1;
+  uint64_t scalar_time_ = 0;
+  uint64_t pipe_free_[kNumPipes] = {};
+  std::vector<uint64_t> queue_start_[kNumPipes];  // ring of recent start times
+  uint64_t queued_[kNumPipes] = {};
+  std::deque<FlagToken> flags_[kNumPipes][kNumPipes][8];
+
+  // Hazards: vector clocks per pipe, last access per 32-byte granule.
+  uint32_t seq_[kNumPipes] = {};
+  std::array<uint32_t, kNumPipes> clock_[kNumPipes] = {};
+  std::vector<uint32_t> pc_of_seq_[kNumPipes];
+  std::vector<uint32_t> shadow_[soc::kNumSpaces];  // [granule][pipe][write, read]
+  std::vector<std::vector<GmAccess>> gm_access_;   // per writable GM argument
+  size_t hazard_count_ = 0;
+};
+
+}  // namespace vinci::sim::detail
+
+#endif  // VINCI_SIM_CORE_H

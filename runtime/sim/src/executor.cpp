@@ -1,0 +1,169 @@
+// runKernel: spreads the blocks of a kernel over host threads (one Core per
+// thread), then folds their results in block order, so nothing printed or
+// computed depends on the thread count.
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "core.h"
+#include "trace_impl.h"
+#include "vinci/sim/executor.h"
+
+namespace vinci::sim {
+
+namespace {
+
+// Two different blocks writing the same GM byte make the result depend on
+// scheduling: report it like a hazard.
+void checkCrossBlockWrites(const std::vector<detail::BlockResult>& blocks, uint32_t num_args,
+                           std::vector<std::string>& hazards, bool& found) {
+  struct Range {
+    uint64_t lo, hi;
+    uint32_t block;
+  };
+  for (uint32_t arg = 0; arg < num_args; ++arg) {
+    std::vector<Range> ranges;
+    for (uint32_t b = 0; b < blocks.size(); ++b)
+      for (const detail::GmWrite& w : blocks[b].gm_writes)
+        if (w.arg == arg) ranges.push_back(Range{w.lo, w.hi, b});
+    std::sort(ranges.begin(), ranges.end(), [](const Range& x, const Range& y) {
+      return x.lo != y.lo ? x.lo < y.lo : x.block < y.block;
+    });
+    uint64_t reach = 0;
+    uint32_t reach_block = 0;
+    bool any = false;
+    for (const Range& r : ranges) {
+      if (any && r.lo < reach && r.block != reach_block) {
+        found = true;
+        if (hazards.size() < 64)
+          hazards.push_back("hazard: blocks " + std::to_string(reach_block) + " and " + std::to_string(r.block) +
+                            " both write GM#" + std::to_string(arg) + " bytes [" + std::to_string(r.lo) + ", " +
+                            std::to_string(std::min(reach, r.hi)) + "): the result depends on block order");
+        break;  // one line per argument
+      }
+      if (!any || r.hi > reach) {
+        reach = r.hi;
+        reach_block = r.block;
+      }
+      any = true;
+    }
+  }
+}
+
+}  // namespace
+
+bool runKernel(const Program& p, uint32_t block_dim, const std::vector<GmRegion>& args,
+               const soc::SocSpec& soc, const RunOptions& opt, KernelProfile& profile,
+               std::string& error) {
+  profile = KernelProfile{};
+  const detail::ProgramData* prog = p.data();
+  if (!prog) {
+    error = "program not decoded";
+    return false;
+  }
+  if (block_dim == 0 || block_dim > kMaxBlockDim) {
+    error = "block_dim " + std::to_string(block_dim) + " outside 1..65535";
+    return false;
+  }
+  if (args.size() != prog->num_args) {
+    error = "kernel takes " + std::to_string(prog->num_args) + " GM arguments, got " + std::to_string(args.size());
+    return false;
+  }
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].base == nullptr && args[i].size != 0) {
+      error = "GM argument " + std::to_string(i) + " has a size but no memory";
+      return false;
+    }
+
+  const uint32_t active = std::min(block_dim, soc.ai_core_count);
+  unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min<unsigned>(threads, block_dim);
+
+  std::vector<detail::BlockResult> blocks(block_dim);
+  std::atomic<uint32_t> next{0};
+  std::atomic<bool> stop{false};
+  auto worker = [&] {
+    detail::Core core(soc);
+    for (;;) {
+      if (stop.load(std::memory_order_relaxed)) return;
+      const uint32_t b = next.fetch_add(1);
+      if (b >= block_dim) return;
+      core.run(*prog, b, active, args, opt, blocks[b]);
+      if (!blocks[b].ok) stop = true;
+    }
+  };
+  if (threads <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (std::thread& t : pool) t.join();
+  }
+
+  // Fold in block order. The first failing block (lowest index) names the error.
+  for (uint32_t b = 0; b < block_dim; ++b)
+    if (!blocks[b].ok) {
+      error = "block " + std::to_string(b) + ": " + blocks[b].error;
+      for (const std::string& h : blocks[b].hazards)
+        if (profile.hazards.size() < 64) profile.hazards.push_back("block " + std::to_string(b) + ": " + h);
+      return false;
+    }
+
+  // Blocks run on the SoC's AI cores in order, each on the core free first.
+  std::vector<uint64_t> core_free(active, 0);
+  std::vector<uint32_t> core_of(block_dim);
+  std::vector<uint64_t> start_of(block_dim);
+  profile.block_dim = block_dim;
+  profile.cores_used = active;
+  profile.block_cycles.resize(block_dim);
+  bool cross_truncated = false;
+  for (uint32_t b = 0; b < block_dim; ++b) {
+    const detail::BlockResult& r = blocks[b];
+    const auto it = std::min_element(core_free.begin(), core_free.end());
+    core_of[b] = uint32_t(it - core_free.begin());
+    start_of[b] = *it;
+    *it += r.cycles;
+    profile.block_cycles[b] = r.cycles;
+    for (unsigned i = 0; i < kNumPipes; ++i) {
+      profile.pipe_busy[i] += r.pipe_busy[i];
+      profile.mte_bytes[i] += r.pipe_bytes[i];
+    }
+    profile.gm_bytes_read += r.gm_read;
+    profile.gm_bytes_written += r.gm_written;
+    profile.cube_fractal_ops += r.fractal_ops;
+    profile.instructions_executed += r.executed;
+    for (const std::string& h : r.hazards)
+      if (profile.hazards.size() < 64) profile.hazards.push_back("block " + std::to_string(b) + ": " + h);
+    cross_truncated |= r.gm_writes_truncated;
+  }
+  profile.cycles = *std::max_element(core_free.begin(), core_free.end());
+
+  bool cross = false;
+  if (opt.detect_hazards && !cross_truncated && block_dim > 1)
+    checkCrossBlockWrites(blocks, prog->num_args, profile.hazards, cross);
+
+  if (opt.trace) {
+    TraceWriter::Impl& t = opt.trace->impl();
+    t.clock_hz = soc.clock_hz;
+    t.soc_name = soc.name;
+    const uint32_t kernel = uint32_t(t.kernel_names.size());
+    t.kernel_names.push_back(t.next_name.empty() ? "kernel " + std::to_string(kernel) : t.next_name);
+    t.next_name.clear();
+    for (uint32_t b = 0; b < block_dim; ++b) {
+      t.truncated |= blocks[b].events_truncated;
+      for (const detail::TraceEvent& e : blocks[b].events)
+        t.events.push_back(TraceWriter::Impl::Event{t.base_cycles + start_of[b] + e.start, e.duration,
+                                                    core_of[b], b, e.pc, e.op, e.pipe, kernel});
+    }
+    t.max_core = std::max(t.max_core, active - 1);
+    t.base_cycles += profile.cycles;
+  }
+
+  if (opt.hazards_fatal && (cross || !profile.hazards.empty())) {
+    error = profile.hazards.front();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace vinci::sim

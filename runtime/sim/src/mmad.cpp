@@ -1,0 +1,250 @@
+// The functional Cube. The hot path (fp16/bf16 -> fp32) converts the fractal
+// operands to fp32 panels once per call, then runs a register-blocked
+// micro-kernel (6 rows x 16 columns). An AVX2+FMA+F16C build of the kernel is
+// chosen at run time when the host has it; both builds give identical bits
+// because every product is exact in fp32 and the summation order is fixed.
+#include "mmad.h"
+
+#include <cstring>
+
+#include "vinci/sim/numeric.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define VINCI_HAVE_X86_DISPATCH 1
+#endif
+
+namespace vinci::sim::detail {
+namespace {
+
+constexpr unsigned kMr = 6;  // rows per micro-kernel call
+
+uint32_t ceilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+// ---- Packing ----------------------------------------------------------------
+// A (L0A) -> row-major fp32 [mpad][k]; B (L0B) -> fp32 panels [n1][k][16].
+
+template <typename Cvt>
+void packA(const uint16_t* a, float* af, uint32_t mpad, uint32_t k, uint32_t k1, Cvt cvt) {
+  for (uint32_t row = 0; row < mpad; ++row) {
+    const uint16_t* frac_row = a + (size_t(row / 16) * k1) * 256 + (row % 16) * 16;
+    float* dst = af + size_t(row) * k;
+    for (uint32_t kk = 0; kk < k; ++kk) dst[kk] = cvt(frac_row[size_t(kk / 16) * 256 + kk % 16]);
+  }
+}
+
+template <typename Cvt>
+void packB(const uint16_t* b, float* bp, uint32_t n1, uint32_t k, Cvt cvt) {
+  const uint32_t k1 = ceilDiv(k, 16);
+  for (uint32_t kb = 0; kb < k1; ++kb)
+    for (uint32_t nb = 0; nb < n1; ++nb) {
+      const uint16_t* frac = b + (size_t(kb) * n1 + nb) * 256;
+      const uint32_t kr_end = k - kb * 16 < 16 ? k - kb * 16 : 16;
+      float* dst = bp + (size_t(nb) * k + kb * 16) * 16;
+      for (uint32_t kr = 0; kr < kr_end; ++kr)
+        for (uint32_t nc = 0; nc < 16; ++nc) dst[kr * 16 + nc] = cvt(frac[nc * 16 + kr]);
+    }
+}
+
+float cvtF16(uint16_t h) { return f16ToF32(h); }
+float cvtBf16(uint16_t h) { return bf16ToF32(h); }
+
+// ---- Portable micro-kernel ---------------------------------------------------
+
+template <unsigned MR>
+void microPortable(const float* af, size_t lda, const float* bp, float* c, uint32_t k, bool init) {
+  float acc[MR][16];
+  for (unsigned r = 0; r < MR; ++r)
+    if (init) std::memset(acc[r], 0, sizeof acc[r]);
+    else std::memcpy(acc[r], c + r * 16, sizeof acc[r]);
+  for (uint32_t kk = 0; kk < k; ++kk) {
+    const float* brow = bp + size_t(kk) * 16;
+    for (unsigned r = 0; r < MR; ++r) {
+      const float av = af[r * lda + kk];
+      for (unsigned j = 0; j < 16; ++j) acc[r][j] += av * brow[j];
+    }
+  }
+  for (unsigned r = 0; r < MR; ++r) std::memcpy(c + r * 16, acc[r], sizeof acc[r]);
+}
+
+using MicroFn = void (*)(const float*, size_t, const float*, float*, uint32_t, bool);
+
+void computePortable(const float* af, const float* bp, float* c, uint32_t mpad, uint32_t n1,
+                     uint32_t k, bool init) {
+  static const MicroFn micro[kMr + 1] = {nullptr,
+                                         microPortable<1>, microPortable<2>, microPortable<3>,
+                                         microPortable<4>, microPortable<5>, microPortable<6>};
+  for (uint32_t nb = 0; nb < n1; ++nb) {
+    const float* bpanel = bp + size_t(nb) * k * 16;
+    float* cpanel = c + size_t(nb) * mpad * 16;
+    for (uint32_t row = 0; row < mpad; row += kMr) {
+      const uint32_t rows = mpad - row < kMr ? mpad - row : kMr;
+      micro[rows](af + size_t(row) * k, k, bpanel, cpanel + size_t(row) * 16, k, init);
+    }
+  }
+}
+
+// ---- AVX2 + FMA + F16C --------------------------------------------------------
+#ifdef VINCI_HAVE_X86_DISPATCH
+
+template <unsigned MR>
+__attribute__((target("avx2,fma"))) void microAvx2(const float* af, size_t lda, const float* bp,
+                                                   float* c, uint32_t k, bool init) {
+  __m256 acc0[MR], acc1[MR];
+  for (unsigned r = 0; r < MR; ++r) {
+    acc0[r] = init ? _mm256_setzero_ps() : _mm256_loadu_ps(c + r * 16);
+    acc1[r] = init ? _mm256_setzero_ps() : _mm256_loadu_ps(c + r * 16 + 8);
+  }
+  for (uint32_t kk = 0; kk < k; ++kk) {
+    const __m256 b0 = _mm256_loadu_ps(bp + size_t(kk) * 16);
+    const __m256 b1 = _mm256_loadu_ps(bp + size_t(kk) * 16 + 8);
+    for (unsigned r = 0; r < MR; ++r) {
+      const __m256 av = _mm256_broadcast_ss(af + r * lda + kk);
+      // Exact product: the fused form rounds exactly as multiply-then-add.
+      acc0[r] = _mm256_fmadd_ps(av, b0, acc0[r]);
+      acc1[r] = _mm256_fmadd_ps(av, b1, acc1[r]);
+    }
+  }
+  for (unsigned r = 0; r < MR; ++r) {
+    _mm256_storeu_ps(c + r * 16, acc0[r]);
+    _mm256_storeu_ps(c + r * 16 + 8, acc1[r]);
+  }
+}
+
+__attribute__((target("avx2,fma"))) void computeAvx2(const float* af, const float* bp, float* c,
+                                                     uint32_t mpad, uint32_t n1, uint32_t k,
+                                                     bool init) {
+  static const MicroFn micro[kMr + 1] = {nullptr, microAvx2<1>, microAvx2<2>, microAvx2<3>,
+                                         microAvx2<4>, microAvx2<5>, microAvx2<6>};
+  for (uint32_t nb = 0; nb < n1; ++nb) {
+    const float* bpanel = bp + size_t(nb) * k * 16;
+    float* cpanel = c + size_t(nb) * mpad * 16;
+    for (uint32_t row = 0; row < mpad; row += kMr) {
+      const uint32_t rows = mpad - row < kMr ? mpad - row : kMr;
+      micro[rows](af + size_t(row) * k, k, bpanel, cpanel + size_t(row) * 16, k, init);
+    }
+  }
+}
+
+// fp16 packing with F16C: 16 halves at a time.
+__attribute__((target("avx2,f16c"))) void packAF16C(const uint16_t* a, float* af, uint32_t mpad,
+                                                    uint32_t k, uint32_t k1) {
+  for (uint32_t row = 0; row < mpad; ++row) {
+    const uint16_t* frac_row = a + (size_t(row / 16) * k1) * 256 + (row % 16) * 16;
+    float* dst = af + size_t(row) * k;
+    uint32_t kk = 0;
+    for (; kk + 16 <= k; kk += 16) {
+      const uint16_t* src = frac_row + size_t(kk / 16) * 256;
+      _mm256_storeu_ps(dst + kk, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src))));
+      _mm256_storeu_ps(dst + kk + 8, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 8))));
+    }
+    for (; kk < k; ++kk) dst[kk] = f16ToF32(frac_row[size_t(kk / 16) * 256 + kk % 16]);
+  }
+}
+
+__attribute__((target("avx2,f16c"))) void packBF16C(const uint16_t* b, float* bp, uint32_t n1,
+                                                    uint32_t k) {
+  const uint32_t k1 = ceilDiv(k, 16);
+  alignas(32) float tile[16][16];  // [nc][kr]
+  for (uint32_t kb = 0; kb < k1; ++kb)
+    for (uint32_t nb = 0; nb < n1; ++nb) {
+      const uint16_t* frac = b + (size_t(kb) * n1 + nb) * 256;
+      for (uint32_t nc = 0; nc < 16; ++nc) {
+        _mm256_store_ps(tile[nc], _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(frac + nc * 16))));
+        _mm256_store_ps(tile[nc] + 8, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(frac + nc * 16 + 8))));
+      }
+      const uint32_t kr_end = k - kb * 16 < 16 ? k - kb * 16 : 16;
+      float* dst = bp + (size_t(nb) * k + kb * 16) * 16;
+      for (uint32_t kr = 0; kr < kr_end; ++kr)
+        for (uint32_t nc = 0; nc < 16; ++nc) dst[kr * 16 + nc] = tile[nc][kr];
+    }
+}
+
+bool hostHasAvx2() {
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                          __builtin_cpu_supports("f16c");
+  return has;
+}
+#endif
+
+// ---- int8 ---------------------------------------------------------------------
+
+void mmadS8(const int8_t* a, const int8_t* b, int32_t* c, uint32_t m, uint32_t n, uint32_t k,
+            bool init, MmadScratch& s) {
+  const uint32_t m1 = ceilDiv(m, 16), n1 = ceilDiv(n, 16), k1 = ceilDiv(k, 32), mpad = m1 * 16;
+  s.ai.resize(size_t(mpad) * k);
+  s.bi.resize(size_t(n1) * k * 16);
+  for (uint32_t row = 0; row < mpad; ++row)
+    for (uint32_t kk = 0; kk < k; ++kk)
+      s.ai[size_t(row) * k + kk] = a[(size_t(row / 16) * k1 + kk / 32) * 512 + (row % 16) * 32 + kk % 32];
+  for (uint32_t nb = 0; nb < n1; ++nb)
+    for (uint32_t kk = 0; kk < k; ++kk)
+      for (uint32_t nc = 0; nc < 16; ++nc)
+        s.bi[(size_t(nb) * k + kk) * 16 + nc] = b[(size_t(kk / 32) * n1 + nb) * 512 + nc * 32 + kk % 32];
+  for (uint32_t nb = 0; nb < n1; ++nb)
+    for (uint32_t row = 0; row < mpad; ++row) {
+      int32_t acc[16];
+      int32_t* crow = c + (size_t(nb) * mpad + row) * 16;
+      if (init) std::memset(acc, 0, sizeof acc);
+      else std::memcpy(acc, crow, sizeof acc);
+      const int32_t* arow = s.ai.data() + size_t(row) * k;
+      const int32_t* bpanel = s.bi.data() + size_t(nb) * k * 16;
+      for (uint32_t kk = 0; kk < k; ++kk)
+        for (unsigned j = 0; j < 16; ++j)  // wraps like 32-bit hardware accumulators
+          acc[j] = int32_t(uint32_t(acc[j]) + uint32_t(arow[kk] * bpanel[kk * 16 + j]));
+      std::memcpy(crow, acc, sizeof acc);
+    }
+}
+
+}  // namespace
+
+void mmad(const uint8_t* a, const uint8_t* b, uint8_t* c, uint32_t m, uint32_t n, uint32_t k,
+          DType in, DType out, bool init, MmadScratch& s) {
+  if (in == DType::S8) {
+    mmadS8(reinterpret_cast<const int8_t*>(a), reinterpret_cast<const int8_t*>(b),
+           reinterpret_cast<int32_t*>(c), m, n, k, init, s);
+    return;
+  }
+  const uint32_t m1 = ceilDiv(m, 16), n1 = ceilDiv(n, 16), k1 = ceilDiv(k, 16), mpad = m1 * 16;
+  const uint16_t* a16 = reinterpret_cast<const uint16_t*>(a);
+  const uint16_t* b16 = reinterpret_cast<const uint16_t*>(b);
+  s.a.resize(size_t(mpad) * k);
+  s.b.resize(size_t(n1) * k * 16);
+  bool fast = false;
+#ifdef VINCI_HAVE_X86_DISPATCH
+  fast = hostHasAvx2();
+#endif
+  if (in == DType::F16 && fast) {
+#ifdef VINCI_HAVE_X86_DISPATCH
+    packAF16C(a16, s.a.data(), mpad, k, k1);
+    packBF16C(b16, s.b.data(), n1, k);
+#endif
+  } else if (in == DType::F16) {
+    packA(a16, s.a.data(), mpad, k, k1, cvtF16);
+    packB(b16, s.b.data(), n1, k, cvtF16);
+  } else {
+    packA(a16, s.a.data(), mpad, k, k1, cvtBf16);
+    packB(b16, s.b.data(), n1, k, cvtBf16);
+  }
+
+  // The accumulator is L0C itself for fp32 results, else an fp32 copy of it.
+  const size_t c_elems = size_t(n1) * mpad * 16;
+  float* acc = reinterpret_cast<float*>(c);
+  if (out == DType::F16) {
+    s.c.resize(c_elems);
+    acc = s.c.data();
+    const uint16_t* c16 = reinterpret_cast<const uint16_t*>(c);
+    for (size_t i = 0; i < c_elems; ++i) acc[i] = init ? 0.0f : f16ToF32(c16[i]);
+  }
+#ifdef VINCI_HAVE_X86_DISPATCH
+  if (fast) computeAvx2(s.a.data(), s.b.data(), acc, mpad, n1, k, init && out != DType::F16);
+  else
+#endif
+    computePortable(s.a.data(), s.b.data(), acc, mpad, n1, k, init && out != DType::F16);
+  if (out == DType::F16) {
+    uint16_t* c16 = reinterpret_cast<uint16_t*>(c);
+    for (size_t i = 0; i < c_elems; ++i) c16[i] = f32ToF16(acc[i]);
+  }
+}
+
+}  // namespace vinci::sim::detail

@@ -1,0 +1,22 @@
+// The decoded form of a kernel program (internal to vinci_sim).
+#ifndef VINCI_SIM_PROGRAM_DATA_H
+#define VINCI_SIM_PROGRAM_DATA_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vinci/sim/isa.h"
+
+namespace vinci::sim::detail {
+
+struct ProgramData {
+  std::vector<Instruction> code;
+  std::vector<uint32_t> loop_partner;  // LoopBegin -> its LoopEnd pc, LoopEnd -> its LoopBegin pc
+  uint64_t dynamic_count = 0;          // instructions executed per block
+  uint32_t num_args = 0;
+};
+
+}  // namespace vinci::sim::detail
+
+#endif  // VINCI_SIM_PROGRAM_DATA_H
