@@ -21,55 +21,12 @@ using format::Container;
 using format::Errc;
 using format::SectionKind;
 using test::AlignedBytes;
-
-uint64_t readLe64(const std::vector<uint8_t>& bytes, size_t at) {
-  uint64_t value = 0;
-  for (int i = 7; i >= 0; --i) value = (value << 8) | bytes[at + i];
-  return value;
-}
-uint32_t readLe32(const std::vector<uint8_t>& bytes, size_t at) {
-  uint32_t value = 0;
-  for (int i = 3; i >= 0; --i) value = (value << 8) | bytes[at + i];
-  return value;
-}
-void writeLe64(std::vector<uint8_t>& bytes, size_t at, uint64_t value) {
-  for (int i = 0; i < 8; ++i) bytes[at + i] = static_cast<uint8_t>(value >> (8 * i));
-}
-void writeLe32(std::vector<uint8_t>& bytes, size_t at, uint32_t value) {
-  for (int i = 0; i < 4; ++i) bytes[at + i] = static_cast<uint8_t>(value >> (8 * i));
-}
-
-size_t sectionEntryOffset(const std::vector<uint8_t>& bytes, SectionKind kind) {
-  const uint32_t count = readLe32(bytes, 40);
-  for (uint32_t i = 0; i < count; ++i) {
-    const size_t entry = format::kHeaderSize + i * format::kSectionEntrySize;
-    if (readLe32(bytes, entry) == static_cast<uint32_t>(kind)) return entry;
-  }
-  ADD_FAILURE() << "no section of kind " << static_cast<int>(kind);
-  return 0;
-}
-
-// Recomputes every section checksum and then the header checksum, so that a
-// deliberate edit reaches the checks behind the checksums.
-void refreshChecksums(std::vector<uint8_t>& bytes) {
-  const uint32_t count = readLe32(bytes, 40);
-  for (uint32_t i = 0; i < count; ++i) {
-    const size_t entry = format::kHeaderSize + i * format::kSectionEntrySize;
-    const uint64_t offset = readLe64(bytes, entry + 8);
-    const uint64_t size = readLe64(bytes, entry + 16);
-    if (offset <= bytes.size() && size <= bytes.size() - offset)
-      writeLe64(bytes, entry + 24, format::checksum64(bytes.data() + offset, size));
-  }
-  std::vector<uint8_t> covered(bytes.begin(), bytes.begin() + 56);
-  covered.insert(covered.end(), bytes.begin() + format::kHeaderSize,
-                 bytes.begin() + format::kHeaderSize + count * format::kSectionEntrySize);
-  writeLe64(bytes, 56, format::checksum64(covered.data(), covered.size()));
-}
-
-format::Status openBytes(const std::vector<uint8_t>& bytes, Container& container) {
-  AlignedBytes aligned(bytes);
-  return Container::open(aligned.data(), aligned.size(), "<test>", container);
-}
+using test::readLe32;
+using test::readLe64;
+using test::refreshChecksums;
+using test::sectionEntryOffset;
+using test::writeLe32;
+using test::writeLe64;
 
 Errc openCode(const std::vector<uint8_t>& bytes) {
   Container container;

@@ -1,0 +1,253 @@
+/*
+ * Vinci runtime: load a compiled .om model and run it.
+ *
+ * Shaped like AscendCL's model API. A model is loaded once (from a file,
+ * mapped read-only, or from a caller-owned buffer) and validated completely
+ * at load: a corrupt or hostile file gives an error code, never a crash. A
+ * loaded model is immutable and may be shared by any number of threads;
+ * each thread runs its own context.
+ *
+ * Executor: kernels run on the built-in Da Vinci AI Core simulator. Its
+ * cycle figures model an Ascend 310P from published numbers; they are not
+ * measurements of hardware.
+ *
+ * Errors: every function that can fail returns a vinci_status and leaves
+ * a one-line message for vinci_last_error_message() (per thread). No C++
+ * exception leaves this API. See docs/runtime.md.
+ */
+#ifndef VINCI_RUNTIME_H
+#define VINCI_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(VINCI_RUNTIME_BUILDING)
+#define VINCI_API __attribute__((visibility("default")))
+#else
+#define VINCI_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VINCI_RUNTIME_VERSION_MAJOR 0
+#define VINCI_RUNTIME_VERSION_MINOR 1
+#define VINCI_MAX_RANK 8
+
+typedef enum vinci_status {
+  VINCI_OK = 0,
+  VINCI_ERROR_INVALID_ARGUMENT = 1,   /* a null pointer, bad index, unaligned buffer */
+  VINCI_ERROR_IO = 2,                 /* the file cannot be opened, mapped or written */
+  VINCI_ERROR_TRUNCATED = 3,          /* the file ends early */
+  VINCI_ERROR_BAD_MAGIC = 4,          /* not a .om file */
+  VINCI_ERROR_UNSUPPORTED_VERSION = 5,/* unknown format major version or flag */
+  VINCI_ERROR_CHECKSUM = 6,           /* header or section checksum mismatch */
+  VINCI_ERROR_SECTION_BOUNDS = 7,     /* a section or a range in one is out of bounds */
+  VINCI_ERROR_SECTION_OVERLAP = 8,    /* sections overlap */
+  VINCI_ERROR_MISALIGNED = 9,         /* a section or weight is misaligned */
+  VINCI_ERROR_BAD_SECTION_TABLE = 10, /* missing, duplicate or malformed section entry */
+  VINCI_ERROR_BAD_METADATA = 11,      /* metadata fails its verifier */
+  VINCI_ERROR_INVALID_MODEL = 12,     /* metadata is inconsistent (index, offset, size) */
+  VINCI_ERROR_UNKNOWN_SOC = 13,       /* the model targets a SoC this runtime does not know */
+  VINCI_ERROR_BAD_PROGRAM = 14,       /* a kernel program fails validation */
+  VINCI_ERROR_NOT_FOUND = 15,         /* no input/output of that name */
+  VINCI_ERROR_SIZE_MISMATCH = 16,     /* a buffer has the wrong size */
+  VINCI_ERROR_OUT_OF_MEMORY = 17,     /* an allocation failed */
+  VINCI_ERROR_EXECUTION = 18,         /* a kernel failed while running */
+  VINCI_ERROR_HAZARD = 19,            /* an unsynchronised pipe hazard (fatal mode) */
+  VINCI_ERROR_INTERNAL = 20           /* a bug in the runtime; please report it */
+} vinci_status;
+
+/* Element types; the values are the .om schema's (vinci.om.DType). */
+typedef enum vinci_dtype {
+  VINCI_DTYPE_UNKNOWN = 0,
+  VINCI_DTYPE_F32 = 1,
+  VINCI_DTYPE_F16 = 2,
+  VINCI_DTYPE_BF16 = 3,
+  VINCI_DTYPE_I8 = 4,
+  VINCI_DTYPE_U8 = 5,
+  VINCI_DTYPE_I16 = 6,
+  VINCI_DTYPE_U16 = 7,
+  VINCI_DTYPE_I32 = 8,
+  VINCI_DTYPE_U32 = 9,
+  VINCI_DTYPE_I64 = 10,
+  VINCI_DTYPE_U64 = 11,
+  VINCI_DTYPE_BOOL = 12
+} vinci_dtype;
+
+/* Storage layouts; the values are the .om schema's (vinci.om.Format). */
+typedef enum vinci_format {
+  VINCI_FORMAT_ND = 0,
+  VINCI_FORMAT_NCHW = 1,
+  VINCI_FORMAT_NC1HWC0 = 2,
+  VINCI_FORMAT_FRACTAL_NZ = 3
+} vinci_format;
+
+/* The pipes of an AI Core, in profile arrays. */
+typedef enum vinci_pipe {
+  VINCI_PIPE_S = 0,
+  VINCI_PIPE_V = 1,
+  VINCI_PIPE_M = 2, /* Cube */
+  VINCI_PIPE_MTE1 = 3,
+  VINCI_PIPE_MTE2 = 4,
+  VINCI_PIPE_MTE3 = 5,
+  VINCI_PIPE_COUNT = 6
+} vinci_pipe;
+
+typedef struct vinci_model vinci_model;
+typedef struct vinci_context vinci_context;
+
+/* An input or output. `name` is owned by the model. */
+typedef struct vinci_tensor_desc {
+  const char* name;
+  vinci_dtype dtype;
+  vinci_format format;
+  uint32_t rank;
+  int64_t dims[VINCI_MAX_RANK];
+  uint64_t size; /* bytes the caller's buffer must hold */
+} vinci_tensor_desc;
+
+/* What a model is. Strings are owned by the model. */
+typedef struct vinci_model_info {
+  const char* name;
+  const char* soc;
+  const char* precision; /* force_fp16, allow_mix_precision, must_keep_origin_dtype */
+  const char* producer;
+  const char* producer_version;
+  uint32_t format_version_major;
+  uint32_t format_version_minor;
+  uint32_t num_inputs;
+  uint32_t num_outputs;
+  uint32_t num_weights;
+  uint32_t num_kernels;
+  uint32_t num_tasks;
+  uint64_t work_size;   /* arena bytes a context needs */
+  uint64_t weight_size; /* bytes of the weights section (used in place) */
+  double clock_hz;      /* the simulated SoC's clock */
+} vinci_model_info;
+
+typedef struct vinci_context_options {
+  /* Caller-owned work memory (the arena): at least `work_size` bytes from
+   * vinci_model_query_size, 64-byte aligned, alive and unused by anyone else
+   * until vinci_context_destroy. NULL: the context allocates its own. */
+  void* work_memory;
+  uint64_t work_memory_size;
+  /* Host threads for the simulated cores; 0 = hardware concurrency.
+   * Results do not depend on this value. */
+  uint32_t threads;
+  /* Nonzero: an unsynchronised pipe hazard fails the run with
+   * VINCI_ERROR_HAZARD. Zero: hazards are counted in the profile. */
+  int hazards_fatal;
+  /* Non-NULL: after each run, write a Chrome-trace JSON timeline here. */
+  const char* trace_path;
+} vinci_context_options;
+
+typedef struct vinci_const_buffer {
+  const void* data;
+  uint64_t size;
+} vinci_const_buffer;
+
+typedef struct vinci_buffer {
+  void* data;
+  uint64_t size;
+} vinci_buffer;
+
+/* The last run, in the simulator's timing model. */
+typedef struct vinci_profile {
+  uint64_t cycles;            /* sum over tasks (tasks run one after another) */
+  double simulated_us;        /* cycles at clock_hz */
+  double clock_hz;
+  double host_seconds;        /* wall time of vinci_context_run on this host */
+  uint64_t pipe_busy_cycles[VINCI_PIPE_COUNT]; /* summed over tasks and cores */
+  uint64_t gm_bytes_read;
+  uint64_t gm_bytes_written;
+  uint64_t instructions;      /* dynamic, over all blocks */
+  uint64_t cube_fractal_ops;
+  uint32_t num_tasks;
+  uint32_t hazard_count;      /* hazards found (non-fatal mode) */
+} vinci_profile;
+
+typedef struct vinci_task_profile {
+  uint32_t kernel_index;
+  const char* kernel_name;    /* owned by the model */
+  uint32_t block_dim;
+  uint32_t cores_used;
+  uint64_t cycles;
+  uint64_t pipe_busy_cycles[VINCI_PIPE_COUNT];
+  uint64_t gm_bytes_read;
+  uint64_t gm_bytes_written;
+  uint64_t instructions;
+} vinci_task_profile;
+
+/* ---- errors ---------------------------------------------------------- */
+
+/* The message of the last failed call on this thread ("" if none). Valid
+ * until the next failing call on the same thread. */
+VINCI_API const char* vinci_last_error_message(void);
+/* A short fixed name for a status, e.g. "checksum mismatch". */
+VINCI_API const char* vinci_status_name(vinci_status status);
+VINCI_API const char* vinci_dtype_name(vinci_dtype dtype);
+VINCI_API const char* vinci_format_name(vinci_format format);
+/* e.g. "0.1 (om format 1.0)" */
+VINCI_API const char* vinci_runtime_version(void);
+
+/* ---- models ---------------------------------------------------------- */
+
+/* Maps `path` read-only and validates it, kernels included. */
+VINCI_API vinci_status vinci_model_load_from_file(const char* path, vinci_model** model);
+/* Validates `size` bytes at `data` (64-byte aligned) and uses them in place:
+ * the caller keeps them alive and unchanged until vinci_model_release and
+ * the destruction of every context created from the model. */
+VINCI_API vinci_status vinci_model_load_from_memory(const void* data, size_t size,
+                                                    vinci_model** model);
+/* Releases the caller's reference; contexts keep the model alive. NULL is ignored. */
+VINCI_API void vinci_model_release(vinci_model* model);
+
+VINCI_API vinci_status vinci_model_query_size(const vinci_model* model, uint64_t* work_size,
+                                              uint64_t* weight_size);
+VINCI_API vinci_status vinci_model_get_info(const vinci_model* model, vinci_model_info* info);
+/* 0 for a NULL model. */
+VINCI_API uint32_t vinci_model_num_inputs(const vinci_model* model);
+VINCI_API uint32_t vinci_model_num_outputs(const vinci_model* model);
+VINCI_API vinci_status vinci_model_get_input_desc(const vinci_model* model, uint32_t index,
+                                                  vinci_tensor_desc* desc);
+VINCI_API vinci_status vinci_model_get_output_desc(const vinci_model* model, uint32_t index,
+                                                   vinci_tensor_desc* desc);
+VINCI_API vinci_status vinci_model_find_input(const vinci_model* model, const char* name,
+                                              uint32_t* index);
+VINCI_API vinci_status vinci_model_find_output(const vinci_model* model, const char* name,
+                                               uint32_t* index);
+/* Static instruction count of kernel `index` (for tools). */
+VINCI_API vinci_status vinci_model_kernel_instruction_count(const vinci_model* model,
+                                                            uint32_t index, uint64_t* count);
+
+/* ---- contexts -------------------------------------------------------- */
+
+/* Defaults: own work memory, threads 0, hazards not fatal, no trace. */
+VINCI_API void vinci_context_options_init(vinci_context_options* options);
+/* `options` may be NULL for the defaults. */
+VINCI_API vinci_status vinci_context_create(vinci_model* model,
+                                            const vinci_context_options* options,
+                                            vinci_context** context);
+VINCI_API void vinci_context_destroy(vinci_context* context);
+
+/* Runs the model once. inputs[i].size must equal input i's size; outputs[i]
+ * must hold at least output i's size. On error the outputs' contents are
+ * unspecified (a kernel may have written part of them). */
+VINCI_API vinci_status vinci_context_run(vinci_context* context, const vinci_const_buffer* inputs,
+                                         uint32_t num_inputs, const vinci_buffer* outputs,
+                                         uint32_t num_outputs);
+/* The profile of the last successful run. */
+VINCI_API vinci_status vinci_context_get_profile(const vinci_context* context,
+                                                 vinci_profile* profile);
+VINCI_API vinci_status vinci_context_get_task_profile(const vinci_context* context,
+                                                      uint32_t task, vinci_task_profile* profile);
+/* Hazard `index` < profile.hazard_count of the last run, one line; NULL if out of range. */
+VINCI_API const char* vinci_context_hazard_message(const vinci_context* context, uint32_t index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VINCI_RUNTIME_H */

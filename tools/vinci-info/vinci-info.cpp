@@ -1,0 +1,265 @@
+// vinci-info: print everything in a .om container.
+//
+//   vinci-info m.om [--json] [--disassemble]
+//
+// The file is validated exactly as the runtime validates it (container,
+// metadata, and every kernel program decoded for the model's SoC) before
+// anything is printed; an invalid file is one line on stderr and exit 1.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <string>
+#include <vector>
+
+#include "vinci/format/container.h"
+#include "vinci/format/om_generated.h"
+#include "vinci/sim/executor.h"
+#include "vinci/soc.h"
+
+namespace {
+
+namespace om = vinci::om;
+namespace format = vinci::format;
+
+[[noreturn]] void die(const std::string& message) {
+  fmt::print(stderr, "vinci-info: error: {}\n", message);
+  std::exit(1);
+}
+
+std::string jsonString(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) out += fmt::format("\\u{:04x}", c);
+        else out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+
+std::vector<int64_t> shapeOf(const om::TensorDesc& tensor) {
+  return std::vector<int64_t>(tensor.shape()->begin(), tensor.shape()->end());
+}
+
+struct KernelStats {
+  size_t instructions = 0;
+  uint64_t dynamic_instructions = 0;
+  std::string disassembly;
+};
+
+std::string tensorJson(const om::TensorDesc& t) {
+  return fmt::format(R"({{"name": {}, "dtype": "{}", "format": "{}", "shape": [{}], "size": {}}})",
+                     jsonString(str(t.name())), format::dtypeName(static_cast<uint8_t>(t.dtype())),
+                     format::formatName(static_cast<uint8_t>(t.format())),
+                     fmt::join(shapeOf(t), ", "), t.size());
+}
+
+std::string tensorText(const om::TensorDesc& t) {
+  return fmt::format("'{}' {} {} [{}] {} bytes", str(t.name()),
+                     format::dtypeName(static_cast<uint8_t>(t.dtype())),
+                     format::formatName(static_cast<uint8_t>(t.format())),
+                     fmt::join(shapeOf(t), ", "), t.size());
+}
+
+std::string ioPlacement(const om::IoDesc& io, bool json) {
+  if (io.placement() == om::IoPlacement::Arena)
+    return json ? fmt::format(R"("placement": "arena", "arena_offset": {})", io.arena_offset())
+                : fmt::format("in arena at {}", io.arena_offset());
+  return json ? std::string(R"("placement": "separate")") : std::string("separate buffer");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string path;
+  bool json = false, disassemble = false;
+  CLI::App app{"Describe a compiled Vinci .om model"};
+  app.add_option("model", path, "the .om file")->required();
+  app.add_flag("--json", json, "print one JSON document");
+  app.add_flag("--disassemble", disassemble, "print every kernel's instructions");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  format::MappedFile file;
+  format::Status status = format::MappedFile::open(path, file);
+  if (!status.ok()) die(status.message);
+  format::Container container;
+  status = format::Container::open(file.data(), file.size(), path, container);
+  if (!status.ok()) die(status.message);
+  const vinci::soc::SocSpec* soc = vinci::soc::findSoc(container.soc());
+  if (soc == nullptr) die(fmt::format("{}: unknown SoC '{}'", path, container.soc()));
+  const om::Model& model = container.model();
+  std::vector<KernelStats> stats(model.kernels()->size());
+  for (uint32_t k = 0; k < model.kernels()->size(); ++k) {
+    const om::Kernel& kernel = *model.kernels()->Get(k);
+    format::ByteRange program = container.kernelProgram(k);
+    vinci::sim::Program decoded;
+    std::string error;
+    if (!vinci::sim::decodeProgram(program.data, program.size, *soc, kernel.num_args(), decoded, error))
+      die(fmt::format("{}: kernel {} '{}': {}", path, k, str(kernel.name()), error));
+    stats[k].instructions = decoded.instructionCount();
+    stats[k].dynamic_instructions = decoded.dynamicInstructionCount();
+    if (disassemble) stats[k].disassembly = decoded.disassemble();
+  }
+
+  const auto* weights = model.weights();
+  const auto* plan = model.memory_plan();
+  const auto* debug_names = model.debug_names();
+  std::string out;
+  if (json) {
+    std::vector<std::string> items;
+    out += "{\n";
+    out += fmt::format("  \"file\": {},\n  \"format_version\": \"{}.{}\",\n  \"size\": {},\n",
+                       jsonString(path), container.versionMajor(), container.versionMinor(),
+                       container.fileSize());
+    out += fmt::format("  \"name\": {},\n  \"soc\": {},\n  \"precision\": \"{}\",\n",
+                       jsonString(str(model.name())), jsonString(container.soc()),
+                       format::precisionName(static_cast<uint8_t>(model.precision())));
+    out += fmt::format("  \"producer\": {},\n  \"producer_version\": {},\n  \"arena_size\": {},\n",
+                       jsonString(str(model.producer())), jsonString(str(model.producer_version())),
+                       model.arena_size());
+    for (const auto& section : container.sections())
+      items.push_back(fmt::format(
+          R"({{"kind": "{}", "offset": {}, "size": {}, "alignment": {}, "checksum": "{:016x}"}})",
+          format::sectionKindName(section.kind), section.offset, section.size, section.alignment,
+          section.checksum));
+    out += fmt::format("  \"sections\": [\n    {}\n  ],\n", fmt::join(items, ",\n    "));
+    for (const char* role : {"inputs", "outputs"}) {
+      const auto& list = std::string(role) == "inputs" ? *model.inputs() : *model.outputs();
+      items.clear();
+      for (const om::IoDesc* io : list) {
+        std::string tensor = tensorJson(*io->tensor());
+        tensor.pop_back();
+        items.push_back(tensor + ", " + ioPlacement(*io, true) + "}");
+      }
+      out += fmt::format("  \"{}\": [{}{}{}],\n", role, items.empty() ? "" : "\n    ",
+                         fmt::join(items, ",\n    "), items.empty() ? "" : "\n  ");
+    }
+    items.clear();
+    if (weights)
+      for (const om::Weight* w : *weights) {
+        std::string tensor = tensorJson(*w->tensor());
+        tensor.pop_back();
+        items.push_back(tensor + fmt::format(R"(, "offset": {}}})", w->offset()));
+      }
+    out += fmt::format("  \"weights\": [{}{}{}],\n", items.empty() ? "" : "\n    ",
+                       fmt::join(items, ",\n    "), items.empty() ? "" : "\n  ");
+    items.clear();
+    for (uint32_t k = 0; k < model.kernels()->size(); ++k) {
+      const om::Kernel& kernel = *model.kernels()->Get(k);
+      std::vector<std::string> sources;
+      if (kernel.source_nodes())
+        for (const flatbuffers::String* s : *kernel.source_nodes()) sources.push_back(jsonString(s->str()));
+      items.push_back(fmt::format(
+          R"({{"name": {}, "kind": "{}", "block_dim": {}, "num_args": {}, "program_offset": {}, )"
+          R"("program_size": {}, "instructions": {}, "dynamic_instructions_per_block": {}, "source_nodes": [{}]{}}})",
+          jsonString(str(kernel.name())), format::kernelKindName(static_cast<uint8_t>(kernel.kind())),
+          kernel.block_dim(), kernel.num_args(), kernel.program_offset(), kernel.program_size(),
+          stats[k].instructions, stats[k].dynamic_instructions, fmt::join(sources, ", "),
+          disassemble ? ", \"disassembly\": " + jsonString(stats[k].disassembly) : std::string()));
+    }
+    out += fmt::format("  \"kernels\": [{}{}{}],\n", items.empty() ? "" : "\n    ",
+                       fmt::join(items, ",\n    "), items.empty() ? "" : "\n  ");
+    items.clear();
+    for (const om::Task* task : *model.tasks()) {
+      std::vector<std::string> args;
+      for (const om::TaskArg* arg : *task->args())
+        args.push_back(fmt::format(R"({{"space": "{}", "index": {}, "offset": {}, "size": {}}})",
+                                   format::spaceName(static_cast<uint8_t>(arg->space())),
+                                   arg->index(), arg->offset(), arg->size()));
+      items.push_back(fmt::format(R"({{"kernel": {}, "args": [{}]}})", task->kernel(),
+                                  fmt::join(args, ", ")));
+    }
+    out += fmt::format("  \"tasks\": [{}{}{}],\n", items.empty() ? "" : "\n    ",
+                       fmt::join(items, ",\n    "), items.empty() ? "" : "\n  ");
+    items.clear();
+    if (plan)
+      for (const om::BufferPlan* b : *plan)
+        items.push_back(fmt::format(
+            R"({{"name": {}, "offset": {}, "size": {}, "first_task": {}, "last_task": {}}})",
+            jsonString(str(b->name())), b->offset(), b->size(), b->first_task(), b->last_task()));
+    out += fmt::format("  \"memory_plan\": [{}{}{}],\n", items.empty() ? "" : "\n    ",
+                       fmt::join(items, ",\n    "), items.empty() ? "" : "\n  ");
+    items.clear();
+    if (debug_names)
+      for (const flatbuffers::String* s : *debug_names) items.push_back(jsonString(s->str()));
+    out += fmt::format("  \"debug_names\": [{}]\n}}\n", fmt::join(items, ", "));
+  } else {
+    out += fmt::format("{}: Vinci .om format {}.{}, {} bytes\n", path, container.versionMajor(),
+                       container.versionMinor(), container.fileSize());
+    out += fmt::format("model '{}' for {} ({}), precision {}, produced by {} {}\n",
+                       str(model.name()), container.soc(), soc->description,
+                       format::precisionName(static_cast<uint8_t>(model.precision())),
+                       str(model.producer()), str(model.producer_version()));
+    out += "sections:\n";
+    for (const auto& s : container.sections())
+      out += fmt::format("  {:<9} offset {:>10}  size {:>10}  align {:>4}  xxh64 {:016x}\n",
+                         format::sectionKindName(s.kind), s.offset, s.size, s.alignment, s.checksum);
+    out += fmt::format("inputs ({}):\n", model.inputs()->size());
+    for (uint32_t i = 0; i < model.inputs()->size(); ++i)
+      out += fmt::format("  {} {}, {}\n", i, tensorText(*model.inputs()->Get(i)->tensor()),
+                         ioPlacement(*model.inputs()->Get(i), false));
+    out += fmt::format("outputs ({}):\n", model.outputs()->size());
+    for (uint32_t i = 0; i < model.outputs()->size(); ++i)
+      out += fmt::format("  {} {}, {}\n", i, tensorText(*model.outputs()->Get(i)->tensor()),
+                         ioPlacement(*model.outputs()->Get(i), false));
+    out += fmt::format("weights ({}, {} bytes):\n", weights ? weights->size() : 0,
+                       container.section(format::SectionKind::weights).size);
+    if (weights)
+      for (uint32_t i = 0; i < weights->size(); ++i)
+        out += fmt::format("  {} {} at {}\n", i, tensorText(*weights->Get(i)->tensor()),
+                           weights->Get(i)->offset());
+    out += fmt::format("kernels ({}):\n", model.kernels()->size());
+    for (uint32_t k = 0; k < model.kernels()->size(); ++k) {
+      const om::Kernel& kernel = *model.kernels()->Get(k);
+      std::vector<std::string> sources;
+      if (kernel.source_nodes())
+        for (const flatbuffers::String* s : *kernel.source_nodes()) sources.push_back(s->str());
+      out += fmt::format("  {} '{}' {}, block_dim {}, {} args, {} instructions ({} per block "
+                         "executed), program {} bytes at {}, from [{}]\n",
+                         k, str(kernel.name()), format::kernelKindName(static_cast<uint8_t>(kernel.kind())),
+                         kernel.block_dim(), kernel.num_args(), stats[k].instructions,
+                         stats[k].dynamic_instructions, kernel.program_size(),
+                         kernel.program_offset(), fmt::join(sources, ", "));
+      if (disassemble) out += stats[k].disassembly + (stats[k].disassembly.empty() || stats[k].disassembly.back() == '\n' ? "" : "\n");
+    }
+    out += fmt::format("tasks ({}):\n", model.tasks()->size());
+    for (uint32_t t = 0; t < model.tasks()->size(); ++t) {
+      const om::Task& task = *model.tasks()->Get(t);
+      std::vector<std::string> args;
+      for (const om::TaskArg* arg : *task.args()) {
+        const bool io = arg->space() == om::Space::Input || arg->space() == om::Space::Output;
+        args.push_back(fmt::format("{}{}[{}, +{}]", format::spaceName(static_cast<uint8_t>(arg->space())),
+                                   io ? std::to_string(arg->index()) : std::string(), arg->offset(),
+                                   arg->size()));
+      }
+      out += fmt::format("  {} kernel {} '{}' ({})\n", t, task.kernel(),
+                         str(model.kernels()->Get(task.kernel())->name()), fmt::join(args, ", "));
+    }
+    out += fmt::format("arena: {} bytes; memory plan ({} buffers):\n", model.arena_size(),
+                       plan ? plan->size() : 0);
+    if (plan)
+      for (const om::BufferPlan* b : *plan)
+        out += fmt::format("  '{}' [{}, +{}) live tasks {}..{}\n", str(b->name()), b->offset(),
+                           b->size(), b->first_task(), b->last_task());
+    out += fmt::format("debug names ({})", debug_names ? debug_names->size() : 0);
+    if (debug_names) {
+      std::vector<std::string> names;
+      for (const flatbuffers::String* s : *debug_names) names.push_back(s->str());
+      out += fmt::format(": {}", fmt::join(names, ", "));
+    }
+    out += fmt::format("\ndebug section: {} bytes\n", container.section(format::SectionKind::debug).size);
+  }
+  fmt::print("{}", out);
+  return 0;
+}

@@ -1,0 +1,176 @@
+// vinci-run: run a compiled .om model on the simulator.
+//
+//   vinci-run --model m.om --input a.npy[,b.pb] --output_dir DIR
+//             [--loop N] [--profile trace.json] [--threads N] [--hazards fatal|warn]
+//
+// Inputs are .npy or ONNX TensorProto .pb files, in the model's input order.
+// Outputs go to DIR/output_<i>.npy, each written to a temporary file and
+// renamed, and only after every run succeeded: a failure leaves no output
+// file. Errors are one line on stderr and a non-zero exit status.
+#include <sys/stat.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tensor_file.h"
+#include "vinci/format/writer.h"
+#include "vinci/runtime.h"
+
+namespace {
+
+using vinci_run::HostTensor;
+
+struct Options {
+  std::string model;
+  std::vector<std::string> inputs;
+  std::string output_dir;
+  unsigned loop = 1;
+  std::string profile;
+  unsigned threads = 0;
+  std::string hazards = "fatal";
+};
+
+[[noreturn]] void die(const std::string& message) {
+  fmt::print(stderr, "vinci-run: error: {}\n", message);
+  std::exit(1);
+}
+
+void check(vinci_status status) {
+  if (status != VINCI_OK) die(vinci_last_error_message());
+}
+
+std::string shapeText(const int64_t* dims, size_t rank) {
+  return fmt::format("[{}]", fmt::join(dims, dims + rank, ", "));
+}
+
+// A model input must match the file exactly: dtype and, for the dense
+// formats, shape; for the padded formats the file holds the storage bytes.
+void checkInput(const vinci_tensor_desc& desc, uint32_t index, const std::string& path,
+                const HostTensor& tensor) {
+  const std::string what = fmt::format("input {} '{}' ({})", index, desc.name, path);
+  if (tensor.dtype != desc.dtype)
+    die(fmt::format("{}: dtype is {}, the model expects {}", what, vinci_dtype_name(tensor.dtype),
+                    vinci_dtype_name(desc.dtype)));
+  const bool dense = desc.format == VINCI_FORMAT_ND || desc.format == VINCI_FORMAT_NCHW;
+  if (dense && (tensor.shape.size() != desc.rank ||
+                !std::equal(tensor.shape.begin(), tensor.shape.end(), desc.dims)))
+    die(fmt::format("{}: shape is {}, the model expects {}", what,
+                    shapeText(tensor.shape.data(), tensor.shape.size()),
+                    shapeText(desc.dims, desc.rank)));
+  if (tensor.data.size() != desc.size)
+    die(fmt::format("{}: {} bytes, the model expects {} ({} storage)", what, tensor.data.size(),
+                    desc.size, vinci_format_name(desc.format)));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  CLI::App app{"Run a compiled Vinci .om model on the Da Vinci AI Core simulator"};
+  app.add_option("--model", options.model, "the .om model")->required();
+  app.add_option("--input", options.inputs, "input files (.npy or ONNX TensorProto .pb), in order")
+      ->delimiter(',');
+  app.add_option("--output_dir", options.output_dir, "directory for output_<i>.npy")->required();
+  app.add_option("--loop", options.loop, "run the model N times (timing is averaged)")
+      ->check(CLI::Range(1u, 1000000u));
+  app.add_option("--profile", options.profile, "write a Chrome-trace JSON timeline of the last run");
+  app.add_option("--threads", options.threads, "host threads for the simulated cores (0: all)");
+  app.add_option("--hazards", options.hazards, "unsynchronised pipe hazards: fatal or warn")
+      ->check(CLI::IsMember({"fatal", "warn"}));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  vinci_model* model = nullptr;
+  check(vinci_model_load_from_file(options.model.c_str(), &model));
+  vinci_model_info info;
+  check(vinci_model_get_info(model, &info));
+
+  if (options.inputs.size() != info.num_inputs)
+    die(fmt::format("{}: the model takes {} input(s), {} given with --input", options.model,
+                    info.num_inputs, options.inputs.size()));
+  std::vector<HostTensor> inputs(info.num_inputs);
+  std::vector<vinci_const_buffer> input_buffers(info.num_inputs);
+  for (uint32_t i = 0; i < info.num_inputs; ++i) {
+    std::string error;
+    if (!vinci_run::readTensorFile(options.inputs[i], inputs[i], error)) die(error);
+    vinci_tensor_desc desc;
+    check(vinci_model_get_input_desc(model, i, &desc));
+    checkInput(desc, i, options.inputs[i], inputs[i]);
+    input_buffers[i] = {inputs[i].data.data(), inputs[i].data.size()};
+  }
+
+  std::vector<HostTensor> outputs(info.num_outputs);
+  std::vector<vinci_buffer> output_buffers(info.num_outputs);
+  std::vector<vinci_tensor_desc> output_descs(info.num_outputs);
+  for (uint32_t i = 0; i < info.num_outputs; ++i) {
+    vinci_tensor_desc& desc = output_descs[i];
+    check(vinci_model_get_output_desc(model, i, &desc));
+    outputs[i].dtype = desc.dtype;
+    if (desc.format == VINCI_FORMAT_ND || desc.format == VINCI_FORMAT_NCHW)
+      outputs[i].shape.assign(desc.dims, desc.dims + desc.rank);
+    else  // padded device layout: written flat, as stored
+      outputs[i].shape = {static_cast<int64_t>(desc.size / vinci_run::dtypeBytes(desc.dtype))};
+    outputs[i].data.assign(desc.size, 0);
+    output_buffers[i] = {outputs[i].data.data(), outputs[i].data.size()};
+  }
+
+  vinci_context_options context_options;
+  vinci_context_options_init(&context_options);
+  context_options.threads = options.threads;
+  context_options.hazards_fatal = options.hazards == "fatal";
+  context_options.trace_path = options.profile.empty() ? nullptr : options.profile.c_str();
+  vinci_context* context = nullptr;
+  check(vinci_context_create(model, &context_options, &context));
+
+  double host_seconds = 0;
+  for (unsigned run = 0; run < options.loop; ++run) {
+    const auto start = std::chrono::steady_clock::now();
+    check(vinci_context_run(context, input_buffers.data(), info.num_inputs, output_buffers.data(),
+                            info.num_outputs));
+    host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  vinci_profile profile;
+  check(vinci_context_get_profile(context, &profile));
+  for (uint32_t h = 0; h < profile.hazard_count; ++h)
+    fmt::print(stderr, "vinci-run: warning: hazard: {}\n", vinci_context_hazard_message(context, h));
+
+  if (mkdir(options.output_dir.c_str(), 0755) != 0 && errno != EEXIST)
+    die(fmt::format("{}: cannot create the output directory: {}", options.output_dir,
+                    std::strerror(errno)));
+  for (uint32_t i = 0; i < info.num_outputs; ++i) {
+    const std::string path = fmt::format("{}/output_{}.npy", options.output_dir, i);
+    const std::vector<uint8_t> bytes = vinci_run::encodeNpy(outputs[i]);
+    vinci::format::Status status = vinci::format::writeFileAtomically(path, bytes.data(), bytes.size());
+    if (!status.ok()) die(status.message);
+    const vinci_tensor_desc& desc = output_descs[i];
+    fmt::print("output {} '{}': shape {} {} {} -> {}{}\n", i, desc.name,
+               shapeText(desc.dims, desc.rank), vinci_dtype_name(desc.dtype),
+               vinci_format_name(desc.format), path,
+               desc.dtype == VINCI_DTYPE_BF16 ? " (bfloat16 stored as uint16 bits)" : "");
+  }
+
+  fmt::print("model '{}' on {}: {} task(s), {} run(s)\n", info.name, info.soc, profile.num_tasks,
+             options.loop);
+  fmt::print("simulated: {} cycles = {:.3f} us at {:.3f} GHz per run (timing model of the {} "
+             "from published numbers, not a hardware measurement)\n",
+             profile.cycles, profile.simulated_us, profile.clock_hz / 1e9, info.soc);
+  fmt::print("host wall time: {:.3f} ms per run (simulator on this host)\n",
+             host_seconds / options.loop * 1e3);
+  fmt::print("GM traffic per run: {} bytes read, {} bytes written\n", profile.gm_bytes_read,
+             profile.gm_bytes_written);
+  if (!options.profile.empty()) fmt::print("timeline: {}\n", options.profile);
+
+  vinci_context_destroy(context);
+  vinci_model_release(model);
+  return 0;
+}
