@@ -28,7 +28,7 @@ struct Outcome {
 // Loads the bytes; if they load, also runs the model once (with non-fatal
 // hazards: a mutated program may lose its sync) to prove that what the
 // loader accepted is safe to execute.
-Outcome loadAndMaybeRun(const std::vector<uint8_t>& bytes) {
+Outcome loadAndMaybeRun(const std::vector<uint8_t>& bytes, bool run = true) {
   AlignedBytes storage(bytes);
   vinci_model* model = nullptr;
   Outcome outcome{vinci_model_load_from_memory(storage.data(), storage.size(), &model), ""};
@@ -37,8 +37,15 @@ Outcome loadAndMaybeRun(const std::vector<uint8_t>& bytes) {
     EXPECT_EQ(model, nullptr);
     return outcome;
   }
+  if (!run) {
+    vinci_model_release(model);
+    return outcome;
+  }
+  vinci_context_options options;
+  vinci_context_options_init(&options);
+  options.threads = 1;  // thousands of tiny runs: no thread start-up per run
   vinci_context* context = nullptr;
-  if (vinci_context_create(model, nullptr, &context) == VINCI_OK) {
+  if (vinci_context_create(model, &options, &context) == VINCI_OK) {
     std::vector<std::vector<uint8_t>> in(vinci_model_num_inputs(model)), out(vinci_model_num_outputs(model));
     std::vector<vinci_const_buffer> inputs;
     std::vector<vinci_buffer> outputs;
@@ -127,6 +134,7 @@ TEST(RtCorpus, HeaderAndTableEditsBehindValidChecksums) {
 TEST(RtCorpus, MetadataAndKernelEditsBehindValidChecksums) {
   const std::vector<uint8_t> good = test::addModelBytes();
   std::map<vinci_status, int> codes;
+  int loaded = 0;
   for (SectionKind kind : {SectionKind::metadata, SectionKind::kernels}) {
     const size_t entry = test::sectionEntryOffset(good, kind);
     ASSERT_NE(entry, 0u);
@@ -137,7 +145,10 @@ TEST(RtCorpus, MetadataAndKernelEditsBehindValidChecksums) {
         std::vector<uint8_t> bytes = good;
         bytes[offset + i] ^= mask;
         test::refreshChecksums(bytes);
-        const Outcome outcome = loadAndMaybeRun(bytes);
+        // Every simulator run costs fresh on-chip buffers (about 2 MiB per
+        // block), so run one accepted variant in 16; all of them load.
+        const Outcome outcome = loadAndMaybeRun(bytes, loaded % 16 == 0);
+        loaded += outcome.status == VINCI_OK;
         ++codes[outcome.status];
         if (outcome.status != VINCI_OK)
           expectCleanRejection(outcome, std::string(format::sectionKindName(kind)) + " byte " +

@@ -1,0 +1,75 @@
+#!/bin/sh
+# ctest rt_tools: vinci-run and vinci-info on hand-built models, including
+# the error cases (non-zero exit, one line on stderr, no output file).
+# Usage: tools_test.sh VINCI_RUN VINCI_INFO MAKE_MODELS WORK_DIR
+set -u
+run=$1 info=$2 make_models=$3 work=$4
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+rm -rf "$work"
+mkdir -p "$work/m"
+"$make_models" "$work/m" || { echo "FAIL: rt_make_models"; exit 1; }
+m=$work/m
+
+# Expects a failure: non-zero exit, exactly one stderr line, no outputs.
+expect_error() {
+  name=$1; shift
+  out_dir=$work/$name
+  if "$@" --output_dir "$out_dir" >"$work/$name.stdout" 2>"$work/$name.stderr"; then
+    fail "$name: exit status 0"
+  fi
+  [ "$(wc -l <"$work/$name.stderr")" -eq 1 ] || fail "$name: stderr is not one line: $(cat "$work/$name.stderr")"
+  if [ -d "$out_dir" ] && [ -n "$(ls -A "$out_dir")" ]; then fail "$name: left files in $out_dir"; fi
+  echo "ok: $name: $(cat "$work/$name.stderr")"
+}
+
+# --- vinci-info ---
+"$info" "$m/add.om" >"$work/info.txt" 2>&1 || fail "vinci-info add.om: $(cat "$work/info.txt")"
+for needle in "model 'add_chain' for Ascend310P3" "kernels (1)" "8 instructions" "memory plan (2 buffers)" \
+              "  1 'y' float16 ND [2, 1024] 4096 bytes, in arena at 4096" "weights (1, 4096 bytes)" "tasks (2)" "Add_0"; do
+  grep -qF "$needle" "$work/info.txt" || fail "vinci-info text lacks '$needle'"
+done
+"$info" --json "$m/add.om" >"$work/info.json" 2>&1 || fail "vinci-info --json"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
+assert d['kernels'][0]['instructions']==8 and len(d['memory_plan'])==2 and d['arena_size']==8192, d" \
+  "$work/info.json" || fail "vinci-info --json is not the expected JSON"
+"$info" --disassemble "$m/add.om" >"$work/disasm.txt" 2>&1 || fail "vinci-info --disassemble"
+[ "$(wc -l <"$work/disasm.txt")" -gt "$(wc -l <"$work/info.txt")" ] || fail "--disassemble printed no instructions"
+head -c 300 "$m/add.om" >"$work/truncated.om"
+if "$info" "$work/truncated.om" >/dev/null 2>"$work/info_err.txt"; then fail "vinci-info accepted a truncated file"; fi
+grep -q "truncated" "$work/info_err.txt" || fail "vinci-info truncated message: $(cat "$work/info_err.txt")"
+
+# --- vinci-run: results ---
+"$run" --model "$m/add.om" --input "$m/x.npy,$m/y.npy" --output_dir "$work/out_npy" \
+  --hazards fatal --profile "$work/trace.json" >"$work/run.txt" 2>&1 || fail "vinci-run npy: $(cat "$work/run.txt")"
+cmp -s "$work/out_npy/output_0.npy" "$m/expected_z.npy" || fail "output_0.npy differs from the expected z"
+cmp -s "$work/out_npy/output_1.npy" "$m/expected_t.npy" || fail "output_1.npy differs from the expected t"
+grep -q "output 0 'z': shape \[2, 1024\] float16" "$work/run.txt" || fail "no summary line for output 0"
+grep -q "simulated: [1-9][0-9]* cycles" "$work/run.txt" || fail "no simulated cycles"
+grep -q "GM traffic per run: 16384 bytes read, 8192 bytes written" "$work/run.txt" || fail "GM traffic line"
+grep -q "host wall time" "$work/run.txt" || fail "no host wall time"
+grep -q "traceEvents" "$work/trace.json" || fail "no Chrome trace"
+cat "$work/run.txt"
+
+"$run" --model "$m/add.om" --input "$m/x.pb,$m/y.pb" --output_dir "$work/out_pb" --loop 3 --threads 1 \
+  >"$work/run_pb.txt" 2>&1 || fail "vinci-run pb: $(cat "$work/run_pb.txt")"
+cmp -s "$work/out_pb/output_0.npy" "$m/expected_z.npy" || fail "TensorProto inputs: output_0 differs"
+
+"$run" --model "$m/add_missing_wait.om" --input "$m/x.npy,$m/y.npy" --output_dir "$work/out_warn" \
+  --hazards warn >"$work/warn.txt" 2>&1 || fail "vinci-run --hazards warn failed"
+grep -q "warning: hazard" "$work/warn.txt" || fail "no hazard warning"
+
+# --- vinci-run: errors ---
+expect_error missing_model "$run" --model "$work/nonexistent.om" --input "$m/x.npy,$m/y.npy"
+expect_error wrong_shape "$run" --model "$m/add.om" --input "$m/x_transposed.npy,$m/y.npy"
+expect_error wrong_dtype "$run" --model "$m/add.om" --input "$m/x_float32.npy,$m/y.npy"
+expect_error missing_input "$run" --model "$m/add.om" --input "$m/x.npy"
+expect_error missing_input_file "$run" --model "$m/add.om" --input "$m/x.npy,$work/none.npy"
+expect_error hazard_fatal "$run" --model "$m/add_missing_wait.om" --input "$m/x.npy,$m/y.npy" --hazards fatal
+expect_error corrupt_model "$run" --model "$work/truncated.om" --input "$m/x.npy,$m/y.npy"
+grep -q "wrong_shape\|shape is \[1024, 2\], the model expects \[2, 1024\]" "$work/wrong_shape.stderr" \
+  || fail "wrong shape message: $(cat "$work/wrong_shape.stderr")"
+
+[ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
+echo "all tool checks passed"
