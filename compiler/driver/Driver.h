@@ -1,0 +1,37 @@
+//===- Driver.h - the library behind vinci-compile ------------------------===//
+#ifndef VINCI_COMPILER_DRIVER_DRIVER_H
+#define VINCI_COMPILER_DRIVER_DRIVER_H
+
+#include <string>
+
+namespace llvm {
+class raw_ostream;
+}
+
+namespace vinci::driver {
+
+/// vinci-compile's options, named and spelled as ATC names them.
+struct CompileOptions {
+  std::string model;                  // --model
+  std::string framework = "5";        // --framework: 5 or onnx
+  std::string output;                 // --output (stdout for IR when empty)
+  std::string socVersion = "Ascend310P3"; // --soc_version
+  std::string inputShape;             // --input_shape "name:1,3,224,224;..."
+  std::string emit = "vg";            // --emit
+  bool checkSupport = false;          // --check_support
+  bool printWeights = false;          // --print_weights: keep blobs in printed IR
+};
+
+/// Runs one compilation. Errors are one line each on `err`; IR and reports go
+/// to `out` (or the output file). Returns the process exit code: 0 on
+/// success, 1 for a model that is not (fully) supported, 2 for bad input.
+int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err);
+
+/// Writes `contents` to `path` through a temporary file in the same folder
+/// and a rename, so a failure never leaves a partial or stale file.
+bool writeFileAtomically(const std::string &path, const std::string &contents,
+                         std::string &error);
+
+} // namespace vinci::driver
+
+#endif // VINCI_COMPILER_DRIVER_DRIVER_H

@@ -1,0 +1,57 @@
+//===- OnnxImporter.h - ONNX protobuf to vg -------------------------------===//
+#ifndef VINCI_COMPILER_ONNX_ONNXIMPORTER_H
+#define VINCI_COMPILER_ONNX_ONNXIMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace vinci::onnx_import {
+
+struct ImportOptions {
+  /// Fixed shapes for graph inputs by name (from --input_shape); they replace
+  /// the model's declared shapes, symbolic dims included.
+  std::map<std::string, std::vector<int64_t>> inputShapes;
+};
+
+/// One row of the operator support report.
+struct OpSupport {
+  std::string opType;
+  std::string domain;
+  int64_t opset = 0;
+  int64_t count = 0;
+  bool supported = false;
+};
+
+struct SupportReport {
+  std::vector<OpSupport> ops; // sorted by op type
+  bool allSupported() const;
+};
+
+/// Parses --input_shape "name:1,3,224,224;name2:1,128". Returns an error
+/// message on bad syntax, an empty string on success.
+std::string parseInputShapes(const std::string &text,
+                             std::map<std::string, std::vector<int64_t>> &shapes);
+
+/// Reads and imports `path` into a module with one func.func @main. On
+/// failure returns null and fills `errors` with one-line messages, each
+/// naming the node, its op type and opset (all unsupported nodes at once).
+mlir::OwningOpRef<mlir::ModuleOp> importOnnxFile(mlir::MLIRContext &context,
+                                                 const std::string &path,
+                                                 const ImportOptions &options,
+                                                 std::vector<std::string> &errors);
+
+/// The operator check users run before migrating a model. Returns false and
+/// sets `error` if the file cannot be read.
+bool checkOnnxSupport(const std::string &path, SupportReport &report, std::string &error);
+
+/// The ONNX op types the importer maps, sorted.
+std::vector<std::string> supportedOnnxOps();
+
+} // namespace vinci::onnx_import
+
+#endif // VINCI_COMPILER_ONNX_ONNXIMPORTER_H

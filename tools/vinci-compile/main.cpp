@@ -1,0 +1,33 @@
+//===- vinci-compile: the model compiler, with ATC's option names ---------===//
+#include "driver/Driver.h"
+
+#include <CLI/CLI.hpp>
+#include "llvm/Support/raw_ostream.h"
+
+int main(int argc, char **argv) {
+  vinci::driver::CompileOptions options;
+  CLI::App app{"vinci-compile: compile an ONNX model for Da Vinci NPUs (Ascend 310P)"};
+  app.add_option("--model", options.model, "the model file (.onnx)");
+  app.add_option("--framework", options.framework, "5 or onnx (ATC's numbering)")
+      ->capture_default_str();
+  app.add_option("--output", options.output, "output file (IR goes to stdout when absent)");
+  app.add_option("--soc_version", options.socVersion, "target SoC")->capture_default_str();
+  app.add_option("--input_shape", options.inputShape,
+                 "fixed input shapes: \"name:1,3,224,224;name2:1,128\"");
+  app.add_option("--emit", options.emit, "what to produce: vg (the imported graph IR)")
+      ->capture_default_str();
+  app.add_flag("--check_support", options.checkSupport,
+               "print the operator support report; exit 0 if all are supported, 1 if not");
+  app.add_flag("--print_weights", options.printWeights,
+               "print weight blobs in full in emitted IR (elided above 1 KiB by default)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp &) {
+    llvm::outs() << app.help();
+    return 0;
+  } catch (const CLI::ParseError &e) {
+    llvm::errs() << "vinci-compile: error: " << e.what() << " (see vinci-compile --help)\n";
+    return 2;
+  }
+  return vinci::driver::compile(options, llvm::outs(), llvm::errs());
+}

@@ -1,0 +1,16 @@
+//===- vinci-opt: mlir-opt with Vinci's dialects and passes ---------------===//
+#include "vg/VgOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  registry.insert<vinci::vg::VGDialect, mlir::func::FuncDialect>();
+  // Upstream passes the pipelines use (canonicalize, cse, ...).
+  mlir::registerTransformsPasses();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Vinci optimizer driver\n", registry));
+}
