@@ -26,6 +26,8 @@ Operand toOperand(const Addr& a) {
   o.base = a.base;
   o.block_coef = a.block_coef;
   for (unsigned d = 0; d < kMaxLoopDepth; ++d) o.iv_coef[d] = a.iv_coef[d];
+  o.block_split = a.block_split;
+  o.block_row_coef = a.block_row_coef;
   return o;
 }
 
@@ -67,6 +69,12 @@ Addr& Addr::iv(unsigned depth, int32_t coef) {
 }
 Addr& Addr::block(int32_t coef) {
   block_coef += coef;
+  return *this;
+}
+Addr& Addr::blockGrid(uint16_t split, int32_t col_coef, int32_t row_coef) {
+  block_split = split;
+  block_coef = col_coef;
+  block_row_coef = row_coef;
   return *this;
 }
 Addr Addr::plus(int64_t bytes) const {

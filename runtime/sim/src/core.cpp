@@ -61,8 +61,14 @@ bool Core::resolve(const Instruction& ins, uint32_t pc, uint32_t block_idx,
   for (unsigned s = 0; s < kMaxOperands; ++s) {
     const Operand& a = ins.operand[s];
     if (!a.used()) continue;
-    // |terms| < 2^40 + 2^31*2^16 + 4*2^31*2^24: no overflow in int64.
-    int64_t off = a.base + int64_t(a.block_coef) * int64_t(block_idx);
+    // |terms| < 2^40 + 2*2^31*2^16 + 4*2^31*2^24: no overflow in int64.
+    int64_t off = a.base;
+    if (a.block_split == 0) {
+      off += int64_t(a.block_coef) * int64_t(block_idx);
+    } else {
+      off += int64_t(a.block_coef) * int64_t(block_idx % a.block_split) +
+             int64_t(a.block_row_coef) * int64_t(block_idx / a.block_split);
+    }
     for (unsigned d = 0; d < kMaxLoopDepth; ++d) off += int64_t(a.iv_coef[d]) * int64_t(iv_[d]);
     uint8_t* base;
     uint64_t size;
@@ -154,7 +160,8 @@ bool Core::time(const Instruction& ins, uint32_t pc, bool branch_taken, const Ru
                 BlockResult& res) {
   const soc::TimingTable& t = soc_.timing;
   const uint64_t issue = cycles(t.scalar_issue_cycles.value);
-  uint64_t now = scalar_time_;
+  // The instruction reaches its pipe once the Scalar unit has issued it.
+  uint64_t now = scalar_time_ + issue;
   scalar_time_ += issue + (branch_taken ? cycles(t.loop_branch_cycles.value) : 0);
   res.pipe_busy[unsigned(Pipe::S)] += issue;
 
@@ -174,7 +181,7 @@ bool Core::time(const Instruction& ins, uint32_t pc, bool branch_taken, const Ru
   uint64_t& slot = ring[queued_[P] % ring.size()];
   if (queued_[P] >= ring.size() && slot > now) {
     now = slot;
-    scalar_time_ = now + issue;  // the Scalar unit stalled
+    scalar_time_ = now;  // the Scalar unit stalled until the queue had room
   }
   uint64_t start = std::max(now, pipe_free_[P]);
   uint64_t duration = 0, bytes = 0;
@@ -361,10 +368,10 @@ void Core::execute(const Instruction& ins, const Resolved ops[kMaxOperands], Blo
     }
     case Opcode::CopyNd2Nz: {
       const uint32_t rows = p[0], cols = p[1], stride = p[2], drows = p[3], dcols = p[4];
-      const uint32_t c0 = uint32_t(32 / es);
+      const uint32_t c0 = nzColumns(ins.dtype);
       for (uint32_t j = 0; j < dcols / c0; ++j)
         for (uint32_t i = 0; i < drows; ++i) {
-          uint8_t* d = ops[0].ptr + (uint64_t(j) * drows + i) * 32;
+          uint8_t* d = ops[0].ptr + (uint64_t(j) * drows + i) * c0 * es;
           const uint32_t col = j * c0;
           const uint32_t n = i < rows && col < cols ? std::min(c0, cols - col) : 0;
           if (n) std::memcpy(d, ops[1].ptr + (uint64_t(i) * stride + col) * es, n * es);
@@ -374,19 +381,19 @@ void Core::execute(const Instruction& ins, const Resolved ops[kMaxOperands], Blo
     }
     case Opcode::CopyNz2Nd: {
       const uint32_t rows = p[0], cols = p[1], stride = p[2], srows = p[3];
-      const uint32_t c0 = uint32_t(32 / es);
+      const uint32_t c0 = nzColumns(ins.dtype);
       for (uint32_t i = 0; i < rows; ++i)
         for (uint32_t col = 0; col < cols; col += c0)
           std::memcpy(ops[0].ptr + (uint64_t(i) * stride + col) * es,
-                      ops[1].ptr + (uint64_t(col / c0) * srows + i) * 32, std::min(c0, cols - col) * es);
+                      ops[1].ptr + (uint64_t(col / c0) * srows + i) * c0 * es, std::min(c0, cols - col) * es);
       return;
     }
     case Opcode::CopyNchw2Nc1hwc0: {
       const uint32_t channels = p[0], spatial = p[1], stride = p[2];
-      const uint32_t c0 = uint32_t(32 / es), c1 = (channels + c0 - 1) / c0;
+      const uint32_t c0 = nzColumns(ins.dtype), c1 = (channels + c0 - 1) / c0;
       for (uint32_t g = 0; g < c1; ++g)
         for (uint32_t s = 0; s < spatial; ++s) {
-          uint8_t* d = ops[0].ptr + (uint64_t(g) * spatial + s) * 32;
+          uint8_t* d = ops[0].ptr + (uint64_t(g) * spatial + s) * c0 * es;
           for (uint32_t c = 0; c < c0; ++c) {
             const uint32_t ch = g * c0 + c;
             if (ch < channels) std::memcpy(d + c * es, ops[1].ptr + (uint64_t(ch) * stride + s) * es, es);

@@ -104,7 +104,7 @@ bool checkParams(const Instruction& ins, const soc::SocSpec& soc, const Fail& fa
       return true;
     case Opcode::CopyNd2Nz: case Opcode::CopyNz2Nd: {
       if (t == DType::None) return fail("bad dtype");
-      const uint32_t c0 = 32 / dtypeBytes(t);
+      const uint32_t c0 = nzColumns(t);
       const uint32_t rows = p[0], cols = p[1];
       if (rows == 0 || cols == 0 || rows > 65535 || cols > 65535) return fail("bad rows/cols");
       if (p[2] < cols) return fail("row stride smaller than cols");
@@ -205,15 +205,16 @@ bool checkOperand(const Instruction& ins, unsigned slot, unsigned depth,
     return fail(which + ": argument index on an on-chip space");
   }
   if (a.base > kMaxAbsBase || a.base < -kMaxAbsBase) return fail(which + ": base out of range");
+  if (a.block_split == 0 && a.block_row_coef != 0) return fail(which + ": block-row coefficient without a block split");
   for (unsigned d = depth; d < kMaxLoopDepth; ++d)
     if (a.iv_coef[d] != 0) return fail(which + ": uses the induction variable of a loop it is not in");
   const uint64_t need = operandFootprint(ins, slot);
-  if (need == 0) return fail(which + ": empty access");
+  if (need == 0) return true;  // repeat 0: the instruction touches nothing
   if (a.extent < need)
     return fail(which + ": extent " + std::to_string(a.extent) + " smaller than the " + std::to_string(need) + " bytes accessed");
   if (space == Space::GM) return true;  // sizes known at run time
   const int64_t align = soc.alignment(space);
-  if (a.base % align || a.block_coef % align)
+  if (a.base % align || a.block_coef % align || a.block_row_coef % align)
     return fail(which + ": " + soc::spaceName(space) + " offset not " + std::to_string(align) + "-byte aligned");
   int64_t lo = a.base, hi = a.base;
   for (unsigned d = 0; d < depth; ++d) {
@@ -294,12 +295,12 @@ bool decodeProgram(const uint8_t* bytes, size_t size, const soc::SocSpec& soc, u
     for (Operand& a : ins.operand) {
       a.space = r.u8();
       a.arg = r.u8();
-      reserved_ok &= r.u16() == 0;
+      a.block_split = r.u16();
       a.extent = r.u32();
       a.base = int64_t(r.u64());
       a.block_coef = int32_t(r.u32());
       for (int32_t& c : a.iv_coef) c = int32_t(r.u32());
-      reserved_ok &= r.u32() == 0;
+      a.block_row_coef = int32_t(r.u32());
     }
     for (uint32_t& v : ins.p) v = r.u32();
     ins.mask[0] = r.u64();
@@ -313,11 +314,14 @@ bool decodeProgram(const uint8_t* bytes, size_t size, const soc::SocSpec& soc, u
       const Operand& a = ins.operand[s];
       const bool want = (slots >> s) & 1;
       if (!want) {
-        bool zero = a.space == kNoSpace && a.arg == 0 && a.extent == 0 && a.base == 0 && a.block_coef == 0;
+        bool zero = a.space == kNoSpace && a.arg == 0 && a.extent == 0 && a.base == 0 &&
+                    a.block_coef == 0 && a.block_split == 0 && a.block_row_coef == 0;
         for (int32_t c : a.iv_coef) zero &= c == 0;
         if (!zero) return fail("operand " + std::to_string(s) + " must be unused");
       } else if (!a.used()) {
         return fail("operand " + std::to_string(s) + " missing");
+      } else if (a.space >= soc::kNumSpaces) {
+        return fail("operand " + std::to_string(s) + ": bad space " + std::to_string(a.space));
       }
     }
     if (!checkParams(ins, soc, fail)) return false;
@@ -335,7 +339,8 @@ bool decodeProgram(const uint8_t* bytes, size_t size, const soc::SocSpec& soc, u
       // the hardware gives no ordering within one transfer.
       const Operand &d = ins.operand[0], &s = ins.operand[1];
       if (d.space == s.space && d.space != uint8_t(Space::GM)) {
-        bool same_affine = d.block_coef == s.block_coef;
+        bool same_affine = d.block_coef == s.block_coef && d.block_split == s.block_split &&
+                           d.block_row_coef == s.block_row_coef;
         for (unsigned i = 0; i < kMaxLoopDepth; ++i) same_affine &= d.iv_coef[i] == s.iv_coef[i];
         if (same_affine && d.base < s.base + int64_t(s.extent) && s.base < d.base + int64_t(d.extent))
           return fail("source and destination overlap");
@@ -379,7 +384,8 @@ std::string operandText(const Operand& a) {
   os << soc::spaceName(Space(a.space));
   if (Space(a.space) == Space::GM) os << "#" << unsigned(a.arg);
   os << "[" << a.base;
-  if (a.block_coef) os << " + " << a.block_coef << "*blk";
+  if (a.block_split == 0 && a.block_coef) os << " + " << a.block_coef << "*blk";
+  if (a.block_split) os << " + " << a.block_coef << "*(blk%" << a.block_split << ") + " << a.block_row_coef << "*(blk/" << a.block_split << ")";
   for (unsigned d = 0; d < kMaxLoopDepth; ++d)
     if (a.iv_coef[d]) os << " + " << a.iv_coef[d] << "*i" << d;
   os << " : " << a.extent << "]";

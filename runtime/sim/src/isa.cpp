@@ -88,12 +88,13 @@ const char* opcodeName(Opcode op) {
     case Opcode::VConv: return "vconv";
     case Opcode::VTranspose: return "vtranspose";
     case Opcode::VCopy: return "vcopy";
+    case Opcode::VBrcb: return "vbrcb";
   }
   return nullptr;  // not an opcode: the decoder relies on this
 }
 
 bool isVectorOp(Opcode op) {
-  return uint8_t(op) >= uint8_t(Opcode::VAdd) && uint8_t(op) <= uint8_t(Opcode::VCopy);
+  return uint8_t(op) >= uint8_t(Opcode::VAdd) && uint8_t(op) <= uint8_t(Opcode::VBrcb);
 }
 
 namespace {
@@ -121,7 +122,15 @@ uint64_t burstEnvelope(uint64_t count, uint64_t len, uint64_t gap) {
   return count * (len + gap) - gap;
 }
 
-uint32_t c0Of(DType t) { return dtypeBytes(t) ? 32 / dtypeBytes(t) : 0; }
+}  // namespace
+
+uint32_t nzColumns(DType t) {
+  const uint32_t es = dtypeBytes(t);
+  return es == 0 ? 0 : es == 1 ? 32 : 16;
+}
+
+namespace {
+uint32_t c0Of(DType t) { return nzColumns(t); }
 
 }  // namespace
 
@@ -139,7 +148,7 @@ uint64_t operandFootprint(const Instruction& ins, unsigned slot) {
       if (slot == 1) return uint64_t(p[3]) * ceilDiv(p[1], c0Of(ins.dtype)) * c0Of(ins.dtype) * es;
       return p[0] && p[1] ? ((uint64_t(p[0]) - 1) * p[2] + p[1]) * es : 0;
     case Opcode::CopyNchw2Nc1hwc0:
-      if (slot == 0) return ceilDiv(p[0], c0Of(ins.dtype)) * p[1] * 32ull;
+      if (slot == 0) return ceilDiv(p[0], c0Of(ins.dtype)) * p[1] * c0Of(ins.dtype) * es;
       return p[0] && p[1] ? ((uint64_t(p[0]) - 1) * p[2] + p[1]) * es : 0;
     case Opcode::LoadFractals: {
       if (!p[0] || !p[1]) return 0;
@@ -174,6 +183,9 @@ uint64_t operandFootprint(const Instruction& ins, unsigned slot) {
       break;
     case Opcode::VTranspose:
       return uint64_t(p[0]) * 512;
+    case Opcode::VBrcb:
+      if (slot == 1) return uint64_t(p[param::Repeat]) * es;
+      break;
     case Opcode::VConv:
       if (slot == 0)
         return vectorEnvelope(ins, dtypeBytes(ins.dtype2), p[param::DstBlk], p[param::DstRep]);
@@ -274,12 +286,12 @@ void encodeInstruction(const Instruction& ins, uint8_t* out) {
   for (const Operand& a : ins.operand) {
     put8(o, a.space);
     put8(o, a.arg);
-    put16(o, 0);
+    put16(o, a.block_split);
     put32(o, a.extent);
     put64(o, uint64_t(a.base));
     put32(o, uint32_t(a.block_coef));
     for (int32_t c : a.iv_coef) put32(o, uint32_t(c));
-    put32(o, 0);
+    put32(o, uint32_t(a.block_row_coef));
   }
   for (uint32_t v : ins.p) put32(o, v);
   put64(o, ins.mask[0]);

@@ -163,9 +163,14 @@ void arithmetic(const Instruction& ins, uint8_t* const op[]) {
     case Opcode::VLeakyRelu:
       elementwise<C>(ins, op, 1, [&](V a, V, uint8_t*) { return a >= V(0) ? a : a * s; });
       return;
-    case Opcode::VAbs: elementwise<C>(ins, op, 1, [](V a, V, uint8_t*) { return a < V(0) ? V(0) - a : a; }); return;
+    case Opcode::VAbs:
+      elementwise<C>(ins, op, 1, [](V a, V, uint8_t*) {
+        if constexpr (std::is_floating_point_v<V>) return std::fabs(a);  // clears the sign of -0 and NaN
+        else return a < V(0) ? V(0) - a : a;
+      });
+      return;
     case Opcode::VRelu: elementwise<C>(ins, op, 1, [](V a, V, uint8_t*) { return vmax(a, V(0)); }); return;
-    case Opcode::VNeg: elementwise<C>(ins, op, 1, [](V a, V, uint8_t*) { return V(0) - a; }); return;
+    case Opcode::VNeg: elementwise<C>(ins, op, 1, [](V a, V, uint8_t*) { return -a; }); return;
     case Opcode::VDup: elementwise<C>(ins, op, 0, [&](V, V, uint8_t*) { return s; }); return;
     case Opcode::VCopy: elementwise<C>(ins, op, 1, [](V a, V, uint8_t*) { return a; }); return;
     default: break;
@@ -258,10 +263,23 @@ void reduce(const Instruction& ins, uint8_t* const op[]) {
 }
 
 template <typename C>
+void broadcast(const Instruction& ins, uint8_t* const op[]) {
+  const uint32_t lanes = lanesOf(ins), repeat = ins.p[param::Repeat];
+  const Walk wd = walk(op[0], C::kBytes, ins.p[param::DstBlk], ins.p[param::DstRep]);
+  for (uint32_t r = 0; r < repeat; ++r) {
+    uint8_t v[4];
+    std::memcpy(v, op[1] + size_t(r) * C::kBytes, C::kBytes);
+    for (uint32_t l = 0; l < lanes; ++l)
+      if (laneOn(ins, l)) std::memcpy(wd.at(r, l), v, C::kBytes);
+  }
+}
+
+template <typename C>
 void dispatch(const Instruction& ins, uint8_t* const op[]) {
   switch (ins.op) {
     case Opcode::VCmp: case Opcode::VCmps: compare<C>(ins, op); return;
     case Opcode::VSel: select<C>(ins, op); return;
+    case Opcode::VBrcb: broadcast<C>(ins, op); return;
     case Opcode::VCAdd: case Opcode::VCMax: case Opcode::VCMin: reduce<C>(ins, op); return;
     default: arithmetic<C>(ins, op); return;
   }

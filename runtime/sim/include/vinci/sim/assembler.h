@@ -28,6 +28,8 @@ struct Addr {
   int64_t base = 0;
   int32_t block_coef = 0;
   int32_t iv_coef[kMaxLoopDepth] = {};
+  uint16_t block_split = 0;
+  int32_t block_row_coef = 0;
 
   static Addr gm(uint8_t arg, int64_t base = 0);
   static Addr l1(int64_t base);
@@ -38,6 +40,9 @@ struct Addr {
   // Adds `coef` bytes per step of the loop at `depth` (as returned by loopBegin).
   Addr& iv(unsigned depth, int32_t coef);
   Addr& block(int32_t coef);
+  // 2-D block grid of `split` columns: adds col_coef*(block_idx % split) +
+  // row_coef*(block_idx / split) (replaces block()).
+  Addr& blockGrid(uint16_t split, int32_t col_coef, int32_t row_coef);
   Addr plus(int64_t bytes) const;
 };
 

@@ -8,8 +8,12 @@
 //   then `count` fixed records of 256 bytes:
 //     +0   u8 opcode, u8 pipe, u8 dtype, u8 dtype2, u32 flags
 //     +8   4 operands x 40 bytes: u8 space (0xFF = unused), u8 GM arg index,
-//          u16 0, u32 extent (bytes), i64 base (bytes), i32 block_idx coefficient,
-//          i32 x 4 induction-variable coefficients (loop depth 0 = outermost), u32 0
+//          u16 block split G, u32 extent (bytes), i64 base (bytes),
+//          i32 block coefficient, i32 x 4 induction-variable coefficients
+//          (loop depth 0 = outermost), i32 block-row coefficient.
+//          offset = base + sum iv_coef[d]*iv[d] + (G == 0 ? block_coef*block_idx
+//                   : block_coef*(block_idx % G) + block_row_coef*(block_idx / G))
+//          so a kernel can tile a 2-D grid of blocks with affine addresses.
 //     +168 u32 x 16 parameters (meaning per opcode, see Param below)
 //     +232 u64 mask low (lanes 0..63), u64 mask high (lanes 64..127)
 //     +248 8 bytes zero
@@ -27,6 +31,9 @@ namespace vinci::sim {
 
 enum class DType : uint8_t { None = 0, F16 = 1, F32 = 2, BF16 = 3, S8 = 4, U8 = 5, S32 = 6 };
 uint32_t dtypeBytes(DType t);  // 0 for None
+// Columns of one FRACTAL_NZ (and NC1HWC0) block: 16 for 16- and 32-bit types
+// (the Cube's 16x16 fractal, fp32 in L0C included), 32 for 8-bit types.
+uint32_t nzColumns(DType t);
 const char* dtypeName(DType t);
 
 enum class Opcode : uint8_t {
@@ -64,9 +71,10 @@ enum class Opcode : uint8_t {
   VConv = 67,       // dtype src, dtype2 dst; P8 RoundMode
   VTranspose = 68,  // op0 dst, op1 src; P0 count of consecutive 16x16 fp16 tiles
   VCopy = 69,       // dst = src0 (masked, strided)
+  VBrcb = 70,       // every active lane of repeat r of dst = element r of src0 (contiguous)
 };
 const char* opcodeName(Opcode op);
-bool isVectorOp(Opcode op);  // VAdd .. VCopy
+bool isVectorOp(Opcode op);  // VAdd .. VBrcb
 
 // Parameter slots.
 namespace param {
@@ -101,14 +109,16 @@ inline constexpr uint32_t kMaxBlockDim = 65535;
 inline constexpr uint32_t kMaxStride = 65535;                    // vector strides, in 32-byte blocks
 inline constexpr int64_t kMaxAbsBase = int64_t(1) << 40;
 
-// A buffer operand: space, offset = base + block_coef*block_idx + sum iv_coef[d]*iv[d], extent.
+// A buffer operand: space, affine offset (see the encoding above), extent.
 struct Operand {
   uint8_t space = kNoSpace;  // soc::Space, or kNoSpace
   uint8_t arg = 0;           // GM argument index (GM only)
+  uint16_t block_split = 0;  // G: 0 = block_idx used whole
   uint32_t extent = 0;       // bytes the instruction may touch from the offset
   int64_t base = 0;
   int32_t block_coef = 0;
   int32_t iv_coef[kMaxLoopDepth] = {};
+  int32_t block_row_coef = 0;  // times block_idx / G (G != 0 only)
   bool used() const { return space != kNoSpace; }
 };
 
