@@ -51,6 +51,8 @@ void Core::reset(uint32_t num_args) {
       for (auto& q : row) q.clear();
   }
   for (auto& sh : shadow_) sh.clear();
+  std::memset(space_last_write_, 0, sizeof space_last_write_);
+  std::memset(space_last_read_, 0, sizeof space_last_read_);
   gm_access_.assign(num_args, {});
   hazard_count_ = 0;
   std::fill(std::begin(iv_), std::end(iv_), 0);
@@ -281,30 +283,35 @@ void Core::access(Pipe pipe, uint32_t pc, uint8_t space, uint8_t arg, uint64_t l
     }
     return;
   }
+  // Shadow layout: one array of granules per (pipe, write/read) slot, so that
+  // recording an access is a contiguous fill.
   std::vector<uint32_t>& sh = shadow_[space];
-  if (sh.empty()) sh.assign(mem_[space].size() / kGranuleBytes * kNumPipes * 2, 0);
+  const uint64_t granules = mem_[space].size() / kGranuleBytes;
+  if (sh.empty()) sh.assign(granules * kNumPipes * 2, 0);
   const uint64_t g0 = lo / kGranuleBytes, g1 = ceilDiv(lo + len, kGranuleBytes);
-  bool reported = false;
-  for (uint64_t g = g0; g < g1; ++g) {
-    uint32_t* e = sh.data() + g * kNumPipes * 2;
-    if (!reported) {
-      for (unsigned q = 0; q < kNumPipes; ++q) {
-        if (q == P) continue;
-        const uint32_t w = e[q * 2], r = e[q * 2 + 1];
-        if (w > clk[q]) {
-          reportHazard(pipe, pc, Pipe(q), w, space, arg, lo, len, write, true, res);
-          reported = true;
-          break;
-        }
-        if (write && r > clk[q]) {
-          reportHazard(pipe, pc, Pipe(q), r, space, arg, lo, len, write, false, res);
-          reported = true;
-          break;
-        }
+  // Only pipes with an access to this space that `pipe` is not yet ordered after can conflict.
+  unsigned candidates[kNumPipes];
+  unsigned num_candidates = 0;
+  for (unsigned q = 0; q < kNumPipes; ++q)
+    if (q != P && (space_last_write_[space][q] > clk[q] || (write && space_last_read_[space][q] > clk[q])))
+      candidates[num_candidates++] = q;
+  (write ? space_last_write_ : space_last_read_)[space][P] = seq;
+  const unsigned slot = P * 2 + (write ? 0 : 1);
+  uint32_t* const base = sh.data();
+  for (unsigned ci = 0; ci < num_candidates; ++ci) {
+    const unsigned q = candidates[ci];
+    const uint32_t* wq = base + (q * 2) * granules;
+    const uint32_t* rq = base + (q * 2 + 1) * granules;
+    for (uint64_t g = g0; g < g1; ++g) {
+      const uint32_t w = wq[g], r = write ? rq[g] : 0;
+      if (w > clk[q] || r > clk[q]) {
+        reportHazard(pipe, pc, Pipe(q), w > clk[q] ? w : r, space, arg, lo, len, write, w > clk[q], res);
+        ci = num_candidates;  // one report per access
+        break;
       }
     }
-    e[P * 2 + (write ? 0 : 1)] = seq;
   }
+  std::fill(base + slot * granules + g0, base + slot * granules + g1, seq);
 }
 
 void Core::checkHazards(const Instruction& ins, uint32_t pc, const Resolved ops[kMaxOperands],
@@ -412,8 +419,11 @@ void Core::execute(const Instruction& ins, const Resolved ops[kMaxOperands], Blo
             std::memcpy(d, s, 512);
             continue;
           }
+          uint16_t in[256], out[256];
+          std::memcpy(in, s, 512);
           for (unsigned r = 0; r < 16; ++r)
-            for (unsigned c = 0; c < 16; ++c) std::memcpy(d + (c * 16 + r) * 2, s + (r * 16 + c) * 2, 2);
+            for (unsigned c = 0; c < 16; ++c) out[c * 16 + r] = in[r * 16 + c];
+          std::memcpy(d, out, 512);
         }
       return;
     }

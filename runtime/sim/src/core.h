@@ -103,6 +103,10 @@ class Core {
   std::array<uint32_t, kNumPipes> clock_[kNumPipes] = {};
   std::vector<uint32_t> pc_of_seq_[kNumPipes];
   std::vector<uint32_t> shadow_[soc::kNumSpaces];  // [granule][pipe][write, read]
+  // Latest sequence number each pipe wrote / read per space: lets an access
+  // skip the pipes it is already ordered after, which is the common case.
+  uint32_t space_last_write_[soc::kNumSpaces][kNumPipes] = {};
+  uint32_t space_last_read_[soc::kNumSpaces][kNumPipes] = {};
   std::vector<std::vector<GmAccess>> gm_access_;   // per writable GM argument
   size_t hazard_count_ = 0;
 };

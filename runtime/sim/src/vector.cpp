@@ -376,6 +376,14 @@ void execMoveL0cToUb(const Instruction& ins, uint8_t* dst, const uint8_t* src) {
   for (uint32_t b = 0; b < bursts; ++b) {
     const uint8_t* s = src + size_t(b) * (len + src_gap) * ss;
     uint8_t* d = dst + size_t(b) * (len + dst_gap) * ds;
+    if (st == DType::F32 && dt == DType::F16 && !scale) {  // the common matmul epilogue
+      for (uint32_t e = 0; e < len; ++e) {
+        float v = bitsFloat(rd32(s + e * 4));
+        if (relu) v = vmax(v, 0.0f);
+        wr16(d + e * 2, f32ToF16(v));
+      }
+      continue;
+    }
     for (uint32_t e = 0; e < len; ++e) {
       if (st == DType::S32 && dt == DType::S32) {  // integer path: no float rounding
         int32_t v = int32_t(rd32(s + e * 4));
