@@ -228,36 +228,40 @@ void vinci_model_release(vinci_model* model) { delete model; }
 
 vinci_status vinci_model_query_size(const vinci_model* model, uint64_t* work_size,
                                     uint64_t* weight_size) {
-  if (model == nullptr)
-    return fail(VINCI_ERROR_INVALID_ARGUMENT, "vinci_model_query_size: model must not be NULL");
-  if (work_size) *work_size = model->model->container.model().arena_size();
-  if (weight_size)
-    *weight_size = model->model->container.section(vinci::format::SectionKind::weights).size;
-  return VINCI_OK;
+  return guarded(__func__, [&] {
+    if (model == nullptr)
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "vinci_model_query_size: model must not be NULL");
+    if (work_size) *work_size = model->model->container.model().arena_size();
+    if (weight_size)
+      *weight_size = model->model->container.section(vinci::format::SectionKind::weights).size;
+    return VINCI_OK;
+  });
 }
 
 vinci_status vinci_model_get_info(const vinci_model* model, vinci_model_info* info) {
-  if (model == nullptr || info == nullptr)
-    return fail(VINCI_ERROR_INVALID_ARGUMENT, "vinci_model_get_info: arguments must not be NULL");
-  const Model& m = *model->model;
-  const om::Model& meta = m.container.model();
-  *info = vinci_model_info{};
-  info->name = meta.name()->c_str();
-  info->soc = meta.soc()->c_str();
-  info->precision = vinci::format::precisionName(static_cast<uint8_t>(meta.precision()));
-  info->producer = meta.producer() ? meta.producer()->c_str() : "";
-  info->producer_version = meta.producer_version() ? meta.producer_version()->c_str() : "";
-  info->format_version_major = m.container.versionMajor();
-  info->format_version_minor = m.container.versionMinor();
-  info->num_inputs = meta.inputs()->size();
-  info->num_outputs = meta.outputs()->size();
-  info->num_weights = meta.weights() ? meta.weights()->size() : 0;
-  info->num_kernels = meta.kernels()->size();
-  info->num_tasks = meta.tasks()->size();
-  info->work_size = meta.arena_size();
-  info->weight_size = m.container.section(vinci::format::SectionKind::weights).size;
-  info->clock_hz = m.soc->clock_hz;
-  return VINCI_OK;
+  return guarded(__func__, [&] {
+    if (model == nullptr || info == nullptr)
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "vinci_model_get_info: arguments must not be NULL");
+    const Model& m = *model->model;
+    const om::Model& meta = m.container.model();
+    *info = vinci_model_info{};
+    info->name = meta.name()->c_str();
+    info->soc = meta.soc()->c_str();
+    info->precision = vinci::format::precisionName(static_cast<uint8_t>(meta.precision()));
+    info->producer = meta.producer() ? meta.producer()->c_str() : "";
+    info->producer_version = meta.producer_version() ? meta.producer_version()->c_str() : "";
+    info->format_version_major = m.container.versionMajor();
+    info->format_version_minor = m.container.versionMinor();
+    info->num_inputs = meta.inputs()->size();
+    info->num_outputs = meta.outputs()->size();
+    info->num_weights = meta.weights() ? meta.weights()->size() : 0;
+    info->num_kernels = meta.kernels()->size();
+    info->num_tasks = meta.tasks()->size();
+    info->work_size = meta.arena_size();
+    info->weight_size = m.container.section(vinci::format::SectionKind::weights).size;
+    info->clock_hz = m.soc->clock_hz;
+    return VINCI_OK;
+  });
 }
 
 uint32_t vinci_model_num_inputs(const vinci_model* model) {
@@ -270,36 +274,46 @@ uint32_t vinci_model_num_outputs(const vinci_model* model) {
 
 vinci_status vinci_model_get_input_desc(const vinci_model* model, uint32_t index,
                                         vinci_tensor_desc* desc) {
-  vinci_status status = checkTensorIndex(model, index, true, desc);
-  if (status != VINCI_OK) return status;
-  *desc = describe(*model->model->container.model().inputs()->Get(index));
-  return VINCI_OK;
+  return guarded(__func__, [&] {
+    vinci_status status = checkTensorIndex(model, index, true, desc);
+    if (status != VINCI_OK) return status;
+    *desc = describe(*model->model->container.model().inputs()->Get(index));
+    return VINCI_OK;
+  });
 }
 
 vinci_status vinci_model_get_output_desc(const vinci_model* model, uint32_t index,
                                          vinci_tensor_desc* desc) {
-  vinci_status status = checkTensorIndex(model, index, false, desc);
-  if (status != VINCI_OK) return status;
-  *desc = describe(*model->model->container.model().outputs()->Get(index));
-  return VINCI_OK;
+  return guarded(__func__, [&] {
+    vinci_status status = checkTensorIndex(model, index, false, desc);
+    if (status != VINCI_OK) return status;
+    *desc = describe(*model->model->container.model().outputs()->Get(index));
+    return VINCI_OK;
+  });
 }
 
 vinci_status vinci_model_find_input(const vinci_model* model, const char* name, uint32_t* index) {
-  return findTensor(model, name, true, index);
+  return guarded(__func__, [&] {
+    return findTensor(model, name, true, index);
+  });
 }
 
 vinci_status vinci_model_find_output(const vinci_model* model, const char* name, uint32_t* index) {
-  return findTensor(model, name, false, index);
+  return guarded(__func__, [&] {
+    return findTensor(model, name, false, index);
+  });
 }
 
 vinci_status vinci_model_kernel_instruction_count(const vinci_model* model, uint32_t index,
                                                   uint64_t* count) {
-  if (model == nullptr || count == nullptr)
-    return fail(VINCI_ERROR_INVALID_ARGUMENT, "model and count must not be NULL");
-  if (index >= model->model->kernels.size())
-    return fail(VINCI_ERROR_INVALID_ARGUMENT, "kernel index " + str(index) + " is out of range");
-  *count = model->model->kernels[index]->instructionCount();
-  return VINCI_OK;
+  return guarded(__func__, [&] {
+    if (model == nullptr || count == nullptr)
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "model and count must not be NULL");
+    if (index >= model->model->kernels.size())
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "kernel index " + str(index) + " is out of range");
+    *count = model->model->kernels[index]->instructionCount();
+    return VINCI_OK;
+  });
 }
 
 void vinci_context_options_init(vinci_context_options* options) {
@@ -467,37 +481,41 @@ vinci_status vinci_context_run(vinci_context* context, const vinci_const_buffer*
 }
 
 vinci_status vinci_context_get_profile(const vinci_context* context, vinci_profile* profile) {
-  if (context == nullptr || profile == nullptr)
-    return fail(VINCI_ERROR_INVALID_ARGUMENT, "vinci_context_get_profile: arguments must not be NULL");
-  if (!context->has_profile)
-    return fail(VINCI_ERROR_INVALID_ARGUMENT, "no profile: the context has no successful run yet");
-  *profile = context->profile;
-  return VINCI_OK;
+  return guarded(__func__, [&] {
+    if (context == nullptr || profile == nullptr)
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "vinci_context_get_profile: arguments must not be NULL");
+    if (!context->has_profile)
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "no profile: the context has no successful run yet");
+    *profile = context->profile;
+    return VINCI_OK;
+  });
 }
 
 vinci_status vinci_context_get_task_profile(const vinci_context* context, uint32_t task,
                                             vinci_task_profile* profile) {
-  if (context == nullptr || profile == nullptr)
-    return fail(VINCI_ERROR_INVALID_ARGUMENT, "vinci_context_get_task_profile: arguments must not be NULL");
-  if (!context->has_profile)
-    return fail(VINCI_ERROR_INVALID_ARGUMENT, "no profile: the context has no successful run yet");
-  if (task >= context->task_profiles.size())
-    return fail(VINCI_ERROR_INVALID_ARGUMENT, "task " + str(task) + " is out of range (" +
-                                                  str(context->task_profiles.size()) + " tasks)");
-  const TaskProfile& source = context->task_profiles[task];
-  const om::Model& meta = context->model->container.model();
-  const uint32_t kernel_index = meta.tasks()->Get(task)->kernel();
-  *profile = vinci_task_profile{};
-  profile->kernel_index = kernel_index;
-  profile->kernel_name = meta.kernels()->Get(kernel_index)->name()->c_str();
-  profile->block_dim = source.block_dim;
-  profile->cores_used = source.cores_used;
-  profile->cycles = source.cycles;
-  for (unsigned p = 0; p < VINCI_PIPE_COUNT; ++p) profile->pipe_busy_cycles[p] = source.pipe_busy[p];
-  profile->gm_bytes_read = source.gm_bytes_read;
-  profile->gm_bytes_written = source.gm_bytes_written;
-  profile->instructions = source.instructions;
-  return VINCI_OK;
+  return guarded(__func__, [&] {
+    if (context == nullptr || profile == nullptr)
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "vinci_context_get_task_profile: arguments must not be NULL");
+    if (!context->has_profile)
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "no profile: the context has no successful run yet");
+    if (task >= context->task_profiles.size())
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "task " + str(task) + " is out of range (" +
+                                                    str(context->task_profiles.size()) + " tasks)");
+    const TaskProfile& source = context->task_profiles[task];
+    const om::Model& meta = context->model->container.model();
+    const uint32_t kernel_index = meta.tasks()->Get(task)->kernel();
+    *profile = vinci_task_profile{};
+    profile->kernel_index = kernel_index;
+    profile->kernel_name = meta.kernels()->Get(kernel_index)->name()->c_str();
+    profile->block_dim = source.block_dim;
+    profile->cores_used = source.cores_used;
+    profile->cycles = source.cycles;
+    for (unsigned p = 0; p < VINCI_PIPE_COUNT; ++p) profile->pipe_busy_cycles[p] = source.pipe_busy[p];
+    profile->gm_bytes_read = source.gm_bytes_read;
+    profile->gm_bytes_written = source.gm_bytes_written;
+    profile->instructions = source.instructions;
+    return VINCI_OK;
+  });
 }
 
 const char* vinci_context_hazard_message(const vinci_context* context, uint32_t index) {

@@ -314,6 +314,32 @@ TEST(RtApi, SharedModelAcrossThreads) {
   }
 }
 
+TEST(RtApi, MatmulOnTheCubeWithAWeight) {
+  const std::vector<uint8_t> bytes = test::matmulModelBytes();
+  ASSERT_FALSE(bytes.empty());
+  LoadedModel loaded(bytes);
+  ASSERT_EQ(loaded.status, VINCI_OK) << vinci_last_error_message();
+  const test::MatmulModelData data = test::matmulModelData();
+  std::vector<uint16_t> c(data.c.size(), 0xffff);
+  const uint64_t size = c.size() * 2;
+  vinci_context_options options;
+  vinci_context_options_init(&options);
+  options.hazards_fatal = 1;
+  vinci_context* context = nullptr;
+  ASSERT_EQ(vinci_context_create(loaded.model, &options, &context), VINCI_OK);
+  const vinci_const_buffer inputs[1] = {{data.a.data(), size}};
+  const vinci_buffer outputs[1] = {{c.data(), size}};
+  ASSERT_EQ(vinci_context_run(context, inputs, 1, outputs, 1), VINCI_OK) << vinci_last_error_message();
+  EXPECT_EQ(c, data.c);
+  vinci_profile profile;
+  ASSERT_EQ(vinci_context_get_profile(context, &profile), VINCI_OK);
+  EXPECT_GT(profile.pipe_busy_cycles[VINCI_PIPE_M], 0u);
+  EXPECT_GT(profile.cube_fractal_ops, 0u);
+  EXPECT_GE(profile.gm_bytes_read, 2 * size);  // A, and B from the weights
+  EXPECT_GE(profile.gm_bytes_written, size);
+  vinci_context_destroy(context);
+}
+
 TEST(RtApi, CppWrapper) {
   const std::vector<uint8_t> bytes = test::addModelBytes();
   AlignedBytes storage(bytes);

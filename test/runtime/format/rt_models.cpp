@@ -2,7 +2,9 @@
 
 #include <fp16.h>
 
+#include "kernels.h"  // test/runtime/sim: the simulator tests' matmul kernel
 #include "vinci/sim/assembler.h"
+#include "vinci/soc.h"
 
 namespace vinci {
 namespace test {
@@ -82,6 +84,56 @@ std::vector<uint8_t> addModelBytes(bool drop_wait_flag) {
   std::vector<uint8_t> bytes;
   if (!addModelWriter(drop_wait_flag).writeToVector(bytes).ok()) bytes.clear();
   return bytes;
+}
+
+MatmulModelData matmulModelData() {
+  MatmulModelData data;
+  std::vector<float> a(kMm * kMm), b(kMm * kMm);
+  for (uint32_t i = 0; i < kMm * kMm; ++i) {
+    // Small integers: every product and every sum (|c| <= 64 * 6) is exact
+    // in fp16 and fp32, so the expected result is exact too.
+    a[i] = static_cast<float>(static_cast<int>(i * 7 % 5) - 2);
+    b[i] = static_cast<float>(static_cast<int>(i * 3 % 7) - 3) * 0.5f;
+    data.a.push_back(toHalf(a[i]));
+    data.b.push_back(toHalf(b[i]));
+  }
+  for (uint32_t r = 0; r < kMm; ++r)
+    for (uint32_t col = 0; col < kMm; ++col) {
+      float sum = 0;
+      for (uint32_t k = 0; k < kMm; ++k) sum += a[r * kMm + k] * b[k * kMm + col];
+      data.c.push_back(toHalf(sum));
+    }
+  return data;
+}
+
+std::vector<uint8_t> matmulModelBytes() {
+  using namespace vinci::format;
+  sim::kernels::MatmulConfig config;
+  config.m = config.n = config.k = kMm;
+  config.grid_rows = config.grid_cols = 2;
+  config.tile_m = 32;
+  config.tile_k = 32;
+  std::vector<uint8_t> program;
+  std::string error;
+  if (!sim::kernels::buildMatmul(config, soc::defaultSoc(), program, error)) return {};
+  const MatmulModelData data = matmulModelData();
+  const std::vector<int64_t> shape = {kMm, kMm};
+  const uint64_t bytes = uint64_t{kMm} * kMm * 2;
+  OmWriter writer(soc::defaultSoc().name);
+  writer.setModelName("matmul");
+  writer.setProducer("rt_models", "1");
+  writer.addInput({{"a", om::DType::F16, om::Format::ND, shape, 0}, om::IoPlacement::Separate, 0});
+  writer.addOutput({{"c", om::DType::F16, om::Format::ND, shape, 0}, om::IoPlacement::Separate, 0});
+  const uint32_t b = writer.addWeight({"b", om::DType::F16, om::Format::ND, shape, 0}, data.b.data(), bytes);
+  const uint32_t kernel = writer.addKernel({"matmul", std::move(program),
+                                            config.grid_rows * config.grid_cols, 3,
+                                            om::KernelKind::Mixed, {"MatMul_0"}});
+  writer.addTask(kernel, {{om::Space::Input, 0, 0, bytes},
+                          {om::Space::Weight, 0, writer.weightOffset(b), bytes},
+                          {om::Space::Output, 0, 0, bytes}});
+  std::vector<uint8_t> out;
+  if (!writer.writeToVector(out).ok()) out.clear();
+  return out;
 }
 
 }  // namespace test

@@ -34,6 +34,17 @@ AddModelData addModelData();
 format::OmWriter addModelWriter(bool drop_wait_flag = false);
 std::vector<uint8_t> addModelBytes(bool drop_wait_flag = false);
 
+// C = A x B, fp16 [kMm x kMm] each, fp32 accumulation on the Cube: A is
+// the input "a", B the weight "b" (ND; the kernel converts it to NZ on its
+// way to L1), C the output "c". Kernel "matmul": the simulator tests'
+// double-buffered matmul on a 2 x 2 grid of blocks.
+inline constexpr uint32_t kMm = 64;
+struct MatmulModelData {
+  std::vector<uint16_t> a, b, c;  // fp16 bits; c is the expected result
+};
+MatmulModelData matmulModelData();
+std::vector<uint8_t> matmulModelBytes();
+
 // The add kernel's program alone (block_idx picks 2048-byte slices).
 std::vector<uint8_t> addKernelProgram(bool drop_wait_flag);
 

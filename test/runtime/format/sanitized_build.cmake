@@ -1,5 +1,7 @@
-# ctest rt_sanitized_build: configure (once) and build the sanitizer
-# sub-build. Inputs: SOURCE_DIR, BINARY_DIR, CXX, C (compilers), LAUNCHER.
+# ctest rt_sanitized_build / rt_fuzz_build: configure (once) and build a
+# sanitizer sub-build (sanitized/CMakeLists.txt). Inputs: SOURCE_DIR,
+# BINARY_DIR, CXX, C (compilers), LAUNCHER, TARGETS (comma-separated, empty =
+# all).
 if(NOT EXISTS "${BINARY_DIR}/build.ninja")
   execute_process(
     COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}/test/runtime/format/sanitized" -B "${BINARY_DIR}"
@@ -12,7 +14,13 @@ if(NOT EXISTS "${BINARY_DIR}/build.ninja")
     message(FATAL_ERROR "configuring the sanitizer sub-build failed")
   endif()
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} --build "${BINARY_DIR}" -j 2 RESULT_VARIABLE result)
+set(target_args "")
+string(REPLACE "," ";" TARGETS "${TARGETS}")
+foreach(target IN LISTS TARGETS)
+  list(APPEND target_args --target ${target})
+endforeach()
+execute_process(COMMAND ${CMAKE_COMMAND} --build "${BINARY_DIR}" -j 2 ${target_args}
+                RESULT_VARIABLE result)
 if(NOT result EQUAL 0)
   message(FATAL_ERROR "building the sanitizer sub-build failed")
 endif()
