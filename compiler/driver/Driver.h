@@ -17,6 +17,7 @@ struct CompileOptions {
   std::string output;                 // --output (stdout for IR when empty)
   std::string socVersion = "Ascend310P3"; // --soc_version
   std::string inputShape;             // --input_shape "name:1,3,224,224;..."
+  std::string constInput;             // --const_input "name:value.pb;..."
   std::string emit = "vg";            // --emit
   bool checkSupport = false;          // --check_support
   bool printWeights = false;          // --print_weights: keep blobs in printed IR

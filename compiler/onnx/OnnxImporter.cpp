@@ -26,6 +26,8 @@
 #include "llvm/Support/Path.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <climits>
@@ -54,29 +56,87 @@ constexpr int64_t kMaxOpset = 18;
 // Reading the protobuf
 //===----------------------------------------------------------------------===//
 
-bool loadModel(const std::string &path, onnx::ModelProto &model, std::string &error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    error = "cannot open model file '" + path + "': " + std::strerror(errno);
-    return false;
-  }
-  bool parsed;
-  {
-    google::protobuf::io::FileInputStream raw(fd);
-    google::protobuf::io::CodedInputStream coded(&raw);
-    coded.SetTotalBytesLimit(INT_MAX);
-    parsed = model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
-    if (raw.GetErrno() != 0) {
-      error = "cannot read model file '" + path + "': " + std::strerror(raw.GetErrno());
-      ::close(fd);
+/// Feeds protobuf the model file from an mmap, one window at a time, and
+/// drops each window once the parser has moved past it. Weight bytes are
+/// then held once (in the message's strings), not twice, and each weight
+/// string is filled from one contiguous buffer instead of 8 KiB reads.
+class MappedFileStream : public google::protobuf::io::ZeroCopyInputStream {
+public:
+  MappedFileStream(const char *data, size_t size) : data(data), size(size) {}
+
+  bool Next(const void **out, int *outSize) override {
+    releaseBehind(position);
+    if (position >= size)
       return false;
+    size_t chunk = std::min(kWindow, size - position);
+    *out = data + position;
+    *outSize = static_cast<int>(chunk);
+    position += chunk;
+    return true;
+  }
+  void BackUp(int count) override { position -= count; }
+  bool Skip(int count) override {
+    position = std::min(size, position + static_cast<size_t>(count));
+    return position < size;
+  }
+  int64_t ByteCount() const override { return static_cast<int64_t>(position); }
+
+private:
+  static constexpr size_t kWindow = size_t(32) << 20;
+
+  void releaseBehind(size_t offset) {
+    size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    size_t end = offset / page * page;
+    if (end > released) {
+      ::madvise(const_cast<char *>(data) + released, end - released, MADV_DONTNEED);
+      released = end;
     }
   }
+
+  const char *data;
+  size_t size;
+  size_t position = 0;
+  size_t released = 0;
+};
+
+bool loadModel(const std::string &path, onnx::ModelProto &model, std::string &error) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat info {};
+  if (fd < 0 || ::fstat(fd, &info) != 0) {
+    error = "cannot open model file '" + path + "': " + std::strerror(errno);
+    if (fd >= 0)
+      ::close(fd);
+    return false;
+  }
+  size_t size = static_cast<size_t>(info.st_size);
+  if (size == 0) {
+    ::close(fd);
+    error = "'" + path + "' is empty, not an ONNX model";
+    return false;
+  }
+  if (size > static_cast<size_t>(INT_MAX)) {
+    ::close(fd);
+    error = "'" + path + "' is larger than 2 GiB: keep the weights as ONNX external data";
+    return false;
+  }
+  void *mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   ::close(fd);
+  if (mapped == MAP_FAILED) {
+    error = "cannot read model file '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  ::madvise(mapped, size, MADV_SEQUENTIAL);
+  bool parsed;
+  {
+    MappedFileStream stream(static_cast<const char *>(mapped), size);
+    google::protobuf::io::CodedInputStream coded(&stream);
+    coded.SetTotalBytesLimit(INT_MAX);
+    parsed = model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  }
+  ::munmap(mapped, size);
   if (!parsed) {
     error = "'" + path +
-            "' is not a valid ONNX model (the protobuf is truncated or corrupt; "
-            "models over 2 GiB must keep their weights as external data)";
+            "' is not a valid ONNX model (the protobuf is truncated or corrupt)";
     return false;
   }
   if (!model.has_graph()) {
@@ -481,6 +541,7 @@ public:
   LogicalResult onlyFirstOutputs(int supported, StringRef what);
 
   TensorReader &tensors();
+  std::string notConstantMessage(int i, StringRef what) const;
 
 private:
   GraphImporter &graph;
@@ -508,7 +569,9 @@ public:
 
 private:
   LogicalResult declareInputs(const onnx::GraphProto &graph, const ImportOptions &options,
-                              SmallVectorImpl<Type> &types, SmallVectorImpl<std::string> &names);
+                              SmallVectorImpl<Type> &types, SmallVectorImpl<std::string> &names,
+                              std::map<std::string, ElementsAttr> &bound);
+  FailureOr<ElementsAttr> bindInput(const onnx::ValueInfoProto &input, const std::string &path);
   bool checkSupported(const onnx::GraphProto &graph, int64_t opset);
 };
 
@@ -520,13 +583,23 @@ NodeImporter::NodeImporter(GraphImporter &graph, const onnx::NodeProto &node, st
 
 TensorReader &NodeImporter::tensors() { return graph.tensors; }
 
+std::string NodeImporter::notConstantMessage(int i, StringRef what) const {
+  std::string message = what.str() + " (input " + std::to_string(i) + ")";
+  if (!has(i))
+    return message + " is required";
+  message += " must be a constant once input shapes are fixed; '" + node.input(i) + "' ";
+  if (isa<BlockArgument>(in(i)))
+    return message + "is a graph input: bind its value with --const_input \"" + node.input(i) +
+           ":FILE.pb\"";
+  return message + "is computed at run time, which Vinci's static shapes do not allow";
+}
+
 Value NodeImporter::in(int i) const { return graph.values.lookup(node.input(i)); }
 
 FailureOr<SmallVector<int64_t>> NodeImporter::constInts(int i, StringRef what) {
   ElementsAttr attr;
   if (!has(i) || !matchPattern(in(i), m_Constant(&attr))) {
-    (void)fail(Twine(what) + " (input " + Twine(i) +
-               ") must be a constant once shapes are fixed; dynamic values are not supported");
+    (void)fail(notConstantMessage(i, what));
     return failure();
   }
   std::optional<SmallVector<int64_t>> values = readInts(attr);
@@ -540,8 +613,7 @@ FailureOr<SmallVector<int64_t>> NodeImporter::constInts(int i, StringRef what) {
 FailureOr<SmallVector<double>> NodeImporter::constReals(int i, StringRef what) {
   ElementsAttr attr;
   if (!has(i) || !matchPattern(in(i), m_Constant(&attr))) {
-    (void)fail(Twine(what) + " (input " + Twine(i) +
-               ") must be a constant; dynamic values are not supported");
+    (void)fail(notConstantMessage(i, what));
     return failure();
   }
   std::optional<SmallVector<double>> values = readReals(attr);
@@ -788,8 +860,6 @@ LogicalResult convertCast(NodeImporter &n) {
 }
 
 LogicalResult convertDropout(NodeImporter &n) {
-  if (failed(n.onlyFirstOutputs(1, "mask")))
-    return failure();
   if (n.opset >= 12 && n.has(2)) {
     FailureOr<SmallVector<int64_t>> training = n.constInts(2, "training_mode");
     if (failed(training))
@@ -797,7 +867,20 @@ LogicalResult convertDropout(NodeImporter &n) {
     if (!training->empty() && training->front() != 0)
       return n.fail("training_mode = true is not supported (inference only)");
   }
-  return n.define(n.make1("vg.dropout", {n.in(0)}));
+  FailureOr<Value> output = n.make1("vg.dropout", {n.in(0)});
+  if (failed(output))
+    return failure();
+  if (n.node.output_size() < 2 || n.node.output(1).empty())
+    return n.define(output);
+  // In inference nothing is dropped: the mask is all true.
+  ElementsAttr keep = DenseElementsAttr::get(
+      RankedTensorType::get({1}, n.builder.getI1Type()), true);
+  FailureOr<Value> mask = n.make1(
+      "vg.constant_of_shape", {},
+      {n.i64s("shape", n.typeOf(0).getShape()), n.named("value", keep)});
+  if (failed(mask))
+    return failure();
+  return n.define(ArrayRef<Value>{*output, *mask});
 }
 
 // gemm(A, B, C) -> alpha * matmul(A', B') + beta * C
@@ -876,15 +959,56 @@ LogicalResult convertBatchNorm(NodeImporter &n) {
                           {n.f32("epsilon", n.attrFloat("epsilon", 1e-5f))}));
 }
 
+// layer_norm(x) -> y; the optional Mean and InvStdDev outputs are computed
+// beside it: mean(x), 1 / sqrt(mean((x - mean(x))^2) + eps), over [axis, rank).
 LogicalResult convertLayerNorm(NodeImporter &n) {
-  if (failed(n.onlyFirstOutputs(1, "Mean and InvStdDev")))
-    return failure();
   SmallVector<Value> operands{n.in(0), n.in(1)};
   if (n.has(2))
     operands.push_back(n.in(2));
-  return n.define(n.make1("vg.layer_norm", operands,
-                          {n.i64("axis", n.attrInt("axis", -1)),
-                           n.f32("epsilon", n.attrFloat("epsilon", 1e-5f))}));
+  int64_t axis = n.attrInt("axis", -1);
+  float epsilon = n.attrFloat("epsilon", 1e-5f);
+  FailureOr<Value> y = n.make1("vg.layer_norm", operands,
+                               {n.i64("axis", axis), n.f32("epsilon", epsilon)});
+  if (failed(y))
+    return failure();
+  bool wantsStatistics = false;
+  for (int i = 1; i < n.node.output_size(); ++i)
+    wantsStatistics |= !n.node.output(i).empty();
+  if (!wantsStatistics)
+    return n.define(y);
+  if (n.attrInt("stash_type", 1) != 1)
+    return n.fail("stash_type other than 1 (float) is not supported");
+  RankedTensorType type = n.typeOf(0);
+  int64_t rank = type.getRank(), begin = axis < 0 ? axis + rank : axis;
+  SmallVector<int64_t> axes;
+  for (int64_t d = begin; d < rank; ++d)
+    axes.push_back(d);
+  // Statistics are fp32 (stash_type 1) whatever the input type.
+  FailureOr<Value> x = n.in(0);
+  if (!type.getElementType().isF32())
+    x = n.make1("vg.cast", {*x}, {n.named("to", TypeAttr::get(n.builder.getF32Type()))});
+  if (failed(x))
+    return failure();
+  SmallVector<NamedAttribute> reduce{n.i64s("axes", axes), n.i64("keepdims", 1)};
+  FailureOr<Value> mean = n.make1("vg.reduce_mean", {*x}, reduce);
+  if (failed(mean))
+    return failure();
+  FailureOr<Value> centered = n.make1("vg.sub", {*x, *mean});
+  FailureOr<Value> squared = succeeded(centered) ? n.make1("vg.mul", {*centered, *centered})
+                                                 : FailureOr<Value>(failure());
+  FailureOr<Value> variance = succeeded(squared) ? n.make1("vg.reduce_mean", {*squared}, reduce)
+                                                 : FailureOr<Value>(failure());
+  if (failed(variance))
+    return failure();
+  FailureOr<Value> shifted =
+      n.make1("vg.add", {*variance, n.scalar(n.builder.getF32Type(), epsilon)});
+  FailureOr<Value> stddev =
+      succeeded(shifted) ? n.make1("vg.sqrt", {*shifted}) : FailureOr<Value>(failure());
+  FailureOr<Value> invStdDev =
+      succeeded(stddev) ? n.make1("vg.reciprocal", {*stddev}) : FailureOr<Value>(failure());
+  if (failed(invStdDev))
+    return failure();
+  return n.define(ArrayRef<Value>{*y, *mean, *invStdDev});
 }
 
 // Before opset 13, softmax(x, axis) meant: flatten to 2-D at axis, softmax
@@ -1273,7 +1397,7 @@ LogicalResult convertRange(NodeImporter &n) {
   for (auto [i, name] : llvm::enumerate(std::array<StringRef, 3>{"start", "limit", "delta"})) {
     ElementsAttr attr;
     if (!n.has(i) || !matchPattern(n.in(i), m_Constant(&attr)))
-      return n.fail(Twine(name) + " must be a constant; dynamic ranges are not supported");
+      return n.fail(n.notConstantMessage(i, name));
     attrs.push_back(n.named(name, attr));
   }
   return n.define(n.make1("vg.range", {}, attrs));
@@ -1308,10 +1432,39 @@ bool GraphImporter::checkSupported(const onnx::GraphProto &graph, int64_t opset)
   return ok;
 }
 
+FailureOr<ElementsAttr> GraphImporter::bindInput(const onnx::ValueInfoProto &input,
+                                                 const std::string &path) {
+  std::string what = "--const_input '" + input.name() + "'";
+  onnx::TensorProto tensor;
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    error(what + ": cannot open '" + path + "'");
+    return failure();
+  }
+  if (!tensor.ParseFromIstream(&file)) {
+    error(what + ": '" + path + "' is not an ONNX TensorProto (.pb) file");
+    return failure();
+  }
+  const auto &declared = input.type().tensor_type();
+  if (declared.elem_type() != tensor.data_type()) {
+    error(what + ": '" + path + "' holds " + dtypeName(tensor.data_type()) +
+          " but the input is " + dtypeName(declared.elem_type()));
+    return failure();
+  }
+  std::string readError;
+  FailureOr<ElementsAttr> value = tensors.read(tensor, what, readError);
+  if (failed(value)) {
+    error(readError);
+    return failure();
+  }
+  return value;
+}
+
 LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
                                            const ImportOptions &options,
                                            SmallVectorImpl<Type> &types,
-                                           SmallVectorImpl<std::string> &names) {
+                                           SmallVectorImpl<std::string> &names,
+                                           std::map<std::string, ElementsAttr> &bound) {
   std::set<std::string> initializers;
   for (const auto &init : graph.initializer())
     initializers.insert(init.name());
@@ -1324,6 +1477,14 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
     if (!input.type().has_tensor_type()) {
       error("input '" + input.name() + "' is not a tensor; only tensor inputs are supported");
       ok = false;
+      continue;
+    }
+    if (auto path = options.constInputs.find(input.name()); path != options.constInputs.end()) {
+      FailureOr<ElementsAttr> value = bindInput(input, path->second);
+      if (failed(value))
+        ok = false;
+      else
+        bound[input.name()] = *value;
       continue;
     }
     const auto &tensorType = input.type().tensor_type();
@@ -1382,16 +1543,21 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
     types.push_back(RankedTensorType::get(shape, element));
     names.push_back(input.name());
   }
-  for (const auto &[name, dims] : options.inputShapes) {
-    if (declared.count(name))
-      continue;
-    std::string known;
-    for (const std::string &input : declared)
-      known += (known.empty() ? "" : ", ") + input;
-    error("--input_shape names '" + name + "', which is not an input of the model (inputs: " +
-          known + ")");
-    ok = false;
-  }
+  std::string known;
+  for (const std::string &input : declared)
+    known += (known.empty() ? "" : ", ") + input;
+  for (const auto &[name, dims] : options.inputShapes)
+    if (!declared.count(name)) {
+      error("--input_shape names '" + name + "', which is not an input of the model (inputs: " +
+            known + ")");
+      ok = false;
+    }
+  for (const auto &[name, path] : options.constInputs)
+    if (!declared.count(name)) {
+      error("--const_input names '" + name + "', which is not an input of the model (inputs: " +
+            known + ")");
+      ok = false;
+    }
   return success(ok);
 }
 
@@ -1409,7 +1575,8 @@ OwningOpRef<ModuleOp> GraphImporter::import(onnx::ModelProto &model,
 
   SmallVector<Type> inputTypes;
   SmallVector<std::string> inputNames;
-  if (failed(declareInputs(graph, options, inputTypes, inputNames)) || !supported)
+  std::map<std::string, ElementsAttr> boundInputs;
+  if (failed(declareInputs(graph, options, inputTypes, inputNames, boundInputs)) || !supported)
     return nullptr;
 
   Location modelLoc = NameLoc::get(StringAttr::get(&ctx, graph.name()));
@@ -1423,6 +1590,8 @@ OwningOpRef<ModuleOp> GraphImporter::import(onnx::ModelProto &model,
     values[name] = body->getArgument(i);
     func.setArgAttr(i, "vg.name", builder.getStringAttr(name));
   }
+  for (const auto &[name, value] : boundInputs)
+    values[name] = vg::ConstantOp::create(builder, NameLoc::get(StringAttr::get(&ctx, name)), value);
 
   for (onnx::TensorProto &init : *graph.mutable_initializer()) {
     std::string readError;
@@ -1518,6 +1687,25 @@ std::string parseInputShapes(const std::string &text,
   }
   if (shapes.empty())
     return "--input_shape is empty; expected name:d0,d1,...[;name2:...]";
+  return "";
+}
+
+std::string parseConstInputs(const std::string &text, std::map<std::string, std::string> &inputs) {
+  std::stringstream entries(text);
+  std::string entry;
+  while (std::getline(entries, entry, ';')) {
+    if (entry.empty())
+      continue;
+    size_t colon = entry.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == entry.size())
+      return "--const_input entry '" + entry + "' is not name:FILE.pb";
+    std::string name = entry.substr(0, colon);
+    if (inputs.count(name))
+      return "--const_input names input '" + name + "' twice";
+    inputs[name] = entry.substr(colon + 1);
+  }
+  if (inputs.empty())
+    return "--const_input is empty; expected name:FILE.pb[;name2:FILE2.pb]";
   return "";
 }
 

@@ -16,6 +16,10 @@ struct ImportOptions {
   /// Fixed shapes for graph inputs by name (from --input_shape); they replace
   /// the model's declared shapes, symbolic dims included.
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Graph inputs bound to fixed values (from --const_input: name -> a
+  /// TensorProto .pb file). They become constants and leave the signature;
+  /// this is how shape tensors that a model takes as inputs become static.
+  std::map<std::string, std::string> constInputs;
 };
 
 /// One row of the operator support report.
@@ -36,6 +40,10 @@ struct SupportReport {
 /// message on bad syntax, an empty string on success.
 std::string parseInputShapes(const std::string &text,
                              std::map<std::string, std::vector<int64_t>> &shapes);
+
+/// Parses --const_input "name:file.pb;name2:file2.pb". Returns an error
+/// message on bad syntax, an empty string on success.
+std::string parseConstInputs(const std::string &text, std::map<std::string, std::string> &inputs);
 
 /// Reads and imports `path` into a module with one func.func @main. On
 /// failure returns null and fills `errors` with one-line messages, each

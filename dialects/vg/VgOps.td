@@ -253,22 +253,22 @@ def VG_ConvOp : VG_ShapedOp<"conv"> {
   }];
 }
 
-class VG_PoolOp<string mnemonic, string what, dag extraAttrs>
+class VG_PoolOp<string mnemonic, string what, Type tensorType, dag extraAttrs>
     : VG_ShapedOp<mnemonic> {
   let summary = what # " pooling over the spatial dims (NCHW)";
-  let arguments = !con((ins VG_FloatTensor:$input,
+  let arguments = !con((ins tensorType:$input,
                    DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
                    DefaultValuedAttr<I64Attr, "0">:$ceil_mode,
                    DenseI64ArrayAttr:$kernel_shape,
                    OptionalAttr<DenseI64ArrayAttr>:$pads,
                    OptionalAttr<DenseI64ArrayAttr>:$strides), extraAttrs);
-  let results = (outs VG_FloatTensor:$output);
+  let results = (outs tensorType:$output);
 }
 
-def VG_MaxPoolOp : VG_PoolOp<"max_pool", "max",
+def VG_MaxPoolOp : VG_PoolOp<"max_pool", "max", VG_Numeric,
     (ins OptionalAttr<DenseI64ArrayAttr>:$dilations,
          DefaultValuedAttr<I64Attr, "0">:$storage_order)>;
-def VG_AveragePoolOp : VG_PoolOp<"average_pool", "average",
+def VG_AveragePoolOp : VG_PoolOp<"average_pool", "average", VG_FloatTensor,
     (ins DefaultValuedAttr<I64Attr, "0">:$count_include_pad)>;
 
 class VG_GlobalPoolOp<string mnemonic, string what> : VG_ShapedOp<mnemonic> {

@@ -782,7 +782,7 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor
     return emitOptionalError(loc, "vg.resize: mode '", mode,
                              "' is not supported (supported: nearest, linear)");
   StringRef transform = adaptor.getCoordinateTransformationMode();
-  if (!llvm::is_contained({"half_pixel", "pytorch_half_pixel", "align_corners",
+  if (!llvm::is_contained({"half_pixel", "pytorch_half_pixel", "align_corners", "tf_half_pixel_for_nn",
                            "asymmetric", "tf_crop_and_resize"},
                           transform))
     return emitOptionalError(loc, "vg.resize: coordinate_transformation_mode '", transform,

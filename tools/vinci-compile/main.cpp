@@ -14,12 +14,15 @@ int main(int argc, char **argv) {
   app.add_option("--soc_version", options.socVersion, "target SoC")->capture_default_str();
   app.add_option("--input_shape", options.inputShape,
                  "fixed input shapes: \"name:1,3,224,224;name2:1,128\"");
+  app.add_option("--const_input", options.constInput,
+                 "bind graph inputs to values from TensorProto files: \"name:v.pb;...\" "
+                 "(for shape tensors a model takes as inputs)");
   app.add_option("--emit", options.emit, "what to produce: vg (the imported graph IR)")
       ->capture_default_str();
   app.add_flag("--check_support", options.checkSupport,
                "print the operator support report; exit 0 if all are supported, 1 if not");
   app.add_flag("--print_weights", options.printWeights,
-               "print weight blobs in full in emitted IR (elided above 1 KiB by default)");
+               "print the weight blobs in emitted IR (by default weights appear by name only)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &) {
