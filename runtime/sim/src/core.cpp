@@ -381,7 +381,16 @@ void Core::execute(const Instruction& ins, const Resolved ops[kMaxOperands], Blo
           uint8_t* d = ops[0].ptr + (uint64_t(j) * drows + i) * c0 * es;
           const uint32_t col = j * c0;
           const uint32_t n = i < rows && col < cols ? std::min(c0, cols - col) : 0;
-          if (n) std::memcpy(d, ops[1].ptr + (uint64_t(i) * stride + col) * es, n * es);
+          const uint8_t* s = ops[1].ptr + (uint64_t(i) * stride + col) * es;
+          if (n == c0 && c0 * es == 32) {  // whole rows: fixed-size copies the compiler inlines
+            std::memcpy(d, s, 32);
+            continue;
+          }
+          if (n == c0 && c0 * es == 64) {
+            std::memcpy(d, s, 64);
+            continue;
+          }
+          if (n) std::memcpy(d, s, n * es);
           if (n < c0) std::memset(d + n * es, 0, (c0 - n) * es);
         }
       return;

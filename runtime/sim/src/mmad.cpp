@@ -10,6 +10,7 @@
 #include "vinci/sim/numeric.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #include <immintrin.h>
 #define VINCI_HAVE_X86_DISPATCH 1
 #endif
@@ -191,9 +192,23 @@ __attribute__((target("avx2,f16c"))) void packBF16C(const uint16_t* b, float* bp
     }
 }
 
+// AVX2, FMA and F16C in the CPU, and YMM state enabled by the OS (CPUID + XGETBV;
+// clang's __builtin_cpu_supports does not know "f16c").
+bool detectAvx2() {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+  const bool fma = c & (1u << 12), osxsave = c & (1u << 27), avx = c & (1u << 28), f16c = c & (1u << 29);
+  if (!(fma && osxsave && avx && f16c)) return false;
+  unsigned xcr0_lo, xcr0_hi;
+  __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  if ((xcr0_lo & 0x6u) != 0x6u) return false;  // XMM and YMM state
+  if (__get_cpuid_max(0, nullptr) < 7) return false;
+  __cpuid_count(7, 0, a, b, c, d);
+  return b & (1u << 5);  // AVX2
+}
+
 bool hostHasAvx2() {
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                          __builtin_cpu_supports("f16c");
+  static const bool has = detectAvx2();
   return has;
 }
 #endif
