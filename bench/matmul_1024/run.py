@@ -24,6 +24,10 @@ except ImportError:
     with contextlib.redirect_stdout(buf):
         np.show_config()
     info["blas"] = " ".join(l.strip() for l in buf.getvalue().splitlines() if "blas" in l.lower() or "libraries" in l.lower())[:600]
+import os
+loaded = sorted({os.path.realpath(l.split()[-1]) for l in open("/proc/self/maps")
+                 if "blas" in l.lower() and "/" in l})
+info["blas_loaded"] = loaded  # the BLAS the Debian alternatives actually resolved to
 rng = np.random.default_rng(0)
 a = rng.standard_normal((1024, 1024), dtype=np.float32)
 b = rng.standard_normal((1024, 1024), dtype=np.float32)
@@ -63,6 +67,7 @@ def main():
         "numpy_fp32_seconds": np_info["seconds"],
         "ratio_host_over_numpy": sim["host_wall_seconds"] / np_info["seconds"],
         "numpy": np_info["numpy"],
+        "numpy_blas_loaded": np_info["blas_loaded"],
         "numpy_blas": np_info["blas"],
         "host_cpus": os.cpu_count(),
         "simulator": sim,
