@@ -762,12 +762,16 @@ LogicalResult convertDirect(NodeImporter &n) {
   for (int i = 0; i < static_cast<int>(n.numInputs()); ++i)
     operands.push_back(n.in(i));
   // Opset < 7 legacy broadcast: B aligns with A starting at `axis`, which is
-  // numpy broadcasting once B gets trailing unit dims.
-  if (n.opset < 7 && operands.size() == 2 && n.attrInt("broadcast", 0) != 0 &&
-      n.hasAttr("axis")) {
+  // numpy broadcasting once B gets trailing unit dims. PRelu's 1-D slope
+  // applied to the channel dim (axis 1) the same way.
+  bool legacyPRelu = n.opset < 7 && n.node.op_type() == "PRelu" && operands.size() == 2 &&
+                     n.typeOf(1).getRank() == 1 && n.typeOf(0).getRank() > 2 &&
+                     n.typeOf(1).getDimSize(0) != 1;
+  if (n.opset < 7 && operands.size() == 2 &&
+      ((n.attrInt("broadcast", 0) != 0 && n.hasAttr("axis")) || legacyPRelu)) {
     int64_t lhsRank = n.typeOf(0).getRank();
     RankedTensorType rhs = n.typeOf(1);
-    int64_t axis = n.attrInt("axis", 0);
+    int64_t axis = legacyPRelu ? 1 : n.attrInt("axis", 0);
     if (axis < 0)
       axis += lhsRank;
     int64_t trailing = lhsRank - axis - rhs.getRank();

@@ -12,6 +12,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/APFloat.h"
 
+#include <climits>
 #include <cmath>
 
 using namespace mlir;
@@ -267,9 +268,14 @@ OpFoldResult DropoutOp::fold(FoldAdaptor) { return getInput(); }
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
+  bool toBool = getType().getElementType().isInteger(1);
   return foldElementwise(getType(), {adaptor.getInput()},
-                         [](ArrayRef<HostTensor> in, ArrayRef<int64_t> at, HostTensor &out) {
-                           append(out, in[0], at[0]);
+                         [&](ArrayRef<HostTensor> in, ArrayRef<int64_t> at, HostTensor &out) {
+                           // to bool is x != 0 before any truncation (0.5 -> true)
+                           if (toBool)
+                             out.ints.push_back(in[0].real(at[0]) != 0.0);
+                           else
+                             append(out, in[0], at[0]);
                            return true;
                          });
 }
@@ -368,7 +374,7 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   return foldBinary(getType(), adaptor.getLhs(), adaptor.getRhs(),
                     [](double a, double b) { return a / b; },
                     [](int64_t a, int64_t b) -> OptInt {
-                      if (b == 0)
+                      if (b == 0 || (a == INT64_MIN && b == -1))
                         return std::nullopt;
                       return a / b;
                     });
@@ -403,6 +409,8 @@ OpFoldResult ModOp::fold(FoldAdaptor adaptor) {
                     [&](int64_t a, int64_t b) -> OptInt {
                       if (b == 0)
                         return std::nullopt;
+                      if (b == -1)
+                        return 0; // also avoids INT64_MIN % -1, which traps
                       int64_t r = a % b;
                       if (!cStyle && r != 0 && ((r < 0) != (b < 0)))
                         r += b;
@@ -476,7 +484,10 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (auto producer = getInput().getDefiningOp<ReshapeOp>();
       producer && getType().hasStaticShape()) {
     getInputMutable().assign(producer.getInput());
+    // The static result shape, taken literally: its zeros are real zeros.
     setShape(getType().getShape());
+    if (llvm::is_contained(getType().getShape(), 0))
+      setAllowzero(1);
     return getResult();
   }
   return {};
@@ -546,7 +557,7 @@ OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
 
 // slice(x) taking everything -> x; slice(c) -> c'
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType() &&
+  if (getInput().getType() == getType() && getType().hasStaticShape() &&
       llvm::all_of(getSteps(), [](int64_t step) { return step == 1; }))
     return getInput();
   RankedTensorType inType = getInput().getType();
