@@ -486,7 +486,8 @@ public:
   bool has(int i) const { return i < node.input_size() && !node.input(i).empty(); }
   Value in(int i) const;
   RankedTensorType typeOf(int i) const { return cast<RankedTensorType>(in(i).getType()); }
-  /// The values of input i, which must be constant (after folding).
+  /// Input i, which must be constant (after folding), as an attribute or values.
+  FailureOr<ElementsAttr> constAttr(int i, StringRef what);
   FailureOr<SmallVector<int64_t>> constInts(int i, StringRef what);
   FailureOr<SmallVector<double>> constReals(int i, StringRef what);
 
@@ -541,9 +542,10 @@ public:
   LogicalResult onlyFirstOutputs(int supported, StringRef what);
 
   TensorReader &tensors();
-  std::string notConstantMessage(int i, StringRef what) const;
 
 private:
+  std::string notConstantMessage(int i, StringRef what) const;
+
   GraphImporter &graph;
 };
 
@@ -596,32 +598,33 @@ std::string NodeImporter::notConstantMessage(int i, StringRef what) const {
 
 Value NodeImporter::in(int i) const { return graph.values.lookup(node.input(i)); }
 
-FailureOr<SmallVector<int64_t>> NodeImporter::constInts(int i, StringRef what) {
+FailureOr<ElementsAttr> NodeImporter::constAttr(int i, StringRef what) {
   ElementsAttr attr;
   if (!has(i) || !matchPattern(in(i), m_Constant(&attr))) {
     (void)fail(notConstantMessage(i, what));
     return failure();
   }
-  std::optional<SmallVector<int64_t>> values = readInts(attr);
-  if (!values) {
-    (void)fail(Twine(what) + " (input " + Twine(i) + ") must be an integer tensor");
+  return attr;
+}
+
+FailureOr<SmallVector<int64_t>> NodeImporter::constInts(int i, StringRef what) {
+  FailureOr<ElementsAttr> attr = constAttr(i, what);
+  if (failed(attr))
     return failure();
-  }
-  return *values;
+  if (std::optional<SmallVector<int64_t>> values = readInts(*attr))
+    return *values;
+  (void)fail(Twine(what) + " (input " + Twine(i) + ") must be an integer tensor");
+  return failure();
 }
 
 FailureOr<SmallVector<double>> NodeImporter::constReals(int i, StringRef what) {
-  ElementsAttr attr;
-  if (!has(i) || !matchPattern(in(i), m_Constant(&attr))) {
-    (void)fail(notConstantMessage(i, what));
+  FailureOr<ElementsAttr> attr = constAttr(i, what);
+  if (failed(attr))
     return failure();
-  }
-  std::optional<SmallVector<double>> values = readReals(attr);
-  if (!values) {
-    (void)fail(Twine(what) + " (input " + Twine(i) + ") must be a numeric constant");
-    return failure();
-  }
-  return *values;
+  if (std::optional<SmallVector<double>> values = readReals(*attr))
+    return *values;
+  (void)fail(Twine(what) + " (input " + Twine(i) + ") must be a numeric constant");
+  return failure();
 }
 
 const onnx::AttributeProto *NodeImporter::attr(StringRef attrName) const {
@@ -1399,10 +1402,10 @@ LogicalResult convertConstantOfShape(NodeImporter &n) {
 LogicalResult convertRange(NodeImporter &n) {
   SmallVector<NamedAttribute> attrs;
   for (auto [i, name] : llvm::enumerate(std::array<StringRef, 3>{"start", "limit", "delta"})) {
-    ElementsAttr attr;
-    if (!n.has(i) || !matchPattern(n.in(i), m_Constant(&attr)))
-      return n.fail(n.notConstantMessage(i, name));
-    attrs.push_back(n.named(name, attr));
+    FailureOr<ElementsAttr> attr = n.constAttr(i, name);
+    if (failed(attr))
+      return failure();
+    attrs.push_back(n.named(name, *attr));
   }
   return n.define(n.make1("vg.range", {}, attrs));
 }
