@@ -1,0 +1,177 @@
+//===- PartitionKernels.cpp - group vg ops into kernels and outline them --===//
+#include "passes/KernelRules.h"
+#include "passes/Passes.h"
+
+#include "vg/VgOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace vinci {
+#define GEN_PASS_DEF_PARTITIONKERNELS
+#include "passes/Passes.h.inc"
+} // namespace vinci
+
+using namespace mlir;
+
+namespace vinci {
+namespace {
+
+/// Constants with at most this many elements are cloned into the kernel as
+/// immediates; larger ones (weights) are passed as arguments.
+constexpr int64_t kMaxImmediateElements = 16;
+
+struct Kernel {
+  KernelKind kind;
+  OpRole anchorRole;
+  SmallVector<Operation *> ops; // in program order
+};
+
+bool isImmediate(Value value) {
+  auto constant = value.getDefiningOp<vg::ConstantOp>();
+  return constant && constant.getValue().getNumElements() <= kMaxImmediateElements;
+}
+
+/// The name of the ONNX node (or other source) an op came from.
+StringRef sourceName(Operation *op) {
+  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
+    return name.getName().getValue();
+  return {};
+}
+
+class Partitioner {
+public:
+  explicit Partitioner(func::FuncOp func) : func(func) {}
+
+  void formKernels() {
+    for (Operation &op : func.getBody().front()) {
+      if (op.getDialect() == nullptr || op.getDialect()->getNamespace() != "vg")
+        continue;
+      OpRole role = classifyOp(&op);
+      if (role == OpRole::Constant || role == OpRole::View)
+        continue;
+      if (Kernel *producer = joinableProducer(&op, role)) {
+        producer->ops.push_back(&op);
+        kernelOf[&op] = producer;
+        continue;
+      }
+      kernels.push_back(std::make_unique<Kernel>(Kernel{
+          role == OpRole::Cube ? KernelKind::Cube : KernelKind::Vector, role, {&op}}));
+      kernelOf[&op] = kernels.back().get();
+    }
+  }
+
+  void outline(ModuleOp module) {
+    SymbolTable symbols(module);
+    for (auto [index, kernel] : llvm::enumerate(kernels))
+      outlineOne(*kernel, index, symbols);
+  }
+
+private:
+  /// The kernel `op` may join: the one whose last result `op` consumes as
+  /// that value's only user, when the rules allow the pair.
+  Kernel *joinableProducer(Operation *op, OpRole role) {
+    for (Value operand : op->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      auto found = producer ? kernelOf.find(producer) : kernelOf.end();
+      if (found == kernelOf.end())
+        continue;
+      Kernel *kernel = found->second;
+      if (kernel->ops.back() == producer && operand.hasOneUse() &&
+          mayJoinKernel(kernel->anchorRole, role))
+        return kernel;
+    }
+    return nullptr;
+  }
+
+  void outlineOne(Kernel &kernel, size_t index, SymbolTable &symbols) {
+    llvm::SmallPtrSet<Operation *, 8> members(kernel.ops.begin(), kernel.ops.end());
+    llvm::SetVector<Value> inputs;
+    for (Operation *op : kernel.ops)
+      for (Value operand : op->getOperands()) {
+        Operation *producer = operand.getDefiningOp();
+        if ((producer && members.contains(producer)) || isImmediate(operand))
+          continue;
+        inputs.insert(operand);
+      }
+    SmallVector<Value> outputs;
+    for (Operation *op : kernel.ops)
+      for (Value result : op->getResults())
+        if (llvm::any_of(result.getUsers(),
+                         [&](Operation *user) { return !members.contains(user); }))
+          outputs.push_back(result);
+
+    // The kernel function, named after its index and first op.
+    Operation *anchor = kernel.ops.front();
+    std::string name = "k" + std::to_string(index) + "_" +
+                       anchor->getName().stripDialect().str();
+    OpBuilder builder(func);
+    auto type = builder.getFunctionType(ValueRange(inputs.getArrayRef()).getTypes(),
+                                        ValueRange(outputs).getTypes());
+    auto kernelFunc = func::FuncOp::create(builder, anchor->getLoc(), name, type);
+    kernelFunc.setPrivate();
+    symbols.insert(kernelFunc);
+    kernelFunc->setAttr("vinci.kernel", builder.getStringAttr(kernelKindName(kernel.kind)));
+    SmallVector<Attribute> sources;
+    for (Operation *op : kernel.ops)
+      if (StringRef source = sourceName(op); !source.empty())
+        sources.push_back(builder.getStringAttr(source));
+    kernelFunc->setAttr("vinci.source_nodes", builder.getArrayAttr(sources));
+
+    Block *body = kernelFunc.addEntryBlock();
+    OpBuilder inside = OpBuilder::atBlockBegin(body);
+    IRMapping mapping;
+    for (auto [value, argument] : llvm::zip(inputs, body->getArguments()))
+      mapping.map(value, argument);
+    for (Operation *op : kernel.ops) {
+      for (Value operand : op->getOperands())
+        if (!mapping.contains(operand) && isImmediate(operand))
+          mapping.map(operand, inside.clone(*operand.getDefiningOp())->getResult(0));
+      inside.clone(*op, mapping);
+    }
+    SmallVector<Value> returned;
+    for (Value output : outputs)
+      returned.push_back(mapping.lookup(output));
+    func::ReturnOp::create(inside, anchor->getLoc(), returned);
+
+    // One call where the kernel's last op stood: every input is defined
+    // before it, and no op in between uses a member's result (joins need
+    // the only use).
+    OpBuilder caller(kernel.ops.back());
+    auto call = func::CallOp::create(caller, anchor->getLoc(), kernelFunc,
+                                     ValueRange(inputs.getArrayRef()));
+    for (auto [output, result] : llvm::zip(outputs, call.getResults()))
+      output.replaceAllUsesWith(result);
+    for (Operation *op : llvm::reverse(kernel.ops))
+      op->erase();
+  }
+
+  func::FuncOp func;
+  std::vector<std::unique_ptr<Kernel>> kernels;
+  llvm::DenseMap<Operation *, Kernel *> kernelOf;
+};
+
+struct PartitionKernels : impl::PartitionKernelsBase<PartitionKernels> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> graphs;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func->hasAttr("vinci.kernel") && !func.isExternal())
+        graphs.push_back(func);
+    for (func::FuncOp func : graphs) {
+      if (!func.getBody().hasOneBlock()) {
+        func.emitError("vinci-partition-kernels expects a single-block graph function");
+        return signalPassFailure();
+      }
+      Partitioner partitioner(func);
+      partitioner.formKernels();
+      partitioner.outline(module);
+    }
+  }
+};
+
+} // namespace
+} // namespace vinci

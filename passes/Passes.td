@@ -1,0 +1,57 @@
+//===- Passes.td - Vinci's graph and kernel passes --------------*- tablegen -*-===//
+#ifndef VINCI_PASSES_TD
+#define VINCI_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def PartitionKernels : Pass<"vinci-partition-kernels", "mlir::ModuleOp"> {
+  let summary = "Groups vg ops into Cube and Vector kernels and outlines each one";
+  let description = [{
+    Decides which vg ops run together as one kernel on a Da Vinci core, with
+    the rules in one place (KernelRules.cpp, in the spirit of TVM's pattern
+    kinds): a Cube kernel (matmul, conv) carries its elementwise epilogue
+    (bias, activation, residual add, cast); chains of elementwise and
+    broadcast ops become one Vector kernel; reductions, softmax, norms and
+    pools are Vector kernels of their own; data movement (transpose, slice,
+    concat, gather, ...) is a Vector kernel; reshape-like ops are views of
+    contiguous ND tensors and stay in the graph. A producer joins its
+    consumer's kernel only when the consumer is its only user, so no
+    intermediate has to be written to GM for someone else.
+
+    Each kernel is outlined into a private function tagged with its kind and
+    the source nodes it covers; @main becomes the task list the backend
+    lowers: one call per kernel, in execution order. Weights are kernel
+    arguments; small constants (16 elements or fewer) are cloned inside.
+
+    Before:
+    ```mlir
+    func.func @main(%x: tensor<8x768xf32>) -> tensor<8x3072xf32> {
+      %w = vg.constant dense_resource<fc.weight> : tensor<768x3072xf32>
+      %b = vg.constant dense_resource<fc.bias> : tensor<3072xf32>
+      %0 = vg.matmul %x, %w : (...) -> tensor<8x3072xf32>
+      %1 = vg.add %0, %b : (...) -> tensor<8x3072xf32>
+      %2 = vg.relu %1 : tensor<8x3072xf32>
+      return %2 : tensor<8x3072xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @main(%x: tensor<8x768xf32>) -> tensor<8x3072xf32> {
+      %w = vg.constant dense_resource<fc.weight> : tensor<768x3072xf32>
+      %b = vg.constant dense_resource<fc.bias> : tensor<3072xf32>
+      %0 = call @k0_matmul(%x, %w, %b) : (...) -> tensor<8x3072xf32>
+      return %0 : tensor<8x3072xf32>
+    }
+    func.func private @k0_matmul(%arg0: ..., %arg1: ..., %arg2: ...) -> tensor<8x3072xf32>
+        attributes {vinci.kernel = "cube", vinci.source_nodes = [...]} {
+      %0 = vg.matmul %arg0, %arg1 ...
+      %1 = vg.add %0, %arg2 ...
+      %2 = vg.relu %1 ...
+      return %2 : tensor<8x3072xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
+#endif // VINCI_PASSES_TD
