@@ -257,11 +257,77 @@ bool planMemory(const std::vector<PlanBuffer> &buffers, MemoryPlan &plan,
     units.push_back(u);
   }
 
+  // Places the units in `order`, each at the smallest gap that fits among the
+  // units already placed whose live ranges overlap it (best fit), or at the
+  // lowest such gap (first fit), else after the highest of them.
+  auto place = [&](const std::vector<size_t> &order, bool bestFit,
+                   std::vector<uint64_t> &offsets, uint64_t &arena) {
+    offsets.assign(units.size(), 0);
+    arena = 0;
+    // Placed units, ordered by (offset, placement rank).
+    std::vector<size_t> placed;
+    placed.reserve(units.size());
+    for (size_t ui : order) {
+      const Unit &u = units[ui];
+      uint64_t prevEnd = 0;
+      bool found = false;
+      uint64_t bestOffset = 0, bestGap = kMaxU64;
+      for (size_t pi : placed) {
+        const Unit &p = units[pi];
+        if (p.size == 0 || !rangesOverlap(u.first, u.last, p.first, p.last))
+          continue;
+        uint64_t blocked = 0;
+        if (p.members.size() == 1) {
+          blocked = p.size;
+        } else {
+          for (size_t k : p.members)
+            if (rangesOverlap(u.first, u.last, buffers[k].firstTask,
+                              buffers[k].lastTask))
+              blocked = std::max(blocked, sizes[k]);
+        }
+        if (blocked == 0)
+          continue;
+        uint64_t candidate;
+        if (!alignUp(prevEnd, u.alignment, candidate)) {
+          error = "arena offset overflows 64 bits";
+          return false;
+        }
+        if (offsets[pi] >= candidate) {
+          uint64_t gap = offsets[pi] - candidate;
+          if (gap >= u.size && gap < bestGap) {
+            found = true;
+            bestGap = gap;
+            bestOffset = candidate;
+            if (!bestFit)
+              break;
+          }
+        }
+        prevEnd = std::max(prevEnd, offsets[pi] + blocked);
+      }
+      if (!found && !alignUp(prevEnd, u.alignment, bestOffset)) {
+        error = "arena offset overflows 64 bits";
+        return false;
+      }
+      uint64_t end;
+      if (!addChecked(bestOffset, u.size, end)) {
+        error = describe(buffers[u.head]) + ": arena end overflows 64 bits";
+        return false;
+      }
+      offsets[ui] = bestOffset;
+      arena = std::max(arena, end);
+      auto pos = std::upper_bound(
+          placed.begin(), placed.end(), ui,
+          [&](size_t a, size_t b) { return offsets[a] < offsets[b]; });
+      placed.insert(pos, ui);
+    }
+    return true;
+  };
+
   // Greedy by size: largest first; ties by first task, then head id.
-  std::vector<size_t> order(units.size());
-  for (size_t i = 0; i < order.size(); ++i)
-    order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+  std::vector<size_t> bySize(units.size());
+  for (size_t i = 0; i < bySize.size(); ++i)
+    bySize[i] = i;
+  std::sort(bySize.begin(), bySize.end(), [&](size_t a, size_t b) {
     const Unit &ua = units[a], &ub = units[b];
     if (ua.size != ub.size)
       return ua.size > ub.size;
@@ -269,62 +335,63 @@ bool planMemory(const std::vector<PlanBuffer> &buffers, MemoryPlan &plan,
       return ua.first < ub.first;
     return buffers[ua.head].id < buffers[ub.head].id;
   });
-
-  // Placed units, ordered by (offset, placement rank).
-  std::vector<size_t> placed;
-  placed.reserve(units.size());
+  std::vector<uint64_t> unitOffsets;
   uint64_t arena = 0;
-  for (size_t ui : order) {
-    Unit &u = units[ui];
-    uint64_t prevEnd = 0;
-    bool found = false;
-    uint64_t bestOffset = 0, bestGap = kMaxU64;
-    for (size_t pi : placed) {
-      const Unit &p = units[pi];
-      if (p.size == 0 || !rangesOverlap(u.first, u.last, p.first, p.last))
-        continue;
-      uint64_t blocked = 0;
-      if (p.members.size() == 1) {
-        blocked = p.size;
-      } else {
-        for (size_t k : p.members)
-          if (rangesOverlap(u.first, u.last, buffers[k].firstTask,
-                            buffers[k].lastTask))
-            blocked = std::max(blocked, sizes[k]);
-      }
-      if (blocked == 0)
-        continue;
-      uint64_t candidate;
-      if (!alignUp(prevEnd, u.alignment, candidate)) {
-        error = "arena offset overflows 64 bits";
-        return false;
-      }
-      if (p.offset >= candidate) {
-        uint64_t gap = p.offset - candidate;
-        if (gap >= u.size && gap < bestGap) {
-          found = true;
-          bestGap = gap;
-          bestOffset = candidate;
-        }
-      }
-      prevEnd = std::max(prevEnd, p.offset + blocked);
+  if (!place(bySize, true, unitOffsets, arena))
+    return false;
+  plan.strategy = PlanStrategy::GreedyBySizeBestFit;
+
+  // Optionally, the same best-fit placement in a second order, kept only
+  // when its arena is strictly smaller: units by the largest total of bytes
+  // live at any task in their range (the breadth of their most crowded task),
+  // then by size, first task and id -- in the spirit of the paper's "greedy
+  // by breadth": the units of the peak are packed first, the rest fill in.
+  if (options.tryBreadthOrder && units.size() > 1) {
+    // Breadth per distinct task where some unit starts (the live total only
+    // rises at a start), by a sweep over unit blocks.
+    std::vector<int64_t> starts;
+    for (const Unit &u : units)
+      starts.push_back(u.first);
+    std::sort(starts.begin(), starts.end());
+    starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+    std::vector<unsigned __int128> breadth(starts.size(), 0);
+    for (const Unit &u : units) {
+      auto lo = std::lower_bound(starts.begin(), starts.end(), u.first);
+      auto hi = std::upper_bound(starts.begin(), starts.end(), u.last);
+      for (auto it = lo; it != hi; ++it)
+        breadth[size_t(it - starts.begin())] += u.size;
     }
-    if (!found && !alignUp(prevEnd, u.alignment, bestOffset)) {
-      error = "arena offset overflows 64 bits";
+    std::vector<unsigned __int128> unitBreadth(units.size(), 0);
+    for (size_t i = 0; i < units.size(); ++i) {
+      auto lo = std::lower_bound(starts.begin(), starts.end(), units[i].first);
+      auto hi = std::upper_bound(starts.begin(), starts.end(), units[i].last);
+      for (auto it = lo; it != hi; ++it)
+        unitBreadth[i] =
+            std::max(unitBreadth[i], breadth[size_t(it - starts.begin())]);
+    }
+    std::vector<size_t> byBreadth = bySize;
+    std::sort(byBreadth.begin(), byBreadth.end(), [&](size_t a, size_t b) {
+      if (unitBreadth[a] != unitBreadth[b])
+        return unitBreadth[a] > unitBreadth[b];
+      const Unit &ua = units[a], &ub = units[b];
+      if (ua.size != ub.size)
+        return ua.size > ub.size;
+      if (ua.first != ub.first)
+        return ua.first < ub.first;
+      return buffers[ua.head].id < buffers[ub.head].id;
+    });
+    std::vector<uint64_t> altOffsets;
+    uint64_t altArena = 0;
+    if (!place(byBreadth, true, altOffsets, altArena))
       return false;
+    if (altArena < arena) {
+      arena = altArena;
+      unitOffsets.swap(altOffsets);
+      plan.strategy = PlanStrategy::BreadthBestFit;
     }
-    uint64_t end;
-    if (!addChecked(bestOffset, u.size, end)) {
-      error = describe(buffers[u.head]) + ": arena end overflows 64 bits";
-      return false;
-    }
-    u.offset = bestOffset;
-    arena = std::max(arena, end);
-    auto pos = std::upper_bound(
-        placed.begin(), placed.end(), ui,
-        [&](size_t a, size_t b) { return units[a].offset < units[b].offset; });
-    placed.insert(pos, ui);
   }
+  for (size_t i = 0; i < units.size(); ++i)
+    units[i].offset = unitOffsets[i];
 
   plan.buffers.resize(n);
   uint64_t arenaAlignment = 1;

@@ -555,42 +555,77 @@ Graph randomEncoder(std::mt19937_64 &rng, int layers, uint64_t seq,
   return g;
 }
 
+// Plans `bs` three ways: the default (greedy by size, plus the breadth order
+// when smaller), greedy by size alone, and without in-place reuse.
+struct ThreeWay {
+  Ratios plan, greedyOnly, noInPlace;
+  double worstPlan = 0;
+  void run(const std::vector<PlanBuffer> &withInPlace,
+           const std::vector<PlanBuffer> &without) {
+    MemoryPlan p = planOk(withInPlace);
+    checkProperties(withInPlace, p);
+    PlanOptions g;
+    g.tryBreadthOrder = false;
+    MemoryPlan q = planOk(withInPlace, g);
+    checkProperties(withInPlace, q);
+    EXPECT_EQ(q.strategy, PlanStrategy::GreedyBySizeBestFit);
+    EXPECT_LE(p.arenaBytes, q.arenaBytes);
+    PlanOptions off;
+    off.allowInPlace = false;
+    MemoryPlan r = planOk(without, off);
+    checkProperties(without, r);
+    plan.add(p);
+    greedyOnly.add(q);
+    noInPlace.add(r);
+    worstPlan = std::max(worstPlan, plan.r.back());
+  }
+  void report(const std::string &what) const {
+    plan.report((what + " (default)").c_str());
+    greedyOnly.report((what + " (greedy by size alone)").c_str());
+    noInPlace.report((what + " (default, in-place off)").c_str());
+  }
+};
+
 TEST(MemoryPlan, PropertyTransformerLikeGraphs) {
   std::mt19937_64 rng(424242);
-  Ratios chainOn, chainOff, enc, encOff;
+  ThreeWay chains, encoders;
   for (int iter = 0; iter < 3000; ++iter) {
     Graph g = randomSkipChain(rng);
-    for (bool on : {true, false}) {
-      std::vector<PlanBuffer> bs = g.buffers(on);
-      PlanOptions o;
-      o.allowInPlace = on;
-      MemoryPlan p = planOk(bs, o);
-      checkProperties(bs, p);
-      (on ? chainOn : chainOff).add(p);
-    }
+    chains.run(g.buffers(true), g.buffers(false));
     if (HasFatalFailure())
       return;
   }
-  for (int iter = 0; iter < 200; ++iter) {
+  for (int iter = 0; iter < 300; ++iter) {
     static const uint64_t seqs[] = {16, 32, 64, 128, 256, 384, 512};
     static const uint64_t hid[] = {64, 128, 256, 512, 768, 1024};
     uint64_t seq = seqs[rng() % 7], hidden = hid[rng() % 6];
     uint64_t heads = hidden / 64;
     int layers = 1 + int(rng() % 12);
     Graph g = randomEncoder(rng, layers, seq, hidden, heads);
-    for (bool on : {true, false}) {
-      std::vector<PlanBuffer> bs = g.buffers(on);
-      PlanOptions o;
-      o.allowInPlace = on;
-      MemoryPlan p = planOk(bs, o);
-      checkProperties(bs, p);
-      (on ? enc : encOff).add(p);
-    }
+    encoders.run(g.buffers(true), g.buffers(false));
+    if (HasFatalFailure())
+      return;
   }
-  chainOn.report("skip-connection chains (in-place on)");
-  chainOff.report("skip-connection chains (in-place off)");
-  enc.report("BERT-style encoders (in-place on)");
-  encOff.report("BERT-style encoders (in-place off)");
+  chains.report("skip-connection chains");
+  encoders.report("BERT-style encoders");
+  // Measured (docs/memory-planning.md): random skip chains reach 1.36, so
+  // 1.10 is not asserted for them; the encoders stay at 1.00 by default.
+  EXPECT_LE(encoders.worstPlan, 1.10);
+  // Where greedy by size alone loses: short sequences, where the FFN's 4x
+  // buffer is the peak. 2 layers, seq 16, hidden 64 (A = 2 KiB): the bound
+  // is 6A (x2 + gelu's 4A + f2 at the second FFN matmul); greedy by size
+  // places the long-lived residual units badly and needs 7A.
+  {
+    Graph small = randomEncoder(rng, 2, 16, 64, 1);
+    MemoryPlan d = planOk(small.buffers(true));
+    PlanOptions g;
+    g.tryBreadthOrder = false;
+    MemoryPlan q = planOk(small.buffers(true), g);
+    EXPECT_EQ(d.arenaLowerBoundBytes, 6u * 2048);
+    EXPECT_EQ(q.arenaBytes, 7u * 2048);
+    EXPECT_EQ(d.arenaBytes, 6u * 2048);
+    EXPECT_EQ(d.strategy, PlanStrategy::BreadthBestFit);
+  }
   // BERT-base itself: 12 layers, hidden 768, 12 heads, seq 128.
   Graph bert = randomEncoder(rng, 12, 128, 768, 12);
   MemoryPlan p = planOk(bert.buffers(true));

@@ -52,8 +52,21 @@ struct PlanOptions {
   bool padSizesToAlignment = false;
   /// Try the in-place candidates (otherwise they are checked, then ignored).
   bool allowInPlace = true;
+  /// Also place the buffers in order of the breadth of their most crowded
+  /// task (best fit) and keep that plan when its arena is strictly smaller
+  /// than greedy by size's.
+  bool tryBreadthOrder = true;
   /// Run verifyPlan on the result. Always on in debug builds (!NDEBUG).
   bool verify = false;
+};
+
+/// Which placement order produced the plan.
+enum class PlanStrategy {
+  /// Largest first (ties: first task, id), best fit: the primary strategy.
+  GreedyBySizeBestFit,
+  /// Most crowded first (ties: larger, first task, id), best fit: kept only
+  /// when its arena is smaller.
+  BreadthBestFit,
 };
 
 /// The placement of one buffer; index i of MemoryPlan::buffers is input i.
@@ -80,6 +93,7 @@ struct MemoryPlan {
   uint64_t noReuseLowerBoundBytes = 0;
   /// Number of in-place reuses granted.
   size_t numInPlace = 0;
+  PlanStrategy strategy = PlanStrategy::GreedyBySizeBestFit;
 };
 
 /// Plans `buffers` into one arena. Returns false with a one-line message in
