@@ -170,9 +170,10 @@ int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ost
   mlir::OpPrintingFlags flags;
   // Local scope prints the module without its top-level sections, so the
   // weight blobs are neither hex-encoded nor printed: the IR names each
-  // weight as dense_resource<name>. --print_weights keeps the blobs.
+  // weight as dense_resource<name>, and dense constants over 16 elements
+  // print as dense_resource<__elided__>. --print_weights keeps everything.
   if (!options.printWeights)
-    flags.useLocalScope();
+    flags.useLocalScope().elideLargeElementsAttrs(16);
   module->print(os, flags);
   if (options.output.empty()) {
     out << text;

@@ -1144,7 +1144,6 @@ LogicalResult convertSplit(NodeImporter &n) {
 }
 
 LogicalResult convertSlice(NodeImporter &n) {
-  RankedTensorType type = n.typeOf(0);
   SmallVector<int64_t> starts, ends, axes, steps;
   if (n.opset < 10) {
     starts = n.attrInts("starts").value_or(SmallVector<int64_t>{});
@@ -1175,7 +1174,6 @@ LogicalResult convertSlice(NodeImporter &n) {
       axes.push_back(d);
   if (steps.empty())
     steps.assign(starts.size(), 1);
-  (void)type;
   return n.define(n.make1("vg.slice", {n.in(0)},
                           {n.i64s("starts", starts), n.i64s("ends", ends), n.i64s("axes", axes),
                            n.i64s("steps", steps)}));
@@ -1647,6 +1645,11 @@ OwningOpRef<ModuleOp> GraphImporter::import(onnx::ModelProto &model,
     results.push_back(value);
   }
   func::ReturnOp::create(builder, modelLoc, results);
+  // Folding leaves the constants and shape arithmetic it consumed behind, and
+  // a graph may compute values nobody uses: vg ops are pure, so drop them.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*body)))
+    if (isa<vg::VGDialect>(op.getDialect()) && op.use_empty())
+      op.erase();
   func.setType(builder.getFunctionType(inputTypes, ValueRange(results).getTypes()));
   for (auto [i, output] : llvm::enumerate(graph.output()))
     func.setResultAttr(i, "vg.name", builder.getStringAttr(output.name()));

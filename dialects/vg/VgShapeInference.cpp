@@ -81,17 +81,17 @@ FailureOr<SmallVector<int64_t>> resolveAxes(Loc loc, StringRef op,
 
 /// Output extent of one sliding-window dim (convolution and pooling).
 int64_t windowOutput(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
-                     int64_t padTotal, bool ceilMode) {
+                     int64_t padBegin, int64_t padEnd, bool ceilMode) {
   if (isDynamic(in))
     return kDynamic;
   int64_t span = (kernel - 1) * dilation + 1;
-  int64_t numerator = in + padTotal - span;
+  int64_t numerator = in + padBegin + padEnd - span;
   if (numerator < 0)
     return 0;
   int64_t out = (ceilMode ? (numerator + stride - 1) / stride : numerator / stride) + 1;
-  // As in PyTorch and ONNX: the last window must start inside the input or
-  // the begin padding, not wholly in the end padding.
-  if (ceilMode && (out - 1) * stride >= in + padTotal / 2)
+  // As in PyTorch and ONNX: with ceil_mode the last window must start inside
+  // the input or the begin padding, not wholly in the end padding.
+  if (ceilMode && (out - 1) * stride >= in + padBegin)
     --out;
   return out;
 }
@@ -106,7 +106,7 @@ FailureOr<WindowParams>
 resolveWindow(Loc loc, StringRef op, ArrayRef<int64_t> inputShape,
               ArrayRef<int64_t> kernel, std::optional<ArrayRef<int64_t>> strides,
               std::optional<ArrayRef<int64_t>> dilations,
-              std::optional<ArrayRef<int64_t>> pads, StringRef autoPad, bool ceilMode) {
+              std::optional<ArrayRef<int64_t>> pads, StringRef autoPad) {
   size_t spatial = inputShape.size() - 2;
   WindowParams params;
   params.kernel.assign(kernel.begin(), kernel.end());
@@ -159,7 +159,6 @@ resolveWindow(Loc loc, StringRef op, ArrayRef<int64_t> inputShape,
     params.pads[i] = autoPad == "SAME_UPPER" ? small : large;
     params.pads[i + spatial] = autoPad == "SAME_UPPER" ? large : small;
   }
-  (void)ceilMode;
   return params;
 }
 
@@ -169,8 +168,7 @@ SmallVector<int64_t> windowShape(ArrayRef<int64_t> inputShape, int64_t channels,
   SmallVector<int64_t> shape{inputShape[0], channels};
   for (size_t i = 0; i < spatial; ++i)
     shape.push_back(windowOutput(inputShape[2 + i], p.kernel[i], p.strides[i],
-                                 p.dilations[i], p.pads[i] + p.pads[i + spatial],
-                                 ceilMode));
+                                 p.dilations[i], p.pads[i], p.pads[i + spatial], ceilMode));
   return shape;
 }
 
@@ -295,8 +293,7 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
                              " does not match the weight ", w);
   FailureOr<WindowParams> params =
       resolveWindow(loc, "conv", x.getShape(), kernel, adaptor.getStrides(),
-                    adaptor.getDilations(), adaptor.getPads(), adaptor.getAutoPad(),
-                    /*ceilMode=*/false);
+                    adaptor.getDilations(), adaptor.getPads(), adaptor.getAutoPad());
   if (failed(params))
     return failure();
   return push(inferred, windowShape(x.getShape(), outChannels, *params, false),
@@ -307,7 +304,7 @@ SmallVector<int64_t> ConvOp::getEffectivePads() {
   FailureOr<WindowParams> params = resolveWindow(
       std::nullopt, "conv", getInput().getType().getShape(),
       getWeight().getType().getShape().drop_front(2), getStrides(), getDilations(),
-      getPads(), getAutoPad(), false);
+      getPads(), getAutoPad());
   return succeeded(params) ? params->pads : SmallVector<int64_t>{};
 }
 
@@ -321,7 +318,7 @@ static LogicalResult inferPool(Loc loc, StringRef op, PoolAdaptor adaptor,
   bool ceilMode = adaptor.getCeilMode() != 0;
   FailureOr<WindowParams> params =
       resolveWindow(loc, op, x.getShape(), adaptor.getKernelShape(), adaptor.getStrides(),
-                    dilations, adaptor.getPads(), adaptor.getAutoPad(), ceilMode);
+                    dilations, adaptor.getPads(), adaptor.getAutoPad());
   if (failed(params))
     return failure();
   return push(inferred, windowShape(x.getShape(), x.getDimSize(1), *params, ceilMode),
