@@ -1,4 +1,6 @@
 //===- vinci-opt: mlir-opt with Vinci's dialects and passes ---------------===//
+#include "dv/DvOps.h"
+#include "passes/Passes.h"
 #include "vg/VgOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -8,9 +10,10 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<vinci::vg::VGDialect, mlir::func::FuncDialect>();
+  registry.insert<vinci::vg::VGDialect, vinci::dv::DVDialect, mlir::func::FuncDialect>();
   // Upstream passes the pipelines use (canonicalize, cse, ...).
   mlir::registerTransformsPasses();
+  vinci::registerVinciPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Vinci optimizer driver\n", registry));
 }
