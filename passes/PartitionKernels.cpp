@@ -66,8 +66,14 @@ public:
 
   void outline(ModuleOp module) {
     SymbolTable symbols(module);
+    // Kernels follow the graph function in execution order.
+    Operation *insertAfter = func;
     for (auto [index, kernel] : llvm::enumerate(kernels))
-      outlineOne(*kernel, index, symbols);
+      insertAfter = outlineOne(*kernel, index, symbols, insertAfter);
+    // Constants cloned into kernels as immediates may have no user left.
+    for (Operation &op : llvm::make_early_inc_range(func.getBody().front()))
+      if (isa<vg::ConstantOp>(op) && op.use_empty())
+        op.erase();
   }
 
 private:
@@ -87,7 +93,8 @@ private:
     return nullptr;
   }
 
-  void outlineOne(Kernel &kernel, size_t index, SymbolTable &symbols) {
+  Operation *outlineOne(Kernel &kernel, size_t index, SymbolTable &symbols,
+                        Operation *insertAfter) {
     llvm::SmallPtrSet<Operation *, 8> members(kernel.ops.begin(), kernel.ops.end());
     llvm::SetVector<Value> inputs;
     for (Operation *op : kernel.ops)
@@ -109,11 +116,12 @@ private:
     std::string name = "k" + std::to_string(index) + "_" +
                        anchor->getName().stripDialect().str();
     OpBuilder builder(func);
+    builder.setInsertionPointAfter(insertAfter);
     auto type = builder.getFunctionType(ValueRange(inputs.getArrayRef()).getTypes(),
                                         ValueRange(outputs).getTypes());
     auto kernelFunc = func::FuncOp::create(builder, anchor->getLoc(), name, type);
     kernelFunc.setPrivate();
-    symbols.insert(kernelFunc);
+    symbols.insert(kernelFunc, builder.getInsertionPoint());
     kernelFunc->setAttr("vinci.kernel", builder.getStringAttr(kernelKindName(kernel.kind)));
     SmallVector<Attribute> sources;
     for (Operation *op : kernel.ops)
@@ -147,6 +155,7 @@ private:
       output.replaceAllUsesWith(result);
     for (Operation *op : llvm::reverse(kernel.ops))
       op->erase();
+    return kernelFunc;
   }
 
   func::FuncOp func;
