@@ -1,0 +1,115 @@
+// RUN: vinci-opt %s --split-input-file --vinci-partition-kernels | FileCheck %s
+
+// A matmul carries its epilogue (bias, activation): one Cube kernel; the
+// weights are arguments, the graph keeps one call.
+// CHECK-LABEL: func.func @matmul_epilogue
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: tensor<8x64xf32>)
+// CHECK-DAG: [[W:%.+]] = vg.constant dense_resource<w> : tensor<64x32xf32>
+// CHECK-DAG: [[B:%.+]] = vg.constant dense_resource<b> : tensor<32xf32>
+// CHECK: [[R:%.+]] = call @k0_matmul([[X]], [[W]], [[B]])
+// CHECK-NEXT: return [[R]]
+// CHECK: func.func private @k0_matmul
+// CHECK-SAME: attributes {vinci.kernel = "cube", vinci.source_nodes = ["mm", "bias", "act"]}
+// CHECK: vg.matmul
+// CHECK-NEXT: vg.add
+// CHECK-NEXT: vg.relu
+// CHECK-NEXT: return
+func.func @matmul_epilogue(%x: tensor<8x64xf32>) -> tensor<8x32xf32> {
+  %w = vg.constant dense_resource<w> : tensor<64x32xf32>
+  %b = vg.constant dense_resource<b> : tensor<32xf32>
+  %0 = vg.matmul %x, %w : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32> loc("mm")
+  %1 = vg.add %0, %b : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32> loc("bias")
+  %2 = vg.relu %1 : tensor<8x32xf32> loc("act")
+  return %2 : tensor<8x32xf32>
+}
+
+// -----
+
+// A chain of elementwise ops is one Vector kernel; a scalar constant is
+// cloned inside as an immediate, not passed, and leaves the graph.
+// CHECK-LABEL: func.func @elementwise_chain
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: tensor<4x16xf32>, [[Y:%[a-z0-9_]+]]: tensor<4x16xf32>)
+// CHECK-NOT: vg.constant
+// CHECK: [[R:%.+]] = call @k0_add([[X]], [[Y]])
+// CHECK: func.func private @k0_add
+// CHECK-SAME: vinci.kernel = "vector"
+// CHECK: vg.add
+// CHECK-NEXT: vg.constant dense<5.000000e-01> : tensor<f32>
+// CHECK-NEXT: vg.mul
+// CHECK: vg.tanh
+func.func @elementwise_chain(%x: tensor<4x16xf32>, %y: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %half = vg.constant dense<0.5> : tensor<f32>
+  %0 = vg.add %x, %y : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %1 = vg.mul %0, %half : (tensor<4x16xf32>, tensor<f32>) -> tensor<4x16xf32>
+  %2 = vg.tanh %1 : tensor<4x16xf32>
+  return %2 : tensor<4x16xf32>
+}
+
+// -----
+
+// A reduction ends a kernel: softmax is a Vector kernel of its own and the
+// scale after it starts another.
+// CHECK-LABEL: func.func @softmax_then_scale
+// CHECK: [[S:%.+]] = call @k0_softmax
+// CHECK: call @k1_mul([[S]])
+// CHECK: func.func private @k0_softmax
+// CHECK-SAME: vinci.kernel = "vector"
+// CHECK: func.func private @k1_mul
+func.func @softmax_then_scale(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %two = vg.constant dense<2.0> : tensor<f32>
+  %0 = vg.softmax %x {axis = -1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %1 = vg.mul %0, %two : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  return %1 : tensor<2x8xf32>
+}
+
+// -----
+
+// Near-miss: the matmul result has a second user, so the add may not absorb
+// it (the value must reach GM anyway): two kernels, two results.
+// CHECK-LABEL: func.func @shared_result_is_not_fused
+// CHECK: [[M:%.+]] = call @k0_matmul
+// CHECK: [[A:%.+]] = call @k1_add([[M]]
+// CHECK: return [[M]], [[A]]
+func.func @shared_result_is_not_fused(%x: tensor<8x64xf32>, %w: tensor<64x32xf32>, %b: tensor<32xf32>)
+    -> (tensor<8x32xf32>, tensor<8x32xf32>) {
+  %0 = vg.matmul %x, %w : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
+  %1 = vg.add %0, %b : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32>
+  return %0, %1 : tensor<8x32xf32>, tensor<8x32xf32>
+}
+
+// -----
+
+// A reshape is a view and stays in the graph; the op after it does not join
+// the matmul's kernel through it.
+// CHECK-LABEL: func.func @reshape_stays_in_graph
+// CHECK: [[M:%.+]] = call @k0_matmul
+// CHECK: [[V:%.+]] = vg.reshape [[M]]
+// CHECK: call @k1_sigmoid([[V]])
+func.func @reshape_stays_in_graph(%x: tensor<8x64xf32>, %w: tensor<64x32xf32>) -> tensor<8x4x8xf32> {
+  %0 = vg.matmul %x, %w : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
+  %1 = vg.reshape %0 {shape = array<i64: 8, 4, 8>} : (tensor<8x32xf32>) -> tensor<8x4x8xf32>
+  %2 = vg.sigmoid %1 : tensor<8x4x8xf32>
+  return %2 : tensor<8x4x8xf32>
+}
+
+// -----
+
+// Two matmuls never share a kernel, even on the same activations (horizontal
+// QKV fusion is a separate graph rewrite); data movement is a Vector kernel.
+// CHECK-LABEL: func.func @two_matmuls_and_a_transpose
+// CHECK: call @k0_matmul
+// CHECK: call @k1_matmul
+// CHECK: call @k2_transpose
+// CHECK: func.func private @k0_matmul
+// CHECK-SAME: "cube"
+// CHECK: func.func private @k1_matmul
+// CHECK-SAME: "cube"
+// CHECK: func.func private @k2_transpose
+// CHECK-SAME: "vector"
+func.func @two_matmuls_and_a_transpose(%x: tensor<8x64xf32>, %wq: tensor<64x64xf32>, %wk: tensor<64x64xf32>)
+    -> (tensor<8x64xf32>, tensor<64x8xf32>) {
+  %q = vg.matmul %x, %wq : (tensor<8x64xf32>, tensor<64x64xf32>) -> tensor<8x64xf32>
+  %k = vg.matmul %x, %wk : (tensor<8x64xf32>, tensor<64x64xf32>) -> tensor<8x64xf32>
+  %kt = vg.transpose %k {perm = array<i64: 1, 0>} : (tensor<8x64xf32>) -> tensor<64x8xf32>
+  return %q, %kt : tensor<8x64xf32>, tensor<64x8xf32>
+}
