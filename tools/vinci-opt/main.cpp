@@ -1,5 +1,6 @@
 //===- vinci-opt: mlir-opt with Vinci's dialects and passes ---------------===//
 #include "dv/DvOps.h"
+#include "dv/DvTestPasses.h"
 #include "passes/Passes.h"
 #include "vg/VgOps.h"
 
@@ -14,6 +15,7 @@ int main(int argc, char **argv) {
   // Upstream passes the pipelines use (canonicalize, cse, ...).
   mlir::registerTransformsPasses();
   vinci::registerVinciPasses();
+  vinci::dv::registerTestPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Vinci optimizer driver\n", registry));
 }
