@@ -123,11 +123,12 @@ private:
     kernelFunc.setPrivate();
     symbols.insert(kernelFunc, builder.getInsertionPoint());
     kernelFunc->setAttr("vinci.kernel", builder.getStringAttr(kernelKindName(kernel.kind)));
-    SmallVector<Attribute> sources;
+    // A node may import as several ops (Gemm: matmul + add): name it once.
+    llvm::SetVector<Attribute> sources;
     for (Operation *op : kernel.ops)
       if (StringRef source = sourceName(op); !source.empty())
-        sources.push_back(builder.getStringAttr(source));
-    kernelFunc->setAttr("vinci.source_nodes", builder.getArrayAttr(sources));
+        sources.insert(builder.getStringAttr(source));
+    kernelFunc->setAttr("vinci.source_nodes", builder.getArrayAttr(sources.getArrayRef()));
 
     Block *body = kernelFunc.addEntryBlock();
     OpBuilder inside = OpBuilder::atBlockBegin(body);

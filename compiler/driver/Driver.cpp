@@ -2,6 +2,8 @@
 #include "driver/Driver.h"
 
 #include "onnx/OnnxImporter.h"
+#include "passes/Passes.h"
+#include "plan/TaskGraph.h"
 #include "vg/VgOps.h"
 #include "vinci/soc.h"
 
@@ -10,6 +12,11 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -81,6 +88,121 @@ ModuleStats collectStats(mlir::ModuleOp module) {
   return stats;
 }
 
+
+/// Per-stage wall times, in the order they ran.
+struct CompileTimer {
+  std::vector<std::pair<std::string, double>> passes;
+  size_t passesRun = 0; // numbers the --dump_dir files across pass managers
+  void record(std::string name, double seconds) { passes.emplace_back(std::move(name), seconds); }
+};
+
+mlir::OpPrintingFlags printFlags(bool printWeights) {
+  mlir::OpPrintingFlags flags;
+  // Local scope prints the module without its top-level sections, so the
+  // weight blobs are neither hex-encoded nor printed: the IR names each
+  // weight as dense_resource<name>, and dense constants over 16 elements
+  // print as dense_resource<__elided__>. --print_weights keeps everything.
+  if (!printWeights)
+    flags.useLocalScope().elideLargeElementsAttrs(16);
+  return flags;
+}
+
+std::string printModule(mlir::Operation *op, const mlir::OpPrintingFlags &flags) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os, flags);
+  return text;
+}
+
+std::string dumpPath(const std::string &dir, size_t index, llvm::StringRef stage) {
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, llvm::formatv("{0:d2}-{1}.mlir", index, stage).str());
+  return path.str().str();
+}
+
+/// Times every pass and, with --dump_dir, writes the IR after each one.
+class PassRecorder : public mlir::PassInstrumentation {
+public:
+  PassRecorder(CompileTimer &timer, std::string dumpDir, mlir::OpPrintingFlags flags)
+      : timer(timer), dumpDir(std::move(dumpDir)), flags(flags) {}
+
+  void runBeforePass(mlir::Pass *, mlir::Operation *) override {
+    started = std::chrono::steady_clock::now();
+  }
+  void runAfterPass(mlir::Pass *pass, mlir::Operation *op) override {
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    llvm::StringRef name = pass->getArgument().empty() ? pass->getName() : pass->getArgument();
+    timer.record(name.str(), seconds);
+    size_t index = ++timer.passesRun;
+    if (!dumpDir.empty()) {
+      std::string error;
+      (void)writeFileAtomically(dumpPath(dumpDir, index, name), printModule(op, flags), error);
+    }
+  }
+
+private:
+  CompileTimer &timer;
+  std::string dumpDir;
+  mlir::OpPrintingFlags flags;
+  std::chrono::steady_clock::time_point started;
+};
+
+/// The graph-level rewrites, in order. Fusion passes join here.
+void buildGraphPipeline(mlir::PassManager &pm) {
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+}
+
+std::string renderReport(const CompileOptions &options, const soc::SocSpec &soc,
+                         const backend::TaskGraph &tasks, const CompileTimer &timer) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::json::OStream json(os, 2);
+  json.object([&] {
+    json.attribute("model", options.model);
+    json.attribute("soc_version", soc.name);
+    json.attribute("precision_mode", "force_fp16");
+    json.attribute("note", "estimated_cycles is a roofline estimate from the SoC table (a 310P "
+                           "modelled from published numbers); kernels are not generated yet");
+    json.attribute("num_kernels", static_cast<int64_t>(tasks.tasks.size()));
+    json.attributeArray("kernels", [&] {
+      for (const backend::TaskInfo &task : tasks.tasks)
+        json.object([&] {
+          json.attribute("name", task.kernel);
+          json.attribute("kind", task.kind);
+          json.attributeArray("source_nodes", [&] {
+            for (const std::string &node : task.sourceNodes)
+              json.value(node);
+          });
+          json.attribute("flops", task.flops);
+          json.attribute("gm_bytes", static_cast<int64_t>(task.gmBytes));
+          json.attribute("estimated_cycles", static_cast<int64_t>(task.estimatedCycles));
+        });
+    });
+    uint64_t cycles = 0;
+    for (const backend::TaskInfo &task : tasks.tasks)
+      cycles += task.estimatedCycles;
+    json.attribute("estimated_cycles", static_cast<int64_t>(cycles));
+    json.attribute("arena_bytes", static_cast<int64_t>(tasks.plan.arenaBytes));
+    json.attribute("arena_lower_bound_bytes",
+                   static_cast<int64_t>(tasks.plan.arenaLowerBoundBytes));
+    json.attribute("weights_bytes", static_cast<int64_t>(tasks.weightsBytes));
+    double total = timer.passes.empty() ? 0 : timer.passes.back().second;
+    json.attribute("compile_seconds", total);
+    json.attributeArray("pass_seconds", [&] {
+      for (const auto &[name, seconds] : timer.passes)
+        if (name != "total")
+          json.object([&] {
+            json.attribute("pass", name);
+            json.attribute("seconds", seconds);
+          });
+    });
+  });
+  os << "\n";
+  return text;
+}
+
 } // namespace
 
 bool writeFileAtomically(const std::string &path, const std::string &contents,
@@ -114,6 +236,9 @@ bool writeFileAtomically(const std::string &path, const std::string &contents,
 
 int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err) {
   auto start = std::chrono::steady_clock::now();
+  auto secondsSince = [](auto from) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+  };
   std::string framework = llvm::StringRef(options.framework).lower();
   if (framework != "5" && framework != "onnx") {
     if (framework == "pytorch")
@@ -133,9 +258,9 @@ int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ost
     return fail(err, "--model '" + options.model + "' is a folder, not an .onnx file");
   if (options.checkSupport)
     return printSupportReport(options.model, out, err);
-  if (options.emit != "vg")
+  if (options.emit != "vg" && options.emit != "vg-opt")
     return fail(err, "unknown --emit '" + options.emit +
-                         "' (available: vg; dv and om arrive with the backend)");
+                         "' (available: vg, vg-opt; dv and om arrive with the backend)");
 
   onnx_import::ImportOptions importOptions;
   if (!options.inputShape.empty()) {
@@ -164,37 +289,67 @@ int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ost
                                                                                                  : 1;
   }
 
-  auto imported = std::chrono::steady_clock::now();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  mlir::OpPrintingFlags flags;
-  // Local scope prints the module without its top-level sections, so the
-  // weight blobs are neither hex-encoded nor printed: the IR names each
-  // weight as dense_resource<name>, and dense constants over 16 elements
-  // print as dense_resource<__elided__>. --print_weights keeps everything.
-  if (!options.printWeights)
-    flags.useLocalScope().elideLargeElementsAttrs(16);
-  module->print(os, flags);
-  if (options.output.empty()) {
-    out << text;
-  } else {
+  CompileTimer timer;
+  timer.record("import", secondsSince(start));
+  auto makePassManager = [&]() {
+    auto pm = std::make_unique<mlir::PassManager>(&context);
+    pm->addInstrumentation(std::make_unique<PassRecorder>(timer, options.dumpDir,
+                                                          printFlags(options.printWeights)));
+    return pm;
+  };
+  mlir::OpPrintingFlags flags = printFlags(options.printWeights);
+  if (!options.dumpDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(options.dumpDir))
+      return fail(err, "cannot create --dump_dir '" + options.dumpDir + "': " + ec.message());
     std::string error;
-    if (!writeFileAtomically(options.output, text, error))
+    if (!writeFileAtomically(dumpPath(options.dumpDir, 0, "import"), printModule(*module, flags),
+                             error))
       return fail(err, error);
   }
 
+  // Graph passes: what --emit=vg-opt shows.
+  if (options.emit != "vg") {
+    auto pm = makePassManager();
+    buildGraphPipeline(*pm);
+    if (failed(pm->run(*module)))
+      return fail(err, options.model + ": the graph passes failed (see the diagnostics above)");
+  }
+  std::string text = printModule(*module, flags);
+
+  // Kernels and the GM plan, for the compile report.
+  std::string reportText;
+  if (!options.report.empty()) {
+    auto pm = makePassManager();
+    pm->addPass(createPartitionKernels());
+    if (failed(pm->run(*module)))
+      return fail(err, options.model + ": partitioning into kernels failed");
+    backend::TaskGraph tasks;
+    std::string error;
+    auto graph = module->lookupSymbol<mlir::func::FuncOp>("main");
+    if (!backend::buildTaskGraph(*module, graph, *soc, backend::StoragePrecision::ForceFp16,
+                                 tasks, error))
+      return fail(err, options.model + ": " + error);
+    timer.record("total", secondsSince(start));
+    reportText = renderReport(options, *soc, tasks, timer);
+  }
+
+  std::string error;
+  if (options.output.empty())
+    out << text;
+  else if (!writeFileAtomically(options.output, text, error))
+    return fail(err, error);
+  if (!reportText.empty() && !writeFileAtomically(options.report, reportText, error))
+    return fail(err, error);
+
   ModuleStats stats = collectStats(*module);
-  auto secondsSince = [](auto from) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
-  };
-  double seconds = secondsSince(start), printSeconds = secondsSince(imported);
   err << kTool << ": imported " << options.model << " for " << soc->name << ": " << stats.ops
       << " vg ops (" << stats.constants << " constants, " << stats.weightBlobs
-      << " weight blobs, " << llvm::format("%.1f", stats.weightBytes / 1e6) << " MB) in "
-      << llvm::format("%.2f", seconds) << " s (printing " << llvm::format("%.2f", printSeconds)
-      << " s)";
+      << " weight blobs, " << llvm::format("%.1f", stats.weightBytes / 1e6) << " MB), emitted "
+      << options.emit << " in " << llvm::format("%.2f", secondsSince(start)) << " s";
   if (!options.output.empty())
     err << "; wrote " << options.output;
+  if (!options.report.empty())
+    err << "; report " << options.report;
   err << "\n";
   return 0;
 }

@@ -17,8 +17,12 @@ int main(int argc, char **argv) {
   app.add_option("--const_input", options.constInput,
                  "bind graph inputs to values from TensorProto files: \"name:v.pb;...\" "
                  "(for shape tensors a model takes as inputs)");
-  app.add_option("--emit", options.emit, "what to produce: vg (the imported graph IR)")
+  app.add_option("--emit", options.emit,
+                 "what to produce: vg (the imported graph IR) or vg-opt (after graph passes)")
       ->capture_default_str();
+  app.add_option("--dump_dir", options.dumpDir, "write the IR after import and after each pass here");
+  app.add_option("--report", options.report,
+                 "write the compile report (kernels, GM arena plan, pass times) as JSON");
   app.add_flag("--check_support", options.checkSupport,
                "print the operator support report; exit 0 if all are supported, 1 if not");
   app.add_flag("--print_weights", options.printWeights,

@@ -1,0 +1,188 @@
+//===- TaskGraph.cpp - the task list of a partitioned model ---------------===//
+#include "plan/TaskGraph.h"
+
+#include "vg/VgOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+
+namespace vinci::backend {
+namespace {
+
+uint64_t storageBytes(Type type, StoragePrecision precision) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return 0;
+  Type element = tensor.getElementType();
+  uint64_t bits = element.isInteger(1) ? 8 : element.getIntOrFloatBitWidth();
+  if (precision == StoragePrecision::ForceFp16 && isa<FloatType>(element))
+    bits = 16;
+  return static_cast<uint64_t>(tensor.getNumElements()) * bits / 8;
+}
+
+double elements(Value value) {
+  auto tensor = cast<RankedTensorType>(value.getType());
+  return tensor.hasStaticShape() ? double(tensor.getNumElements()) : 0.0;
+}
+
+/// Arithmetic work of one vg op. Cube ops count multiply-adds as 2; vector
+/// ops count operations per output (or input, for reductions) element, with
+/// transcendental functions at the cost of their usual polynomial lowering.
+double opFlops(Operation *op) {
+  return llvm::TypeSwitch<Operation *, double>(op)
+      .Case([](vg::MatMulOp matmul) {
+        auto a = matmul.getA().getType();
+        int64_t k = matmul.getTransposeA() || a.getRank() == 1 ? a.getShape().front()
+                                                                : a.getShape().back();
+        if (matmul.getTransposeA() && a.getRank() >= 2)
+          k = a.getShape()[a.getRank() - 2];
+        return 2.0 * elements(matmul.getResult()) * double(k);
+      })
+      .Case([](vg::ConvOp conv) {
+        auto weight = conv.getWeight().getType();
+        double perOutput = 1;
+        for (int64_t d : weight.getShape().drop_front(1))
+          perOutput *= double(d); // C/group x kernel window
+        return 2.0 * elements(conv.getResult()) * perOutput;
+      })
+      .Case<vg::ExpOp, vg::LogOp, vg::TanhOp, vg::ErfOp, vg::SigmoidOp, vg::SoftplusOp,
+            vg::SinOp, vg::CosOp, vg::PowOp>(
+          [](Operation *op) { return 8.0 * elements(op->getResult(0)); })
+      .Case<vg::SoftmaxOp, vg::LogSoftmaxOp>(
+          [](Operation *op) { return 12.0 * elements(op->getResult(0)); })
+      .Case<vg::LayerNormOp, vg::BatchNormOp>(
+          [](Operation *op) { return 8.0 * elements(op->getResult(0)); })
+      .Case<vg::ReduceMeanOp, vg::ReduceSumOp, vg::ReduceMaxOp, vg::ReduceMinOp,
+            vg::ReduceProdOp, vg::ReduceL2Op, vg::ArgMaxOp, vg::ArgMinOp,
+            vg::GlobalAveragePoolOp, vg::GlobalMaxPoolOp>(
+          [](Operation *op) { return 1.0 * elements(op->getOperand(0)); })
+      .Case<vg::MaxPoolOp, vg::AveragePoolOp>([](Operation *op) {
+        auto kernel = op->getAttrOfType<DenseI64ArrayAttr>("kernel_shape");
+        double window = 1;
+        for (int64_t d : kernel.asArrayRef())
+          window *= double(d);
+        return window * elements(op->getResult(0));
+      })
+      .Case<vg::ConstantOp>([](Operation *) { return 0.0; })
+      .Default([](Operation *op) {
+        return op->getNumResults() ? elements(op->getResult(0)) : 0.0;
+      });
+}
+
+void estimate(TaskInfo &task, func::FuncOp kernel, const soc::SocSpec &soc,
+              StoragePrecision precision) {
+  bool cube = task.kind == "cube";
+  kernel.walk([&](Operation *op) {
+    if (op->getDialect() && op->getDialect()->getNamespace() == "vg")
+      task.flops += opFlops(op);
+  });
+  for (BlockArgument argument : kernel.getArguments()) {
+    // A table read only through gather moves the gathered rows, not itself.
+    bool onlyGathered = !argument.use_empty() && llvm::all_of(argument.getUses(), [](OpOperand &use) {
+      auto gather = dyn_cast<vg::GatherOp>(use.getOwner());
+      return gather && use.getOperandNumber() == 0;
+    });
+    if (!onlyGathered) {
+      task.gmBytes += storageBytes(argument.getType(), precision);
+      continue;
+    }
+    for (Operation *user : argument.getUsers())
+      task.gmBytes += storageBytes(user->getResult(0).getType(), precision);
+  }
+  for (Type type : kernel.getResultTypes())
+    task.gmBytes += storageBytes(type, precision);
+  // Peaks per cycle for the whole chip: the Cube does one fractal a cycle;
+  // the Vector unit one 256-byte repeat (128 fp16 lanes) a cycle.
+  double cores = soc.ai_core_count;
+  double cubeFlopsPerCycle = 2.0 * soc.cubeMacsPerCyclePerCore(soc::CubeInput::F16) * cores;
+  double lanes = double(soc.vector_bytes_per_repeat) /
+                 (precision == StoragePrecision::ForceFp16 ? 2.0 : 4.0);
+  double vectorFlopsPerCycle = lanes * cores;
+  double compute = task.flops / (cube ? cubeFlopsPerCycle : vectorFlopsPerCycle);
+  double gmBytesPerCycle = soc.gm_bytes_per_second / soc.clock_hz;
+  double traffic = double(task.gmBytes) / gmBytesPerCycle;
+  task.estimatedCycles = static_cast<uint64_t>(std::ceil(std::max(compute, traffic)));
+}
+
+} // namespace
+
+bool buildTaskGraph(ModuleOp module, func::FuncOp graph, const soc::SocSpec &soc,
+                    StoragePrecision precision, TaskGraph &result, std::string &error) {
+  SymbolTable symbols(module);
+  // A buffer per kernel result; views (reshape-like ops left in the graph)
+  // alias their source, so a use of a view is a use of the buffer.
+  llvm::DenseMap<Value, uint64_t> bufferOf;
+  llvm::DenseSet<Value> graphOutputs;
+  for (Value value : graph.getBody().front().getTerminator()->getOperands())
+    graphOutputs.insert(value);
+
+  int64_t taskIndex = 0;
+  for (Operation &op : graph.getBody().front()) {
+    auto noteUses = [&](Operation &user, int64_t at) {
+      for (Value operand : user.getOperands()) {
+        auto found = bufferOf.find(operand);
+        if (found != bufferOf.end())
+          result.buffers[found->second].lastTask =
+              std::max(result.buffers[found->second].lastTask, at);
+      }
+    };
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto kernel = symbols.lookup<func::FuncOp>(call.getCallee());
+      if (!kernel || !kernel->hasAttr("vinci.kernel")) {
+        error = "the graph calls '" + call.getCallee().str() +
+                "', which is not a kernel: run vinci-partition-kernels first";
+        return false;
+      }
+      TaskInfo task;
+      task.kernel = kernel.getSymName().str();
+      task.kind = kernel->getAttrOfType<StringAttr>("vinci.kernel").getValue().str();
+      if (auto sources = kernel->getAttrOfType<ArrayAttr>("vinci.source_nodes"))
+        for (Attribute source : sources)
+          task.sourceNodes.push_back(cast<StringAttr>(source).getValue().str());
+      estimate(task, kernel, soc, precision);
+      result.tasks.push_back(std::move(task));
+      noteUses(op, taskIndex);
+      for (Value value : call.getResults()) {
+        PlanBuffer buffer;
+        buffer.id = result.buffers.size();
+        buffer.name = result.tasks.back().kernel + ":" +
+                      std::to_string(cast<OpResult>(value).getResultNumber());
+        buffer.size = storageBytes(value.getType(), precision);
+        buffer.firstTask = buffer.lastTask = taskIndex;
+        bufferOf[value] = buffer.id;
+        result.buffers.push_back(std::move(buffer));
+      }
+      ++taskIndex;
+    } else if (auto constant = dyn_cast<vg::ConstantOp>(op)) {
+      result.weightsBytes += storageBytes(constant.getType(), precision);
+    } else if (isa<func::ReturnOp>(op)) {
+      continue;
+    } else if (op.getNumResults() == 1 && op.getNumOperands() >= 1) {
+      // A view: its result is the same bytes as its source.
+      if (auto source = bufferOf.find(op.getOperand(0)); source != bufferOf.end())
+        bufferOf[op.getResult(0)] = source->second;
+    }
+  }
+  // Graph outputs are the caller's buffers: a kernel writes them directly.
+  llvm::DenseSet<uint64_t> outputBuffers;
+  for (Value value : graphOutputs)
+    if (auto found = bufferOf.find(value); found != bufferOf.end())
+      outputBuffers.insert(found->second);
+  std::vector<PlanBuffer> arena;
+  for (const PlanBuffer &buffer : result.buffers)
+    if (!outputBuffers.contains(buffer.id))
+      arena.push_back(buffer);
+  result.buffers = std::move(arena);
+  PlanOptions options;
+  options.verify = true;
+  return planMemory(result.buffers, result.plan, error, options);
+}
+
+} // namespace vinci::backend
