@@ -54,4 +54,33 @@ def PartitionKernels : Pass<"vinci-partition-kernels", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::func::FuncDialect"];
 }
 
+def AllocateBuffers : Pass<"vinci-allocate-buffers", "mlir::ModuleOp"> {
+  let summary = "Places every on-chip buffer of a dv kernel at a byte offset in its space";
+  let description = [{
+    Gives each unplaced `dv.alloc` an `offset`, per memory space (L1, L0A,
+    L0B, L0C, UB), from its live range in the kernel: buffers whose ranges do
+    not overlap share bytes. Placement is greedy by size with best fit
+    (backend/memplan, the planner the GM arena uses) at the space's
+    alignment from the SoC table (UB/L1 32 B, L0A/L0B 512 B, L0C 64 B). A
+    buffer used inside a `dv.loop` but created outside it is live for the
+    whole loop, since the next iteration uses it again. Buffers that already
+    have an offset stay where they are; the others go above them. A kernel
+    that needs more than the space holds is an error that names the space.
+
+    Before (the two UB buffers are never live at once):
+    ```mlir
+    %a = dv.alloc : !dv.buf<ub, 4096xf16>
+    dv.copy %in to %a ... ; dv.vexp %a to %a ... ; dv.copy %a to %out ...
+    %b = dv.alloc : !dv.buf<ub, 4096xf16>
+    dv.copy %in2 to %b ... ; dv.copy %b to %out2 ...
+    ```
+    After:
+    ```mlir
+    %a = dv.alloc offset 0 : !dv.buf<ub, 4096xf16>
+    ...
+    %b = dv.alloc offset 0 : !dv.buf<ub, 4096xf16>
+    ```
+  }];
+}
+
 #endif // VINCI_PASSES_TD
