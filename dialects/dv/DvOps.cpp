@@ -124,6 +124,34 @@ void KernelOp::print(OpAsmPrinter &p) {
                                            getResAttrsAttrName());
 }
 
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto kernel = symbols.lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
+  if (!kernel)
+    return emitOpError("'") << getKernel() << "' is not a dv.kernel";
+  ArrayRef<Type> arguments = kernel.getArgumentTypes();
+  size_t tensors = getInputs().size() + getOutputs().size();
+  if (arguments.size() != tensors)
+    return emitOpError("kernel '") << getKernel() << "' takes " << arguments.size()
+                                   << " GM buffers but the launch passes " << tensors
+                                   << " tensors (operands, then results)";
+  SmallVector<Type> tensorTypes(getInputs().getTypes());
+  llvm::append_range(tensorTypes, getOutputs().getTypes());
+  for (auto [index, pair] : llvm::enumerate(llvm::zip(tensorTypes, arguments))) {
+    auto [tensorType, argumentType] = pair;
+    auto tensor = cast<RankedTensorType>(tensorType);
+    auto gm = dyn_cast<GmType>(argumentType);
+    if (!gm)
+      return emitOpError("kernel argument ") << index << " is not a GM buffer";
+    uint64_t gmElements = 1;
+    for (int64_t dim : gm.getShape())
+      gmElements *= static_cast<uint64_t>(dim);
+    if (!tensor.hasStaticShape() || static_cast<uint64_t>(tensor.getNumElements()) != gmElements)
+      return emitOpError("tensor ") << index << " (" << tensor << ") and kernel argument "
+                                    << index << " (" << gm << ") differ in element count";
+  }
+  return success();
+}
+
 LogicalResult KernelOp::verify() {
   if (failed(checkRange(*this, "block_dim", getBlockDim(), 1, kMaxBlockDim)))
     return failure();

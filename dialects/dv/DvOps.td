@@ -55,6 +55,27 @@ def DV_KernelOp : DV_Op<"kernel", [FunctionOpInterface, IsolatedFromAbove,
   }];
 }
 
+def DV_LaunchOp : DV_Op<"launch", [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "runs a kernel on the graph's tensors: the graph's task list";
+  let description = [{
+    The bridge between the graph (tensors, value semantics) and a kernel (GM
+    buffers): the kernel's GM arguments are the launch's operands followed by
+    its results, in order, each the same number of elements as its tensor.
+    The element types may differ where the tensor is stored in another
+    precision on the device (an f32 tensor kept as f16 under force_fp16).
+    Each launch is one task of the .om; the GM placement of every tensor
+    (graph input or output, weight, arena) is the emitter's decision.
+
+    ```mlir
+    %y = dv.launch @k0_add(%x, %w) : (tensor<8x768xf32>, tensor<768xf32>) -> tensor<8x768xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$kernel, Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs Variadic<AnyRankedTensor>:$outputs);
+  let assemblyFormat = "$kernel `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)";
+  let extraClassDeclaration = DV_PipeIs<"S">.decl;
+}
+
 def DV_ReturnOp : DV_Op<"return", [Pure, Terminator, HasParent<"KernelOp">]> {
   let summary = "end of a kernel";
   let assemblyFormat = "attr-dict";
