@@ -3,6 +3,7 @@
 
 #include "onnx/OnnxImporter.h"
 #include "passes/Passes.h"
+#include "om/EmitOm.h"
 #include "plan/TaskGraph.h"
 #include "vg/VgOps.h"
 #include "vinci/soc.h"
@@ -14,6 +15,7 @@
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -154,6 +156,24 @@ void buildGraphPipeline(mlir::PassManager &pm) {
   pm.addPass(mlir::createCSEPass());
 }
 
+/// From partitioned vg to placed, synchronised dv kernels.
+mlir::LogicalResult buildKernelPipeline(mlir::PassManager &pm, const soc::SocSpec &soc,
+                                        llvm::raw_ostream &err) {
+  std::string pipeline = llvm::formatv("vinci-lower-kernels{{soc={0}},vinci-allocate-buffers,"
+                                       "vinci-insert-sync",
+                                       soc.name)
+                             .str();
+  std::string message;
+  llvm::raw_string_ostream errors(message);
+  if (failed(mlir::parsePassPipeline(pipeline, pm, errors))) {
+    err << kTool << ": error: the kernel pipeline '" << pipeline
+        << "' is not available in this build: "
+        << llvm::StringRef(message).trim().split('\n').first << "\n";
+    return mlir::failure();
+  }
+  return mlir::success();
+}
+
 std::string renderReport(const CompileOptions &options, const soc::SocSpec &soc,
                          const backend::TaskGraph &tasks, const CompileTimer &timer) {
   std::string text;
@@ -258,9 +278,11 @@ int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ost
     return fail(err, "--model '" + options.model + "' is a folder, not an .onnx file");
   if (options.checkSupport)
     return printSupportReport(options.model, out, err);
-  if (options.emit != "vg" && options.emit != "vg-opt")
-    return fail(err, "unknown --emit '" + options.emit +
-                         "' (available: vg, vg-opt; dv and om arrive with the backend)");
+  if (options.emit != "vg" && options.emit != "vg-opt" && options.emit != "dv" &&
+      options.emit != "om")
+    return fail(err, "unknown --emit '" + options.emit + "' (available: vg, vg-opt, dv, om)");
+  if (options.emit == "om" && options.output.empty())
+    return fail(err, "--emit=om writes a file: give it with --output model.om");
 
   onnx_import::ImportOptions importOptions;
   if (!options.inputShape.empty()) {
@@ -307,6 +329,9 @@ int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ost
       return fail(err, error);
   }
 
+  ModuleStats stats = collectStats(*module);
+  bool toKernels = options.emit == "dv" || options.emit == "om";
+
   // Graph passes: what --emit=vg-opt shows.
   if (options.emit != "vg") {
     auto pm = makePassManager();
@@ -314,15 +339,19 @@ int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ost
     if (failed(pm->run(*module)))
       return fail(err, options.model + ": the graph passes failed (see the diagnostics above)");
   }
-  std::string text = printModule(*module, flags);
+  std::string text;
+  if (!toKernels)
+    text = printModule(*module, flags);
 
-  // Kernels and the GM plan, for the compile report.
+  // Kernels, then the task list and its GM plan for the compile report.
   std::string reportText;
-  if (!options.report.empty()) {
+  if (!options.report.empty() || toKernels) {
     auto pm = makePassManager();
     pm->addPass(createPartitionKernels());
     if (failed(pm->run(*module)))
       return fail(err, options.model + ": partitioning into kernels failed");
+  }
+  if (!options.report.empty()) {
     backend::TaskGraph tasks;
     std::string error;
     auto graph = module->lookupSymbol<mlir::func::FuncOp>("main");
@@ -333,15 +362,31 @@ int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ost
     reportText = renderReport(options, *soc, tasks, timer);
   }
 
+  // Lowering to dv kernels and the kernel passes: what --emit=dv shows.
+  if (toKernels) {
+    auto pm = makePassManager();
+    if (failed(buildKernelPipeline(*pm, *soc, err)))
+      return 2;
+    if (failed(pm->run(*module)))
+      return fail(err, options.model + ": lowering to Da Vinci kernels failed (see above)", 1);
+    if (options.emit == "dv")
+      text = printModule(*module, flags);
+  }
+
   std::string error;
-  if (options.output.empty())
+  if (options.emit == "om") {
+    backend::OmSummary summary;
+    if (!backend::emitOm(*module, llvm::sys::path::stem(options.model).str(), options.output,
+                         summary, error))
+      return fail(err, options.model + ": " + error);
+  } else if (options.output.empty()) {
     out << text;
-  else if (!writeFileAtomically(options.output, text, error))
+  } else if (!writeFileAtomically(options.output, text, error)) {
     return fail(err, error);
+  }
   if (!reportText.empty() && !writeFileAtomically(options.report, reportText, error))
     return fail(err, error);
 
-  ModuleStats stats = collectStats(*module);
   err << kTool << ": imported " << options.model << " for " << soc->name << ": " << stats.ops
       << " vg ops (" << stats.constants << " constants, " << stats.weightBlobs
       << " weight blobs, " << llvm::format("%.1f", stats.weightBytes / 1e6) << " MB), emitted "

@@ -1,10 +1,12 @@
 //===- vinci-compile: the model compiler, with ATC's option names ---------===//
 #include "driver/Driver.h"
+#include "passes/Passes.h"
 
 #include <CLI/CLI.hpp>
 #include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
+  vinci::registerVinciPasses();
   vinci::driver::CompileOptions options;
   CLI::App app{"vinci-compile: compile an ONNX model for Da Vinci NPUs (Ascend 310P)"};
   app.add_option("--model", options.model, "the model file (.onnx)");
@@ -18,7 +20,8 @@ int main(int argc, char **argv) {
                  "bind graph inputs to values from TensorProto files: \"name:v.pb;...\" "
                  "(for shape tensors a model takes as inputs)");
   app.add_option("--emit", options.emit,
-                 "what to produce: vg (the imported graph IR) or vg-opt (after graph passes)")
+                 "what to produce: vg (the imported graph), vg-opt (after graph passes), dv (kernels) "
+                 "or om (the offline model; needs --output)")
       ->capture_default_str();
   app.add_option("--dump_dir", options.dumpDir, "write the IR after import and after each pass here");
   app.add_option("--report", options.report,

@@ -1,0 +1,384 @@
+//===- EmitOm.cpp - write a lowered model as an .om -----------------------===//
+#include "om/EmitOm.h"
+
+#include "dv/DvOps.h"
+#include "vg/VgOps.h"
+#include "vinci/backend/Encode.h"
+#include "vinci/backend/MemoryPlan.h"
+#include "vinci/format/writer.h"
+#include "vinci/soc.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <fp16.h>
+
+using namespace mlir;
+
+namespace vinci::backend {
+namespace {
+
+namespace om = ::vinci::om;
+
+std::string typeText(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+/// The .om dtype of an element type, or Unknown.
+om::DType dtypeOf(Type element) {
+  if (element.isF32()) return om::DType::F32;
+  if (element.isF16()) return om::DType::F16;
+  if (element.isBF16()) return om::DType::BF16;
+  if (element.isInteger(1)) return om::DType::Bool;
+  if (auto integer = dyn_cast<IntegerType>(element)) {
+    bool isUnsigned = integer.isUnsigned();
+    switch (integer.getWidth()) {
+    case 8: return isUnsigned ? om::DType::U8 : om::DType::I8;
+    case 16: return isUnsigned ? om::DType::U16 : om::DType::I16;
+    case 32: return isUnsigned ? om::DType::U32 : om::DType::I32;
+    case 64: return isUnsigned ? om::DType::U64 : om::DType::I64;
+    default: break;
+    }
+  }
+  return om::DType::Unknown;
+}
+
+uint64_t elementCount(ArrayRef<int64_t> shape) {
+  uint64_t count = 1;
+  for (int64_t dim : shape)
+    count *= static_cast<uint64_t>(dim);
+  return count;
+}
+
+/// Where a tensor lives in GM, as task arguments name it.
+struct Placement {
+  om::Space space = om::Space::Arena;
+  uint32_t index = 0;   // io index
+  uint64_t offset = 0;  // arena or weights offset
+  uint64_t size = 0;    // bytes in storage precision
+  int64_t arenaBuffer = -1;
+};
+
+/// The bytes of a constant in its storage type (f32 becomes fp16,
+/// round to nearest even; other types are stored as they are).
+bool weightBytes(vg::ConstantOp constant, Type storage, std::vector<uint8_t> &bytes,
+                 std::string &error) {
+  ElementsAttr value = constant.getValue();
+  auto type = cast<RankedTensorType>(value.getType());
+  ArrayRef<char> raw;
+  std::vector<char> unpacked;
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob) {
+      error = "weight '" + resource.getRawHandle().getKey().str() + "' has no data";
+      return false;
+    }
+    raw = blob->getData();
+  } else if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    if (dense.isSplat() || type.getElementType().isInteger(1)) {
+      // Splats store one element; bools are bit-packed: expand both.
+      unsigned bytesPer = type.getElementType().isInteger(1)
+                              ? 1
+                              : type.getElementType().getIntOrFloatBitWidth() / 8;
+      for (int64_t i = 0; i < type.getNumElements(); ++i) {
+        if (type.getElementType().isInteger(1)) {
+          unpacked.push_back(dense.getValues<bool>()[i] ? 1 : 0);
+          continue;
+        }
+        APInt bits = isa<FloatType>(type.getElementType())
+                         ? dense.getValues<APFloat>()[i].bitcastToAPInt()
+                         : dense.getValues<APInt>()[i];
+        for (unsigned b = 0; b < bytesPer; ++b)
+          unpacked.push_back(static_cast<char>(bits.extractBitsAsZExtValue(8, 8 * b)));
+      }
+      raw = unpacked;
+    } else {
+      raw = dense.getRawData();
+    }
+  } else {
+    error = "a constant of type " + typeText(type) + " cannot be stored as a weight";
+    return false;
+  }
+  Type element = type.getElementType();
+  if (element.isF32() && storage.isF16()) {
+    size_t count = raw.size() / 4;
+    bytes.resize(count * 2);
+    for (size_t i = 0; i < count; ++i) {
+      float f;
+      std::memcpy(&f, raw.data() + 4 * i, 4);
+      uint16_t h = fp16_ieee_from_fp32_value(f);
+      std::memcpy(bytes.data() + 2 * i, &h, 2);
+    }
+    return true;
+  }
+  if (element != storage) {
+    error = "weight of type " + typeText(type) + " cannot be stored as " + typeText(storage);
+    return false;
+  }
+  bytes.assign(raw.begin(), raw.end());
+  return true;
+}
+
+class Emitter {
+public:
+  Emitter(ModuleOp module, func::FuncOp graph, const soc::SocSpec &soc)
+      : module(module), graph(graph), soc(soc), writer(soc.name) {}
+
+  bool run(const std::string &modelName, const std::string &path, OmSummary &summary,
+           std::string &error) {
+    writer.setModelName(modelName);
+    writer.setProducer("vinci-compile", "0.1");
+    if (!placeInputs(error) || !placeOutputs(error) || !collectTasks(error) ||
+        !planArena(summary, error) || !addTasks(error))
+      return false;
+    format::Status status = writer.writeToFile(path);
+    if (!status.ok()) {
+      error = status.message;
+      return false;
+    }
+    summary.numKernels = kernelIndex.size();
+    summary.numTasks = launches.size();
+    summary.weightsBytes = weightsBytes;
+    uint64_t size = 0;
+    if (!llvm::sys::fs::file_size(path, size))
+      summary.fileBytes = size;
+    return true;
+  }
+
+private:
+  /// The GM element type a kernel uses for operand or result `index` of
+  /// `launch` (the tensor's storage type).
+  Type storageType(dv::LaunchOp launch, unsigned index) {
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<dv::KernelOp>(launch, launch.getKernelAttr());
+    return cast<dv::GmType>(kernel.getArgumentTypes()[index]).getElementType();
+  }
+
+  format::TensorInfo tensorInfo(std::string name, RankedTensorType type, Type storage) {
+    format::TensorInfo info;
+    info.name = std::move(name);
+    info.dtype = dtypeOf(storage);
+    info.shape.assign(type.getShape().begin(), type.getShape().end());
+    return info;
+  }
+
+  bool placeInputs(std::string &error) {
+    for (BlockArgument argument : graph.getArguments()) {
+      auto type = cast<RankedTensorType>(argument.getType());
+      auto name = graph.getArgAttrOfType<StringAttr>(argument.getArgNumber(), "vg.name");
+      format::IoInfo io;
+      io.tensor = tensorInfo(name ? name.str() : "input" + std::to_string(argument.getArgNumber()),
+                             type, type.getElementType());
+      if (io.tensor.dtype == om::DType::Unknown) {
+        error = "graph input '" + io.tensor.name + "' has type " + typeText(type) +
+                ", which the .om cannot describe";
+        return false;
+      }
+      Placement placement;
+      placement.space = om::Space::Input;
+      placement.index = writer.addInput(io);
+      placement.size = elementCount(type.getShape()) * format::dtypeSize(static_cast<uint8_t>(io.tensor.dtype));
+      placements[argument] = placement;
+    }
+    return true;
+  }
+
+  bool placeOutputs(std::string &error) {
+    auto ret = cast<func::ReturnOp>(graph.getBody().front().getTerminator());
+    for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
+      if (placements.count(value)) {
+        error = "graph output " + std::to_string(index) +
+                " is a graph input or another output; such models are not supported yet";
+        return false;
+      }
+      auto type = cast<RankedTensorType>(value.getType());
+      auto name = graph.getResultAttrOfType<StringAttr>(index, "vg.name");
+      format::IoInfo io;
+      io.tensor = tensorInfo(name ? name.str() : "output" + std::to_string(index), type,
+                             type.getElementType());
+      Placement placement;
+      placement.space = om::Space::Output;
+      placement.index = writer.addOutput(io);
+      placement.size = elementCount(type.getShape()) * format::dtypeSize(static_cast<uint8_t>(io.tensor.dtype));
+      placements[value] = placement;
+    }
+    return true;
+  }
+
+  /// Walks the graph: launches become tasks, constants weights, views share
+  /// their source's placement, and launch results become arena buffers.
+  bool collectTasks(std::string &error) {
+    for (Operation &op : graph.getBody().front()) {
+      if (auto launch = dyn_cast<dv::LaunchOp>(op)) {
+        int64_t task = static_cast<int64_t>(launches.size());
+        launches.push_back(launch);
+        for (auto [i, operand] : llvm::enumerate(launch.getInputs()))
+          if (!placeOperand(launch, i, operand, task, error))
+            return false;
+        for (auto [i, result] : llvm::enumerate(launch.getOutputs())) {
+          if (placements.count(result))
+            continue; // a graph output
+          Type storage = storageType(launch, launch.getInputs().size() + i);
+          auto type = cast<RankedTensorType>(result.getType());
+          PlanBuffer buffer;
+          buffer.id = buffers.size();
+          buffer.name = launch.getKernel().str() + ":" + std::to_string(i);
+          buffer.size = elementCount(type.getShape()) * dv::elementBytes(storage);
+          buffer.firstTask = buffer.lastTask = task;
+          Placement placement;
+          placement.space = om::Space::Arena;
+          placement.size = buffer.size;
+          placement.arenaBuffer = static_cast<int64_t>(buffer.id);
+          placements[result] = placement;
+          buffers.push_back(buffer);
+        }
+        continue;
+      }
+      if (isa<vg::ConstantOp, func::ReturnOp>(op))
+        continue; // constants are placed by the launches that read them
+      if (op.getNumResults() == 1 && op.getNumOperands() == 1 &&
+          placements.count(op.getOperand(0))) {
+        // A view (reshape-like): the same bytes under another shape.
+        if (placements.count(op.getResult(0))) {
+          error = "graph output " + typeText(op.getResult(0).getType()) +
+                  " is a view of another tensor; such models are not supported yet";
+          return false;
+        }
+        placements[op.getResult(0)] = placements[op.getOperand(0)];
+        continue;
+      }
+      error = "the graph still holds '" + op.getName().getStringRef().str() +
+              "' outside any kernel: lower every kernel before writing an .om";
+      return false;
+    }
+    return true;
+  }
+
+  bool placeOperand(dv::LaunchOp launch, unsigned index, Value operand, int64_t task,
+                    std::string &error) {
+    auto found = placements.find(operand);
+    if (found != placements.end()) {
+      if (found->second.arenaBuffer >= 0) {
+        PlanBuffer &buffer = buffers[found->second.arenaBuffer];
+        buffer.lastTask = std::max(buffer.lastTask, task);
+      }
+      return true;
+    }
+    auto constant = operand.getDefiningOp<vg::ConstantOp>();
+    if (!constant) {
+      error = "operand " + std::to_string(index) + " of the launch of '" +
+              launch.getKernel().str() + "' is neither a graph input, a weight nor a kernel result";
+      return false;
+    }
+    Type storage = storageType(launch, index);
+    std::vector<uint8_t> bytes;
+    if (!weightBytes(constant, storage, bytes, error))
+      return false;
+    auto type = cast<RankedTensorType>(constant.getType());
+    std::string name;
+    if (auto loc = dyn_cast<NameLoc>(constant.getLoc()))
+      name = loc.getName().str();
+    uint32_t weight = writer.addWeight(tensorInfo(name, type, storage), bytes.data(), bytes.size());
+    Placement placement;
+    placement.space = om::Space::Weight;
+    placement.offset = writer.weightOffset(weight);
+    placement.size = bytes.size();
+    placements[operand] = placement;
+    weightsBytes += bytes.size();
+    return true;
+  }
+
+  bool planArena(OmSummary &summary, std::string &error) {
+    MemoryPlan plan;
+    PlanOptions options;
+    options.verify = true;
+    if (!planMemory(buffers, plan, error, options))
+      return false;
+    for (auto &[value, placement] : placements)
+      if (placement.arenaBuffer >= 0)
+        placement.offset = plan.buffers[placement.arenaBuffer].offset;
+    writer.setArenaSize(plan.arenaBytes);
+    for (auto [buffer, placed] : llvm::zip(buffers, plan.buffers)) {
+      format::BufferInfo info;
+      info.name = buffer.name;
+      info.offset = placed.offset;
+      info.size = placed.allocatedSize;
+      info.first_task = static_cast<uint32_t>(buffer.firstTask);
+      info.last_task = static_cast<uint32_t>(buffer.lastTask);
+      writer.addBuffer(info);
+    }
+    summary.arenaBytes = plan.arenaBytes;
+    summary.arenaLowerBoundBytes = plan.arenaLowerBoundBytes;
+    return true;
+  }
+
+  bool addTasks(std::string &error) {
+    for (dv::LaunchOp launch : launches) {
+      auto kernel =
+          SymbolTable::lookupNearestSymbolFrom<dv::KernelOp>(launch, launch.getKernelAttr());
+      auto [entry, inserted] = kernelIndex.try_emplace(kernel.getOperation(), 0);
+      if (inserted) {
+        format::KernelInfo info;
+        info.name = kernel.getSymName().str();
+        if (!encodeKernel(kernel, info.program, error)) {
+          error = "kernel " + info.name + ": " + error;
+          return false;
+        }
+        info.block_dim = static_cast<uint32_t>(kernel.getBlockDim());
+        info.num_args = static_cast<uint32_t>(kernel.getArgumentTypes().size());
+        info.kind = kernel.getKind() == "cube"    ? om::KernelKind::Cube
+                    : kernel.getKind() == "vector" ? om::KernelKind::Vector
+                                                   : om::KernelKind::Mixed;
+        if (auto sources = kernel->getAttrOfType<ArrayAttr>("vinci.source_nodes"))
+          for (Attribute source : sources)
+            info.source_nodes.push_back(cast<StringAttr>(source).str());
+        entry->second = writer.addKernel(std::move(info));
+      }
+      std::vector<format::TaskArgInfo> args;
+      SmallVector<Value> tensors(launch.getInputs());
+      llvm::append_range(tensors, launch.getOutputs());
+      for (Value tensor : tensors) {
+        const Placement &placement = placements[tensor];
+        format::TaskArgInfo arg;
+        arg.space = placement.space;
+        arg.index = placement.index;
+        arg.offset = placement.offset;
+        arg.size = placement.size;
+        args.push_back(arg);
+      }
+      writer.addTask(entry->second, std::move(args));
+    }
+    return true;
+  }
+
+  ModuleOp module;
+  func::FuncOp graph;
+  const soc::SocSpec &soc;
+  format::OmWriter writer;
+  llvm::DenseMap<Value, Placement> placements;
+  std::vector<dv::LaunchOp> launches;
+  std::vector<PlanBuffer> buffers;
+  llvm::DenseMap<Operation *, uint32_t> kernelIndex;
+  uint64_t weightsBytes = 0;
+};
+
+} // namespace
+
+bool emitOm(ModuleOp module, const std::string &modelName, const std::string &path,
+            OmSummary &summary, std::string &error) {
+  auto graph = module.lookupSymbol<func::FuncOp>("main");
+  if (!graph) {
+    error = "the module has no graph function @main";
+    return false;
+  }
+  Emitter emitter(module, graph, dv::getSoc(module));
+  return emitter.run(modelName, path, summary, error);
+}
+
+} // namespace vinci::backend
