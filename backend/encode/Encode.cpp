@@ -573,23 +573,26 @@ LogicalResult Encoder::walk(Block &block) {
 
 bool Encoder::run(EncodedKernel &out, std::string &error) {
   Operation *k = kernel_.getOperation();
-  auto fin = [&](bool ok) {
-    if (!ok) error = error_;
-    return ok;
+  auto reject = [&](Operation *at, const Twine &msg) {
+    (void)fail(at, msg);
+    error = error_;
+    return false;
   };
   if (kernel_.getBody().empty() || !kernel_.getBody().hasOneBlock())
-    return fin(failed(fail(k, "needs a body of one block")));
+    return reject(k, "needs a body of one block");
   if (kernel_.getBlockDim() < 1 || kernel_.getBlockDim() > sim::kMaxBlockDim)
-    return fin(failed(fail(k, "block_dim outside the ISA's 1..65535")));
+    return reject(k, "block_dim outside the ISA's 1..65535");
   const unsigned numArgs = kernel_.getBody().front().getNumArguments();
   if (numArgs > 255)
-    return fin(failed(fail(k, "more than 255 GM arguments")));
+    return reject(k, "more than 255 GM arguments");
   for (BlockArgument arg : kernel_.getBody().front().getArguments())
     if (!isa<dv::GmType>(arg.getType()))
-      return fin(failed(fail(k, "argument #" + std::to_string(arg.getArgNumber()) +
-                                    " is not a GM buffer")));
-  if (failed(walk(kernel_.getBody().front())))
-    return fin(false);
+      return reject(k, "argument #" + std::to_string(arg.getArgNumber()) +
+                                    " is not a GM buffer");
+  if (failed(walk(kernel_.getBody().front()))) {
+    error = error_;
+    return false;
+  }
 
   std::vector<uint8_t> bytes(sim::kHeaderBytes + code_.size() * sim::kRecordBytes);
   sim::encodeHeader(uint32_t(code_.size()), bytes.data());
@@ -604,7 +607,7 @@ bool Encoder::run(EncodedKernel &out, std::string &error) {
     unsigned long pc = 0;
     if (sscanf(why.c_str(), "instruction %lu", &pc) == 1 && pc < origin_.size())
       at = origin_[pc];
-    return fin(failed(fail(at, "encodes to a program the ISA decoder rejects: " + why)));
+    return reject(at, "encodes to a program the ISA decoder rejects: " + why);
   }
 
   out.name = kernel_.getSymName().str();

@@ -56,6 +56,13 @@ EncodedKernel encodeOk(const std::string &text) {
   return k;
 }
 
+std::string dump(mlir::ModuleOp m) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  m->print(os);
+  return s;
+}
+
 // Encodes `text` and expects an error containing `what`.
 std::string encodeError(const std::string &text, bool allowUnregistered = false) {
   Parsed p = parse(text, allowUnregistered);
@@ -63,8 +70,11 @@ std::string encodeError(const std::string &text, bool allowUnregistered = false)
   if (!p.module) return "";
   EncodedKernel k;
   std::string error;
-  EXPECT_FALSE(encodeKernel(p.kernel(), k, error));
+  EXPECT_FALSE(encodeKernel(p.kernel(), k, error))
+      << "encoded " << k.instruction_count << " records, " << k.dynamic_instruction_count
+      << " dynamic; module:\n" << dump(*p.module);
   EXPECT_EQ(error.find('\n'), std::string::npos) << "error must be one line: " << error;
+  testing::Test::RecordProperty("error", error);
   return error;
 }
 
@@ -240,5 +250,288 @@ TEST(Encode, ElementwiseAddMatchesAssembler) {
 }
 
 TEST(Encode, ElementwiseAddRoundTrip) { roundTrip(kAdd); }
+
+
+//===----------------------------------------------------------------------===//
+// (2) fp16 matmul through L1 -> L0A/L0B -> mmad -> L0C -> UB -> GM
+//===----------------------------------------------------------------------===//
+
+// C (64 x 32) = A (64 x 96) x B (96 x 32), fp16 in and out, fp32 in L0C. Two
+// blocks of 32 rows each; K in three steps of 32 (the first initialises L0C,
+// the other two accumulate in a dv.loop whose views walk the L1 panels).
+// Single-buffered, so every buffer reuse waits on its consumer's flag.
+const char *kMatmul = R"mlir(
+module attributes {dv.soc = "Ascend310P3"} {
+  dv.kernel @mm(%a: !dv.gm<64x96xf16>, %b: !dv.gm<96x32xf16>, %c: !dv.gm<64x32xf16>)
+      attributes {block_dim = 2 : i64, kind = "cube"} {
+    %bid = dv.block_idx
+    %l1b = dv.alloc offset 0 : !dv.buf<l1, 96x32xf16, nz>
+    %l1a = dv.alloc offset 6144 : !dv.buf<l1, 32x96xf16, nz>
+    %l0a = dv.alloc offset 0 : !dv.buf<l0a, 32x32xf16, nz>
+    %l0b = dv.alloc offset 0 : !dv.buf<l0b, 32x32xf16, nz>
+    %l0c = dv.alloc offset 0 : !dv.buf<l0c, 32x32xf32, nz>
+    %ub = dv.alloc offset 0 : !dv.buf<ub, 32x32xf16, nz>
+    %ga = dv.view %a[%bid * 3072] : !dv.gm<64x96xf16> to !dv.gm<32x96xf16>
+    %gc = dv.view %c[%bid * 1024] : !dv.gm<64x32xf16> to !dv.gm<32x32xf16>
+    dv.copy_nd2nz %b to %l1b {rows = 96, cols = 32, src_row_stride = 32, dst_rows = 96, dst_cols = 32} : !dv.gm<96x32xf16> to !dv.buf<l1, 96x32xf16, nz>
+    dv.copy_nd2nz %ga to %l1a {rows = 32, cols = 96, src_row_stride = 96, dst_rows = 32, dst_cols = 96} : !dv.gm<32x96xf16> to !dv.buf<l1, 32x96xf16, nz>
+    dv.set_flag MTE2 -> MTE1 event 0
+    dv.wait_flag MTE2 -> MTE1 event 0
+    dv.load_fractals %l1a to %l0a {outer = 2, inner = 2, src_outer_stride = 1, src_inner_stride = 2, dst_outer_stride = 2, dst_inner_stride = 1} : !dv.buf<l1, 32x96xf16, nz> to !dv.buf<l0a, 32x32xf16, nz>
+    dv.load_fractals %l1b to %l0b {outer = 2, inner = 2, src_outer_stride = 1, src_inner_stride = 6, dst_outer_stride = 2, dst_inner_stride = 1, transpose} : !dv.buf<l1, 96x32xf16, nz> to !dv.buf<l0b, 32x32xf16, nz>
+    dv.set_flag MTE1 -> M event 0
+    dv.wait_flag MTE1 -> M event 0
+    dv.mmad %l0a, %l0b to %l0c {m = 32, n = 32, k = 32, init} : !dv.buf<l0a, 32x32xf16, nz>, !dv.buf<l0b, 32x32xf16, nz> to !dv.buf<l0c, 32x32xf32, nz>
+    dv.set_flag M -> MTE1 event 0
+    dv.loop %k trip 2 {
+      %as = dv.view %l1a[%k * 1024 + 1024] : !dv.buf<l1, 32x96xf16, nz> to !dv.buf<l1, 32x32xf16, nz>
+      %bs = dv.view %l1b[%k * 512 + 512] : !dv.buf<l1, 96x32xf16, nz> to !dv.buf<l1, 2048xf16>
+      dv.wait_flag M -> MTE1 event 0
+      dv.load_fractals %as to %l0a {outer = 2, inner = 2, src_outer_stride = 1, src_inner_stride = 2, dst_outer_stride = 2, dst_inner_stride = 1} : !dv.buf<l1, 32x32xf16, nz> to !dv.buf<l0a, 32x32xf16, nz>
+      dv.load_fractals %bs to %l0b {outer = 2, inner = 2, src_outer_stride = 1, src_inner_stride = 6, dst_outer_stride = 2, dst_inner_stride = 1, transpose} : !dv.buf<l1, 2048xf16> to !dv.buf<l0b, 32x32xf16, nz>
+      dv.set_flag MTE1 -> M event 0
+      dv.wait_flag MTE1 -> M event 0
+      dv.mmad %l0a, %l0b to %l0c {m = 32, n = 32, k = 32} : !dv.buf<l0a, 32x32xf16, nz>, !dv.buf<l0b, 32x32xf16, nz> to !dv.buf<l0c, 32x32xf32, nz>
+      dv.set_flag M -> MTE1 event 0
+    }
+    dv.wait_flag M -> MTE1 event 0
+    dv.set_flag M -> V event 0
+    dv.wait_flag M -> V event 0
+    dv.move_l0c_ub %l0c to %ub {burst_elems = 1024} : !dv.buf<l0c, 32x32xf32, nz> to !dv.buf<ub, 32x32xf16, nz>
+    dv.set_flag V -> MTE3 event 0
+    dv.wait_flag V -> MTE3 event 0
+    dv.copy_nz2nd %ub to %gc {rows = 32, cols = 32, dst_row_stride = 32, src_rows = 32} : !dv.buf<ub, 32x32xf16, nz> to !dv.gm<32x32xf16>
+    dv.return
+  }
+}
+)mlir";
+
+TEST(Encode, MatmulRuns) {
+  EncodedKernel k = encodeOk(kMatmul);
+  ASSERT_FALSE(k.program.empty());
+  EXPECT_EQ(k.kind, "cube");
+  const int M = 64, N = 32, K = 96;
+  auto a = randomF16(M * K, 3, -1.f, 1.f), b = randomF16(K * N, 4, -1.f, 1.f);
+  std::vector<uint16_t> c(M * N, 0xFFFF);
+  sim::KernelProfile profile;
+  run(k, {region(a, false), region(b, false), region(c, true)}, &profile);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double ref = 0;
+      for (int kk = 0; kk < K; ++kk)
+        ref += double(sim::f16ToF32(a[i * K + kk])) * sim::f16ToF32(b[kk * N + j]);
+      float got = sim::f16ToF32(c[i * N + j]);
+      ASSERT_NEAR(got, ref, 1e-3 + std::fabs(ref) * 1e-3) << "C[" << i << "][" << j << "]";
+    }
+  // 2 blocks x 3 mmads of 2x2x2 fractals.
+  EXPECT_EQ(profile.cube_fractal_ops, 2u * 3u * 8u);
+}
+
+TEST(Encode, MatmulRoundTrip) { roundTrip(kMatmul); }
+
+//===----------------------------------------------------------------------===//
+// (3) row softmax of fp32 rows of 64 with vcmax/vcadd + vbrcb
+//===----------------------------------------------------------------------===//
+
+// y = softmax(0.5 * x) per row; 64 rows over 2 blocks, 16 rows per iteration
+// (one 64-lane fp32 repeat per row).
+const char *kSoftmax = R"mlir(
+module attributes {dv.soc = "Ascend310P3"} {
+  dv.kernel @softmax(%x: !dv.gm<64x64xf32>, %y: !dv.gm<64x64xf32>)
+      attributes {block_dim = 2 : i64, kind = "vector"} {
+    %bid = dv.block_idx
+    %ux = dv.alloc offset 0 : !dv.buf<ub, 16x64xf32>
+    %mx = dv.alloc offset 4096 : !dv.buf<ub, 16xf32>
+    %bm = dv.alloc offset 8192 : !dv.buf<ub, 16x64xf32>
+    %s = dv.alloc offset 12288 : !dv.buf<ub, 16xf32>
+    %bs = dv.alloc offset 16384 : !dv.buf<ub, 16x64xf32>
+    %uy = dv.alloc offset 20480 : !dv.buf<ub, 16x64xf32>
+    dv.set_flag V -> MTE2 event 0
+    dv.set_flag MTE3 -> V event 0
+    dv.loop %i trip 2 {
+      %xs = dv.view %x[%bid * 2048 + %i * 1024] : !dv.gm<64x64xf32> to !dv.gm<16x64xf32>
+      %ys = dv.view %y[%bid * 2048 + %i * 1024] : !dv.gm<64x64xf32> to !dv.gm<16x64xf32>
+      dv.wait_flag V -> MTE2 event 0
+      dv.copy %xs to %ux {burst_bytes = 4096} : !dv.gm<16x64xf32> to !dv.buf<ub, 16x64xf32>
+      dv.set_flag MTE2 -> V event 0
+      dv.wait_flag MTE2 -> V event 0
+      dv.wait_flag MTE3 -> V event 0
+      dv.vmuls %ux, 0.5 : f32 to %ux {repeat = 16} : !dv.buf<ub, 16x64xf32> to !dv.buf<ub, 16x64xf32>
+      dv.vcmax %ux to %mx {repeat = 16} : !dv.buf<ub, 16x64xf32> to !dv.buf<ub, 16xf32>
+      dv.vbrcb %mx to %bm {repeat = 16} : !dv.buf<ub, 16xf32> to !dv.buf<ub, 16x64xf32>
+      dv.vsub %ux, %bm to %ux {repeat = 16} : !dv.buf<ub, 16x64xf32>, !dv.buf<ub, 16x64xf32> to !dv.buf<ub, 16x64xf32>
+      dv.vexp %ux to %ux {repeat = 16} : !dv.buf<ub, 16x64xf32> to !dv.buf<ub, 16x64xf32>
+      dv.vcadd %ux to %s {repeat = 16} : !dv.buf<ub, 16x64xf32> to !dv.buf<ub, 16xf32>
+      dv.vbrcb %s to %bs {repeat = 16} : !dv.buf<ub, 16xf32> to !dv.buf<ub, 16x64xf32>
+      dv.vdiv %ux, %bs to %uy {repeat = 16} : !dv.buf<ub, 16x64xf32>, !dv.buf<ub, 16x64xf32> to !dv.buf<ub, 16x64xf32>
+      dv.set_flag V -> MTE2 event 0
+      dv.set_flag V -> MTE3 event 0
+      dv.wait_flag V -> MTE3 event 0
+      dv.copy %uy to %ys {burst_bytes = 4096} : !dv.buf<ub, 16x64xf32> to !dv.gm<16x64xf32>
+      dv.set_flag MTE3 -> V event 0
+    }
+    dv.wait_flag V -> MTE2 event 0
+    dv.wait_flag MTE3 -> V event 0
+    dv.return
+  }
+}
+)mlir";
+
+TEST(Encode, SoftmaxRuns) {
+  EncodedKernel k = encodeOk(kSoftmax);
+  ASSERT_FALSE(k.program.empty());
+  const int R = 64, C = 64;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> d(-8.f, 8.f);
+  std::vector<float> x(R * C), y(R * C, -1.f);
+  for (float &v : x) v = d(rng);
+  run(k, {region(x, false), region(y, true)});
+  for (int r = 0; r < R; ++r) {
+    float mx = -INFINITY;
+    for (int c = 0; c < C; ++c) mx = std::max(mx, x[r * C + c] * 0.5f);
+    double sum = 0;
+    for (int c = 0; c < C; ++c) sum += std::exp(double(x[r * C + c] * 0.5f - mx));
+    double rowSum = 0;
+    for (int c = 0; c < C; ++c) {
+      double ref = std::exp(double(x[r * C + c] * 0.5f - mx)) / sum;
+      ASSERT_NEAR(y[r * C + c], ref, 1e-6 + ref * 1e-5) << "y[" << r << "][" << c << "]";
+      rowSum += y[r * C + c];
+    }
+    EXPECT_NEAR(rowSum, 1.0, 1e-5);
+  }
+}
+
+TEST(Encode, SoftmaxRoundTrip) { roundTrip(kSoftmax); }
+
+//===----------------------------------------------------------------------===//
+// Views: chains and 2-D block grids fold into one operand address
+//===----------------------------------------------------------------------===//
+
+// Block b copies x[b*256, +256) to y at 0, 256, 768, 1024 for b = 0..3: the
+// x address is a view chain (b floordiv 2) * 512 then (b mod 2) * 256; the y
+// address mixes a split view (b floordiv 2) * 256 with a whole-block_idx view
+// b * 256 of it, which the ISA spells as G = 2, col = 256, row = 2*256 + 256.
+const char *kGridCopy = R"mlir(
+dv.kernel @grid(%x: !dv.gm<1024xf16>, %y: !dv.gm<1280xf16>)
+    attributes {block_dim = 4 : i64, kind = "vector"} {
+  %bid = dv.block_idx
+  %u = dv.alloc offset 0 : !dv.buf<ub, 256xf16>
+  %x1 = dv.view %x[(%bid floordiv 2) * 512] : !dv.gm<1024xf16> to !dv.gm<512xf16>
+  %x2 = dv.view %x1[(%bid mod 2) * 256] : !dv.gm<512xf16> to !dv.gm<256xf16>
+  %y1 = dv.view %y[(%bid floordiv 2) * 256] : !dv.gm<1280xf16> to !dv.gm<1024xf16>
+  %y2 = dv.view %y1[%bid * 256] : !dv.gm<1024xf16> to !dv.gm<256xf16>
+  dv.copy %x2 to %u {burst_bytes = 512} : !dv.gm<256xf16> to !dv.buf<ub, 256xf16>
+  dv.set_flag MTE2 -> MTE3 event 0
+  dv.wait_flag MTE2 -> MTE3 event 0
+  dv.copy %u to %y2 {burst_bytes = 512} : !dv.buf<ub, 256xf16> to !dv.gm<256xf16>
+  dv.return
+}
+)mlir";
+
+TEST(Encode, ViewChainsAndBlockGridRun) {
+  EncodedKernel k = encodeOk(kGridCopy);
+  ASSERT_FALSE(k.program.empty());
+  std::vector<uint16_t> x(1024), y(1280, 0);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = uint16_t(i + 1);
+  run(k, {region(x, false), region(y, true)});
+  const size_t at[4] = {0, 256, 768, 1024};
+  std::vector<uint16_t> want(1280, 0);
+  for (size_t b = 0; b < 4; ++b)
+    for (size_t i = 0; i < 256; ++i) want[at[b] + i] = x[b * 256 + i];
+  EXPECT_EQ(y, want);
+}
+
+//===----------------------------------------------------------------------===//
+// (4) What the ISA cannot express: one-line errors naming the op
+//===----------------------------------------------------------------------===//
+
+TEST(EncodeError, UnplacedAlloc) {
+  std::string e = encodeError(R"mlir(
+dv.kernel @k(%x: !dv.gm<2048xf16>) attributes {block_dim = 1 : i64, kind = "vector"} {
+  %u = dv.alloc : !dv.buf<ub, 2048xf16>
+  dv.copy %x to %u {burst_bytes = 4096} : !dv.gm<2048xf16> to !dv.buf<ub, 2048xf16>
+  dv.return
+}
+)mlir");
+  EXPECT_NE(e.find("'dv.alloc' op"), std::string::npos) << e;
+  EXPECT_NE(e.find("run the buffer allocation pass first"), std::string::npos) << e;
+}
+
+// Each view verifies alone, but the chain needs two block splits (G = 4 and
+// G = 2) in one operand; the ISA has one.
+TEST(EncodeError, TwoBlockSplitsInOneViewChain) {
+  std::string e = encodeError(R"mlir(
+dv.kernel @k(%x: !dv.gm<8192xf16>) attributes {block_dim = 8 : i64, kind = "vector"} {
+  %bid = dv.block_idx
+  %u = dv.alloc offset 0 : !dv.buf<ub, 256xf16>
+  %v1 = dv.view %x[(%bid mod 4) * 1024] : !dv.gm<8192xf16> to !dv.gm<4096xf16>
+  %v2 = dv.view %v1[(%bid mod 2) * 256] : !dv.gm<4096xf16> to !dv.gm<256xf16>
+  dv.copy %v2 to %u {burst_bytes = 512} : !dv.gm<256xf16> to !dv.buf<ub, 256xf16>
+  dv.return
+}
+)mlir");
+  EXPECT_NE(e.find("'dv.view' op"), std::string::npos) << e;
+  EXPECT_NE(e.find("one G per operand"), std::string::npos) << e;
+}
+
+// A GM loop stride of 2^31 bytes verifies (the GM type is large enough) but
+// does not fit the ISA's i32 coefficient.
+TEST(EncodeError, CoefficientBeyondI32) {
+  std::string e = encodeError(R"mlir(
+dv.kernel @k(%x: !dv.gm<2147483648xf16>) attributes {block_dim = 1 : i64, kind = "vector"} {
+  %u = dv.alloc offset 0 : !dv.buf<ub, 256xf16>
+  dv.loop %i trip 2 {
+    %v = dv.view %x[%i * 1073741824] : !dv.gm<2147483648xf16> to !dv.gm<256xf16>
+    dv.copy %v to %u {burst_bytes = 512} : !dv.gm<256xf16> to !dv.buf<ub, 256xf16>
+  }
+  dv.return
+}
+)mlir");
+  EXPECT_NE(e.find("'dv.copy' op"), std::string::npos) << e;
+  EXPECT_NE(e.find("does not fit the ISA's i32"), std::string::npos) << e;
+}
+
+// block_idx mod G with G > 65535 verifies; the ISA's G is a u16.
+TEST(EncodeError, BlockSplitBeyondU16) {
+  std::string e = encodeError(R"mlir(
+dv.kernel @k(%x: !dv.gm<512xf16>) attributes {block_dim = 2 : i64, kind = "vector"} {
+  %bid = dv.block_idx
+  %u = dv.alloc offset 0 : !dv.buf<ub, 256xf16>
+  %v = dv.view %x[(%bid mod 70000) * 256] : !dv.gm<512xf16> to !dv.gm<256xf16>
+  dv.copy %v to %u {burst_bytes = 512} : !dv.gm<256xf16> to !dv.buf<ub, 256xf16>
+  dv.return
+}
+)mlir");
+  EXPECT_NE(e.find("'dv.copy' op"), std::string::npos) << e;
+  EXPECT_NE(e.find("exceeds the ISA's 65535"), std::string::npos) << e;
+}
+
+// Loops of 2^24 x 8 iterations verify, but run past the ISA's 2^26 dynamic
+// instructions per block: the decoder self-check refuses the program.
+TEST(EncodeError, DynamicInstructionCap) {
+  std::string e = encodeError(R"mlir(
+dv.kernel @k() attributes {block_dim = 1 : i64, kind = "vector"} {
+  dv.loop %i trip 16777216 {
+    dv.loop %j trip 8 {
+      dv.pipe_barrier V
+    }
+  }
+  dv.return
+}
+)mlir");
+  EXPECT_NE(e.find("decoder rejects"), std::string::npos) << e;
+}
+
+// Ops of other dialects have no ISA encoding.
+TEST(EncodeError, ForeignOp) {
+  std::string e = encodeError(R"mlir(
+dv.kernel @k() attributes {block_dim = 1 : i64, kind = "vector"} {
+  "test.foo"() : () -> ()
+  dv.return
+}
+)mlir",
+                              /*allowUnregistered=*/true);
+  EXPECT_NE(e.find("'test.foo' op has no ISA encoding"), std::string::npos) << e;
+}
 
 }  // namespace
