@@ -168,23 +168,33 @@ private:
     return info;
   }
 
+  /// The descriptor and placement of a graph input or output, which the
+  /// caller passes in its own dtype (no fp16 conversion at the boundary).
+  bool placeIo(Value value, std::string name, om::Space space, std::string &error) {
+    auto type = cast<RankedTensorType>(value.getType());
+    format::IoInfo io;
+    io.tensor = tensorInfo(std::move(name), type, type.getElementType());
+    if (io.tensor.dtype == om::DType::Unknown) {
+      error = "graph " + std::string(space == om::Space::Input ? "input" : "output") + " '" +
+              io.tensor.name + "' has type " + typeText(type) + ", which the .om cannot describe";
+      return false;
+    }
+    Placement placement;
+    placement.space = space;
+    placement.index = space == om::Space::Input ? writer.addInput(io) : writer.addOutput(io);
+    placement.size = elementCount(type.getShape()) *
+                     format::dtypeSize(static_cast<uint8_t>(io.tensor.dtype));
+    placements[value] = placement;
+    return true;
+  }
+
   bool placeInputs(std::string &error) {
     for (BlockArgument argument : graph.getArguments()) {
-      auto type = cast<RankedTensorType>(argument.getType());
-      auto name = graph.getArgAttrOfType<StringAttr>(argument.getArgNumber(), "vg.name");
-      format::IoInfo io;
-      io.tensor = tensorInfo(name ? name.str() : "input" + std::to_string(argument.getArgNumber()),
-                             type, type.getElementType());
-      if (io.tensor.dtype == om::DType::Unknown) {
-        error = "graph input '" + io.tensor.name + "' has type " + typeText(type) +
-                ", which the .om cannot describe";
+      unsigned index = argument.getArgNumber();
+      auto name = graph.getArgAttrOfType<StringAttr>(index, "vg.name");
+      if (!placeIo(argument, name ? name.str() : "input" + std::to_string(index),
+                   om::Space::Input, error))
         return false;
-      }
-      Placement placement;
-      placement.space = om::Space::Input;
-      placement.index = writer.addInput(io);
-      placement.size = elementCount(type.getShape()) * format::dtypeSize(static_cast<uint8_t>(io.tensor.dtype));
-      placements[argument] = placement;
     }
     return true;
   }
@@ -197,16 +207,10 @@ private:
                 " is a graph input or another output; such models are not supported yet";
         return false;
       }
-      auto type = cast<RankedTensorType>(value.getType());
       auto name = graph.getResultAttrOfType<StringAttr>(index, "vg.name");
-      format::IoInfo io;
-      io.tensor = tensorInfo(name ? name.str() : "output" + std::to_string(index), type,
-                             type.getElementType());
-      Placement placement;
-      placement.space = om::Space::Output;
-      placement.index = writer.addOutput(io);
-      placement.size = elementCount(type.getShape()) * format::dtypeSize(static_cast<uint8_t>(io.tensor.dtype));
-      placements[value] = placement;
+      if (!placeIo(value, name ? name.str() : "output" + std::to_string(index), om::Space::Output,
+                   error))
+        return false;
     }
     return true;
   }
