@@ -98,6 +98,7 @@ private:
   const soc::SocSpec &soc_;
   std::vector<sim::Instruction> code_;
   std::vector<Operation *> origin_;  // the op of each record
+  uint64_t slotBytes_[sim::kMaxOperands] = {};  // bytes of each operand's dv type
   std::string error_;
 };
 
@@ -308,7 +309,13 @@ LogicalResult Encoder::scalar(Operation *op, Attribute attr, sim::Instruction &i
 LogicalResult Encoder::emit(Operation *op, sim::Instruction ins) {
   for (unsigned s = 0; s < sim::kMaxOperands; ++s) {
     uint64_t fp = sim::operandFootprint(ins, s);
-    ins.operand[s].extent = fp > UINT32_MAX ? UINT32_MAX : uint32_t(fp);
+    // The verifier checks the same footprint against the operand's type.
+    if (ins.operand[s].used() && fp > slotBytes_[s])
+      return fail(op, "operand " + std::to_string(s) + " touches " + std::to_string(fp) +
+                          " bytes, more than its type's " + std::to_string(slotBytes_[s]));
+    if (fp > UINT32_MAX)
+      return fail(op, "operand " + std::to_string(s) + " extent exceeds the ISA's u32");
+    ins.operand[s].extent = uint32_t(fp);
   }
   sim::Pipe pipe = sim::Pipe::S;
   if (!sim::expectedPipe(ins, pipe))
@@ -330,11 +337,13 @@ LogicalResult Encoder::emit(Operation *op, sim::Instruction ins) {
 LogicalResult Encoder::encodeOp(Operation *op) {
   using sim::Opcode;
   sim::Instruction ins;
+  for (uint64_t &b : slotBytes_) b = 0;
   auto slots = [&](Operation *user, std::initializer_list<Value> values) -> LogicalResult {
     unsigned s = 0;
     for (Value v : values) {
       if (v && failed(operand(user, v, ins.operand[s])))
         return failure();
+      if (v) slotBytes_[s] = dv::getBufferBytes(v.getType());
       ++s;
     }
     return success();
