@@ -83,4 +83,63 @@ def AllocateBuffers : Pass<"vinci-allocate-buffers", "mlir::ModuleOp"> {
   }];
 }
 
+def InsertSync : Pass<"vinci-insert-sync", "mlir::ModuleOp"> {
+  let summary = "Inserts dv.set_flag / dv.wait_flag pairs between dependent pipes of each dv kernel";
+  let description = [{
+    Orders every two instructions of a `dv.kernel` that run on different
+    pipes and touch overlapping bytes of one buffer, at least one of them
+    writing (RAW, WAR, WAW), with a `dv.set_flag SRC -> DST event e` after
+    the producer and a `dv.wait_flag` before the consumer: what the
+    simulator's hazard detector checks (docs/isa.md). Instructions of one
+    pipe run in order there, so no `dv.pipe_barrier` is emitted.
+
+    No more than needed: a dependence that the flags already placed order
+    transitively (vector clocks over the program, the detector's own model)
+    gets no pair; one pair orders every dependence between the two pipes
+    up to its set. Each block is handled innermost loop first; a nested
+    `dv.loop` is one item of its block. A dependence carried around a loop's
+    back edge (MTE2 refills in iteration i+1 a UB tile that V read in
+    iteration i) gets one pair per pipe pair: wait at the earliest consumer,
+    set after the latest producer, plus a set before the loop and a wait
+    after it, so every set is consumed and no wait lacks a set. Event ids
+    0..7 are reused per (src, dst) pipe pair; two live pairs never share
+    one. Footprints are (space, byte range) of each operand: a view's
+    affine offset over every iteration of its loops (two iterations that
+    can never touch the same bytes are told apart exactly), the operand
+    type's bytes, rounded to the detector's 32-byte on-chip granule. Placed
+    allocs compare by bytes, unplaced ones by identity (run it after
+    vinci-allocate-buffers). Kernels that already contain sync ops are left
+    alone.
+
+    Before:
+    ```mlir
+    dv.loop %i trip 4 {
+      %x = dv.view %in[%i * 2048] : !dv.gm<8192xf16> to !dv.gm<2048xf16>
+      %y = dv.view %out[%i * 2048] : !dv.gm<8192xf16> to !dv.gm<2048xf16>
+      dv.copy %x to %ub {burst_bytes = 4096} : ...    // MTE2
+      dv.vexp %ub to %ub {repeat = 16} : ...          // V
+      dv.copy %ub to %y {burst_bytes = 4096} : ...    // MTE3
+    }
+    ```
+    After (V -> MTE2 is ordered through V -> MTE3 -> MTE2, so gets no pair):
+    ```mlir
+    dv.set_flag MTE3 -> MTE2 event 0
+    dv.loop %i trip 4 {
+      ...
+      dv.wait_flag MTE3 -> MTE2 event 0
+      dv.copy %x to %ub ...
+      dv.set_flag MTE2 -> V event 0
+      dv.wait_flag MTE2 -> V event 0
+      dv.vexp %ub to %ub ...
+      dv.set_flag V -> MTE3 event 0
+      dv.wait_flag V -> MTE3 event 0
+      dv.copy %ub to %y ...
+      dv.set_flag MTE3 -> MTE2 event 0
+    }
+    dv.wait_flag MTE3 -> MTE2 event 0
+    ```
+  }];
+  let dependentDialects = ["vinci::dv::DVDialect"];
+}
+
 #endif // VINCI_PASSES_TD
