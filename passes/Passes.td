@@ -142,4 +142,84 @@ def InsertSync : Pass<"vinci-insert-sync", "mlir::ModuleOp"> {
   let dependentDialects = ["vinci::dv::DVDialect"];
 }
 
+def LowerKernels : Pass<"vinci-lower-kernels", "mlir::ModuleOp"> {
+  let summary = "Lowers each outlined vg kernel to a dv.kernel and its call to a dv.launch";
+  let description = [{
+    Runs after vinci-partition-kernels. For each kernel function a lowering
+    template covers, creates `dv.kernel @<same name>` (GM arguments: the
+    call's operands, then its results), replaces the `func.call` in the
+    graph with `dv.launch`, and erases the function. Sets the module's
+    `dv.soc` from the `soc` option when absent. Emits unplaced `dv.alloc`s
+    (vinci-allocate-buffers places them) and no set_flag/wait_flag
+    (vinci-insert-sync adds them).
+
+    Storage precision is force_fp16: a float tensor that is a graph input or
+    output (or a reshape-like view of one) keeps its type in GM; weights and
+    intermediates are f16 in GM. Kernels compute in f16 in UB and convert
+    f32 GM data with dv.vconv after loading / before storing.
+
+    Template "elementwise" (Vector): float elementwise ops (add, sub, mul,
+    div, max, min, relu, leaky_relu, exp, log, sqrt, reciprocal, abs, neg,
+    sigmoid, tanh, clip, f16/f32 casts) on operands of the result's shape;
+    one-element constants become immediates (vadds, vmuls, vmaxs, vmins).
+    The N elements are split into block_dim equal contiguous shares
+    (block_dim = the largest divisor of N <= min(ai cores, ceil(N / tile)));
+    a block loops over pairs of full tiles (two buffer sets, so the copies
+    of one tile can overlap the vector work of the other), then one more
+    full tile if the count is odd and a tail with a shorter copy and a
+    masked last repeat. The tile is a multiple of 128 elements such that
+    two buffer sets fit UB.
+
+    Kernels no template covers yet (matmul, reductions, softmax, broadcasts,
+    data movement, integer types) are an error naming the kernel, its
+    source nodes and what is missing; with `allow-unlowered=true` they stay
+    function calls.
+
+    Before:
+    ```mlir
+    func.func @main(%x: tensor<8x128xf32>, %y: tensor<8x128xf32>) -> tensor<8x128xf32> {
+      %0 = call @k0_add(%x, %y) : (...) -> tensor<8x128xf32>
+      return %0 : tensor<8x128xf32>
+    }
+    func.func private @k0_add(%a: tensor<8x128xf32>, %b: tensor<8x128xf32>) -> tensor<8x128xf32>
+        attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Add"]} {
+      %0 = vg.add %a, %b : (...) -> tensor<8x128xf32>
+      return %0 : tensor<8x128xf32>
+    }
+    ```
+    After:
+    ```mlir
+    module attributes {dv.soc = "Ascend310P3"} {
+      func.func @main(%x: tensor<8x128xf32>, %y: tensor<8x128xf32>) -> tensor<8x128xf32> {
+        %0 = dv.launch @k0_add(%x, %y) : (...) -> tensor<8x128xf32>
+        return %0 : tensor<8x128xf32>
+      }
+      dv.kernel @k0_add(%a: !dv.gm<8x128xf32>, %b: !dv.gm<8x128xf32>, %c: !dv.gm<8x128xf32>)
+          attributes {block_dim = 1 : i64, kind = "vector"} {
+        %va = dv.view %a[0] : !dv.gm<8x128xf32> to !dv.gm<1024xf32>
+        %ua = dv.alloc : !dv.buf<ub, 1024xf32>
+        dv.copy %va to %ua {burst_bytes = 4096 : i64} : ...
+        %ha = dv.alloc : !dv.buf<ub, 1024xf16>
+        dv.vconv %ua to %ha {rep = array<i64: 4, 8>, repeat = 16 : i64} : ...
+        ... (the same for %b into %hb)
+        %s = dv.alloc : !dv.buf<ub, 1024xf16>
+        dv.vadd %ha, %hb to %s {repeat = 8 : i64} : ...
+        %o = dv.alloc : !dv.buf<ub, 1024xf32>
+        dv.vconv %s to %o {rep = array<i64: 8, 4>, repeat = 16 : i64} : ...
+        %vc = dv.view %c[0] : !dv.gm<8x128xf32> to !dv.gm<1024xf32>
+        dv.copy %o to %vc {burst_bytes = 4096 : i64} : ...
+        dv.return
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"soc", "soc", "std::string", /*default=*/"\"Ascend310P3\"",
+           "the target SoC, set as the module's dv.soc when it has none">,
+    Option<"allowUnlowered", "allow-unlowered", "bool", /*default=*/"false",
+           "keep kernels that no template lowers as function calls instead of failing">,
+  ];
+  let dependentDialects = ["vinci::dv::DVDialect"];
+}
+
 #endif // VINCI_PASSES_TD

@@ -1,0 +1,283 @@
+// RUN: vinci-opt %s --split-input-file --vinci-lower-kernels --verify-diagnostics | FileCheck %s
+// RUN: vinci-opt %s --split-input-file --vinci-lower-kernels=allow-unlowered=true | FileCheck %s --check-prefix=KEEP
+// RUN: vinci-opt %s --split-input-file --vinci-lower-kernels=allow-unlowered=true --vinci-allocate-buffers | FileCheck %s --check-prefix=ALLOC
+// RUN: vinci-opt %s --split-input-file --vinci-lower-kernels=allow-unlowered=true --vinci-allocate-buffers --vinci-insert-sync | FileCheck %s --check-prefix=SYNC
+
+// A binary add of two graph inputs: f32 in GM, converted to f16 in UB after
+// loading and back to f32 before storing. 262144 elements: 8 blocks of 32768
+// (tile 7168 = 56 x 128 for 18 UB bytes an element, two buffer sets in
+// 128 KiB each), a loop over 2 pairs of tiles (ping-pong), then a tail of
+// 4096 elements.
+// CHECK: module attributes {dv.soc = "Ascend310P3"}
+// CHECK-LABEL: func.func @add_graph_inputs
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: tensor<256x1024xf32>, [[Y:%[a-z0-9_]+]]: tensor<256x1024xf32>)
+// CHECK: [[R:%.+]] = dv.launch @k0_add([[X]], [[Y]]) : (tensor<256x1024xf32>, tensor<256x1024xf32>) -> tensor<256x1024xf32>
+// CHECK-NEXT: return [[R]]
+// CHECK-NOT: func.func private
+// CHECK-LABEL: dv.kernel @k0_add
+// CHECK-SAME: ([[A:%[a-z0-9_]+]]: !dv.gm<256x1024xf32>, [[B:%[a-z0-9_]+]]: !dv.gm<256x1024xf32>, [[C:%[a-z0-9_]+]]: !dv.gm<256x1024xf32>)
+// CHECK-SAME: attributes {block_dim = 8 : i64, kind = "vector"}
+// Both buffer sets are created before the loop: live for all of it, they
+// never share bytes, so one tile's copies can overlap the other's vector work.
+// CHECK: [[BID:%.+]] = dv.block_idx
+// CHECK-NEXT: [[UA:%.+]] = dv.alloc : !dv.buf<ub, 7168xf32>
+// CHECK-NEXT: [[HA:%.+]] = dv.alloc : !dv.buf<ub, 7168xf16>
+// CHECK-NEXT: [[UB:%.+]] = dv.alloc : !dv.buf<ub, 7168xf32>
+// CHECK-NEXT: [[HB:%.+]] = dv.alloc : !dv.buf<ub, 7168xf16>
+// CHECK-NEXT: [[S:%.+]] = dv.alloc : !dv.buf<ub, 7168xf16>
+// CHECK-NEXT: [[O:%.+]] = dv.alloc : !dv.buf<ub, 7168xf32>
+// CHECK-COUNT-6: dv.alloc : !dv.buf<ub, 7168xf
+// CHECK-NEXT: dv.loop [[I:%.+]] trip 2 {
+// CHECK-NEXT: [[VA:%.+]] = dv.view [[A]][[[I]] * 14336 + [[BID]] * 32768] : !dv.gm<256x1024xf32> to !dv.gm<7168xf32>
+// CHECK-NEXT: dv.copy [[VA]] to [[UA]] {burst_bytes = 28672 : i64}
+// CHECK-NEXT: dv.vconv [[UA]] to [[HA]] {rep = array<i64: 4, 8>, repeat = 112 : i64} : !dv.buf<ub, 7168xf32> to !dv.buf<ub, 7168xf16>
+// CHECK-NEXT: [[VB:%.+]] = dv.view [[B]][[[I]] * 14336 + [[BID]] * 32768]
+// CHECK-NEXT: dv.copy [[VB]] to [[UB]]
+// CHECK-NEXT: dv.vconv [[UB]] to [[HB]]
+// CHECK-NEXT: dv.vadd [[HA]], [[HB]] to [[S]] {repeat = 56 : i64}
+// CHECK-NEXT: dv.vconv [[S]] to [[O]] {rep = array<i64: 8, 4>, repeat = 112 : i64}
+// CHECK-NEXT: [[VC:%.+]] = dv.view [[C]][[[I]] * 14336 + [[BID]] * 32768] : !dv.gm<256x1024xf32> to !dv.gm<7168xf32>
+// CHECK-NEXT: dv.copy [[O]] to [[VC]] {burst_bytes = 28672 : i64}
+// The second tile of the pair, 7168 elements further, in the other set.
+// CHECK-NEXT: dv.view [[A]][[[I]] * 14336 + [[BID]] * 32768 + 7168]
+// CHECK-NOT: [[UA]]{{[^0-9]}}
+// CHECK: dv.vadd
+// CHECK-NOT: [[S]]{{[^0-9]}}
+// CHECK: dv.view [[C]][[[I]] * 14336 + [[BID]] * 32768 + 7168]
+// CHECK-NEXT: dv.copy
+// CHECK-NEXT: {{^ *}}}
+// The tail: 32768 - 4 x 7168 = 4096 elements.
+// CHECK: dv.view [[A]][[[BID]] * 32768 + 28672] : !dv.gm<256x1024xf32> to !dv.gm<4096xf32>
+// CHECK: dv.copy {{.*}} {burst_bytes = 16384 : i64}
+// CHECK: dv.vadd {{.*}} {repeat = 32 : i64} : !dv.buf<ub, 4096xf16>
+// CHECK: dv.return
+// ALLOC-LABEL: dv.kernel @k0_add
+// The kernel pipeline of vinci-compile (lower, allocate, sync) accepts it.
+// SYNC-LABEL: dv.kernel @k0_add
+// SYNC: dv.loop
+// SYNC: dv.wait_flag V -> MTE2
+// SYNC-NEXT: dv.copy
+// SYNC-NEXT: dv.set_flag MTE2 -> V
+// ALLOC-COUNT-12: dv.alloc offset {{[0-9]+}} : !dv.buf<ub, 7168xf
+// ALLOC-NEXT: dv.loop
+// ALLOC-NOT: dv.alloc :
+// ALLOC: dv.return
+func.func @add_graph_inputs(%x: tensor<256x1024xf32>, %y: tensor<256x1024xf32>) -> tensor<256x1024xf32> {
+  %0 = call @k0_add(%x, %y) : (tensor<256x1024xf32>, tensor<256x1024xf32>) -> tensor<256x1024xf32>
+  return %0 : tensor<256x1024xf32>
+}
+func.func private @k0_add(%arg0: tensor<256x1024xf32>, %arg1: tensor<256x1024xf32>) -> tensor<256x1024xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Add"]} {
+  %0 = vg.add %arg0, %arg1 : (tensor<256x1024xf32>, tensor<256x1024xf32>) -> tensor<256x1024xf32>
+  return %0 : tensor<256x1024xf32>
+}
+
+// -----
+
+// An elementwise chain with scalar immediates: x * 0.5 - 1 (vmuls, then
+// vadds of -1), clip to [0, 6] (vmaxs, vmins), c / x (vrec, vmuls), tanh
+// (2 / (1 + e^-2x) - 1). One block: 8 x 128 elements fit one tile.
+// CHECK-LABEL: func.func @chain_with_immediates
+// CHECK: dv.launch @k0_mul
+// CHECK-LABEL: dv.kernel @k0_mul
+// CHECK-SAME: (%{{.+}}: !dv.gm<8x128xf32>, %{{.+}}: !dv.gm<8x128xf32>)
+// CHECK-SAME: block_dim = 1 : i64
+// CHECK-NOT: dv.block_idx
+// CHECK-NOT: dv.loop
+// CHECK: dv.vconv {{.*}} {rep = array<i64: 4, 8>, repeat = 16 : i64}
+// CHECK: dv.vmuls {{.*}}, 5.000000e-01 : f32 to {{.*}} {repeat = 8 : i64}
+// CHECK-NEXT: dv.alloc
+// CHECK-NEXT: dv.vadds {{.*}}, -1.000000e+00 : f32 to
+// CHECK: dv.vmaxs {{.*}}, 0.000000e+00 : f32 to
+// CHECK: dv.vmins {{.*}}, 6.000000e+00 : f32 to
+// CHECK: dv.vrec
+// CHECK: dv.vmuls {{.*}}, 3.000000e+00 : f32 to
+// CHECK: dv.vmuls {{.*}}, -2.000000e+00 : f32 to
+// CHECK: dv.vexp
+// CHECK: dv.vadds {{.*}}, 1.000000e+00 : f32 to
+// CHECK: dv.vrec
+// CHECK: dv.vmuls {{.*}}, 2.000000e+00 : f32 to
+// CHECK: dv.vadds {{.*}}, -1.000000e+00 : f32 to
+// CHECK: dv.vconv {{.*}} {rep = array<i64: 8, 4>, repeat = 16 : i64}
+// CHECK: dv.copy
+// CHECK-NEXT: dv.return
+func.func @chain_with_immediates(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
+  %0 = call @k0_mul(%x) : (tensor<8x128xf32>) -> tensor<8x128xf32>
+  return %0 : tensor<8x128xf32>
+}
+func.func private @k0_mul(%arg0: tensor<8x128xf32>) -> tensor<8x128xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Mul", "/Sub", "/Clip", "/Div", "/Tanh"]} {
+  %half = vg.constant dense<0.5> : tensor<f32>
+  %0 = vg.mul %arg0, %half : (tensor<8x128xf32>, tensor<f32>) -> tensor<8x128xf32>
+  %one = vg.constant dense<1.0> : tensor<1xf32>
+  %1 = vg.sub %0, %one : (tensor<8x128xf32>, tensor<1xf32>) -> tensor<8x128xf32>
+  %2 = vg.clip %1 {min = 0.0 : f64, max = 6.0 : f64} : tensor<8x128xf32>
+  %three = vg.constant dense<3.0> : tensor<f32>
+  %3 = vg.div %three, %2 : (tensor<f32>, tensor<8x128xf32>) -> tensor<8x128xf32>
+  %4 = vg.tanh %3 : tensor<8x128xf32>
+  return %4 : tensor<8x128xf32>
+}
+
+// -----
+
+// 50000 elements: not a multiple of 128, and 7 blocks (ceil(50000 / 8192))
+// do not divide it, so 5 blocks of 10000: one full tile of 8192 (no pair,
+// so no loop), then a tail of 1808 = 14 x 128 + 16 elements: a copy of
+// exactly 1808 elements, full repeats, and one repeat masked to 16 lanes
+// on a view at element 1792 (f32 conversions: 28 x 64 + 16).
+// CHECK-LABEL: func.func @tail_not_divisible
+// CHECK-LABEL: dv.kernel @k0_relu
+// CHECK-SAME: block_dim = 5 : i64
+// CHECK: [[BID:%.+]] = dv.block_idx
+// CHECK-NOT: dv.loop
+// CHECK: dv.view %{{.+}}[[[BID]] * 10000] : !dv.gm<2x25000xf32> to !dv.gm<8192xf32>
+// CHECK: dv.vrelu {{.*}} {repeat = 64 : i64}
+// CHECK: [[IN:%.+]] = dv.view [[SRC:%[a-z0-9_]+]][[[BID]] * 10000 + 8192] : !dv.gm<2x25000xf32> to !dv.gm<1808xf32>
+// CHECK: [[U:%.+]] = dv.alloc : !dv.buf<ub, 1920xf32>
+// CHECK: dv.copy [[IN]] to [[U]] {burst_bytes = 7232 : i64}
+// CHECK: [[H:%.+]] = dv.alloc : !dv.buf<ub, 1920xf16>
+// CHECK: dv.vconv [[U]] to [[H]] {rep = array<i64: 4, 8>, repeat = 28 : i64}
+// CHECK: [[UT:%.+]] = dv.view [[U]][1792] : !dv.buf<ub, 1920xf32> to !dv.buf<ub, 64xf32>
+// CHECK: [[HT:%.+]] = dv.view [[H]][1792] : !dv.buf<ub, 1920xf16> to !dv.buf<ub, 64xf16>
+// CHECK: dv.vconv [[UT]] to [[HT]] {mask = array<i64: 65535, 0>, rep = array<i64: 4, 8>, repeat = 1 : i64}
+// CHECK: [[R:%.+]] = dv.alloc : !dv.buf<ub, 1920xf16>
+// CHECK: dv.vrelu [[H]] to [[R]] {repeat = 14 : i64}
+// CHECK: [[HT2:%.+]] = dv.view [[H]][1792] : !dv.buf<ub, 1920xf16> to !dv.buf<ub, 128xf16>
+// CHECK: [[RT:%.+]] = dv.view [[R]][1792] : !dv.buf<ub, 1920xf16> to !dv.buf<ub, 128xf16>
+// CHECK: dv.vrelu [[HT2]] to [[RT]] {mask = array<i64: 65535, 0>, repeat = 1 : i64}
+// CHECK: dv.vconv {{.*}} {rep = array<i64: 8, 4>, repeat = 28 : i64}
+// CHECK: dv.vconv {{.*}} {mask = array<i64: 65535, 0>, rep = array<i64: 8, 4>, repeat = 1 : i64}
+// CHECK: [[OUT:%.+]] = dv.view %{{.+}}[[[BID]] * 10000 + 8192] : !dv.gm<2x25000xf32> to !dv.gm<1808xf32>
+// CHECK: dv.copy %{{.+}} to [[OUT]] {burst_bytes = 7232 : i64}
+// CHECK-NEXT: dv.return
+func.func @tail_not_divisible(%x: tensor<2x25000xf32>) -> tensor<2x25000xf32> {
+  %0 = call @k0_relu(%x) : (tensor<2x25000xf32>) -> tensor<2x25000xf32>
+  return %0 : tensor<2x25000xf32>
+}
+func.func private @k0_relu(%arg0: tensor<2x25000xf32>) -> tensor<2x25000xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Relu"]} {
+  %0 = vg.relu %arg0 : tensor<2x25000xf32>
+  return %0 : tensor<2x25000xf32>
+}
+
+// -----
+
+// Between two kernels the intermediate is f16 in GM (no conversion on
+// either side); the weight is f16 in GM too, passed as-is from the graph;
+// the graph's input and output stay f32. A sigmoid is vneg, vexp, vadds 1,
+// vrec.
+// CHECK-LABEL: func.func @f16_intermediate
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: tensor<4x256xf32>)
+// CHECK: [[W:%.+]] = vg.constant dense_resource<w> : tensor<4x256xf32>
+// CHECK: [[T:%.+]] = dv.launch @k0_add([[X]], [[W]]) : (tensor<4x256xf32>, tensor<4x256xf32>) -> tensor<4x256xf32>
+// CHECK: [[R:%.+]] = dv.launch @k1_sigmoid([[T]]) : (tensor<4x256xf32>) -> tensor<4x256xf32>
+// CHECK: return [[R]]
+// CHECK-LABEL: dv.kernel @k0_add
+// CHECK-SAME: (%{{.+}}: !dv.gm<4x256xf32>, [[WG:%[a-z0-9_]+]]: !dv.gm<4x256xf16>, [[TG:%[a-z0-9_]+]]: !dv.gm<4x256xf16>)
+// CHECK: [[VW:%.+]] = dv.view [[WG]][0] : !dv.gm<4x256xf16> to !dv.gm<1024xf16>
+// CHECK-NEXT: [[UW:%.+]] = dv.alloc : !dv.buf<ub, 1024xf16>
+// CHECK-NEXT: dv.copy [[VW]] to [[UW]] {burst_bytes = 2048 : i64}
+// CHECK-NEXT: dv.alloc
+// CHECK-NEXT: dv.vadd
+// CHECK-NEXT: dv.view [[TG]][0] : !dv.gm<4x256xf16> to !dv.gm<1024xf16>
+// CHECK-NEXT: dv.copy
+// CHECK-NEXT: dv.return
+// CHECK-LABEL: dv.kernel @k1_sigmoid
+// CHECK-SAME: ([[TI:%[a-z0-9_]+]]: !dv.gm<4x256xf16>, %{{.+}}: !dv.gm<4x256xf32>)
+// CHECK: dv.view [[TI]][0] : !dv.gm<4x256xf16> to !dv.gm<1024xf16>
+// CHECK-NEXT: dv.alloc : !dv.buf<ub, 1024xf16>
+// CHECK-NEXT: dv.copy
+// CHECK-NEXT: dv.alloc
+// CHECK-NEXT: dv.vneg
+// CHECK-NEXT: dv.alloc
+// CHECK-NEXT: dv.vexp
+// CHECK-NEXT: dv.alloc
+// CHECK-NEXT: dv.vadds {{.*}}, 1.000000e+00 : f32
+// CHECK-NEXT: dv.alloc
+// CHECK-NEXT: dv.vrec
+// CHECK-NEXT: dv.alloc : !dv.buf<ub, 1024xf32>
+// CHECK-NEXT: dv.vconv
+func.func @f16_intermediate(%x: tensor<4x256xf32>) -> tensor<4x256xf32> {
+  %w = vg.constant dense_resource<w> : tensor<4x256xf32>
+  %0 = call @k0_add(%x, %w) : (tensor<4x256xf32>, tensor<4x256xf32>) -> tensor<4x256xf32>
+  %1 = call @k1_sigmoid(%0) : (tensor<4x256xf32>) -> tensor<4x256xf32>
+  return %1 : tensor<4x256xf32>
+}
+func.func private @k0_add(%arg0: tensor<4x256xf32>, %arg1: tensor<4x256xf32>) -> tensor<4x256xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Add"]} {
+  %0 = vg.add %arg0, %arg1 : (tensor<4x256xf32>, tensor<4x256xf32>) -> tensor<4x256xf32>
+  return %0 : tensor<4x256xf32>
+}
+func.func private @k1_sigmoid(%arg0: tensor<4x256xf32>) -> tensor<4x256xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Sigmoid"]} {
+  %0 = vg.sigmoid %arg0 : tensor<4x256xf32>
+  return %0 : tensor<4x256xf32>
+}
+
+// -----
+
+// Near-miss: softmax has no template yet. By default that is an error that
+// names the kernel and its source nodes; with allow-unlowered=true the call
+// stays, and the elementwise kernel beside it is still lowered.
+// KEEP-LABEL: func.func @softmax_stays
+// KEEP: [[S:%.+]] = call @k0_softmax
+// KEEP: dv.launch @k1_mul([[S]])
+// KEEP: func.func private @k0_softmax
+// KEEP-SAME: vinci.kernel = "vector"
+// KEEP: vg.softmax
+// KEEP: dv.kernel @k1_mul
+// ALLOC-LABEL: func.func @softmax_stays
+// ALLOC: dv.kernel @k1_mul
+// ALLOC: dv.alloc offset
+func.func @softmax_stays(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %0 = call @k0_softmax(%x) : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %1 = call @k1_mul(%0) : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %1 : tensor<2x8xf32>
+}
+// expected-error @+1 {{kernel k0_softmax (from /Softmax): softmax has no lowering template yet}}
+func.func private @k0_softmax(%arg0: tensor<2x8xf32>) -> tensor<2x8xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Softmax"]} {
+  %0 = vg.softmax %arg0 {axis = -1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+func.func private @k1_mul(%arg0: tensor<2x8xf32>) -> tensor<2x8xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Mul"]} {
+  %two = vg.constant dense<2.0> : tensor<f32>
+  %0 = vg.mul %arg0, %two : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// Near-misses: a broadcast inside an elementwise kernel, a Cube kernel and
+// an integer kernel have no template yet.
+// KEEP-LABEL: func.func @near_misses
+// KEEP: call @k0_matmul
+// KEEP: call @k1_add
+// KEEP: call @k2_add
+// KEEP-NOT: dv.kernel
+func.func @near_misses(%x: tensor<8x64xf32>, %w: tensor<64x32xf32>, %b: tensor<32xf32>, %i: tensor<4xi32>)
+    -> (tensor<8x32xf32>, tensor<4xi32>) {
+  %0 = call @k0_matmul(%x, %w) : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
+  %1 = call @k1_add(%0, %b) : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32>
+  %2 = call @k2_add(%i, %i) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %1, %2 : tensor<8x32xf32>, tensor<4xi32>
+}
+// expected-error @+1 {{kernel k0_matmul (from /MatMul): matmul has no lowering template yet}}
+func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) -> tensor<8x32xf32>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul"]} {
+  %0 = vg.matmul %arg0, %arg1 : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+// expected-error @+1 {{kernel k1_add (from /Add): add broadcasts an operand: broadcasts have no lowering template yet}}
+func.func private @k1_add(%arg0: tensor<8x32xf32>, %arg1: tensor<32xf32>) -> tensor<8x32xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Add"]} {
+  %0 = vg.add %arg0, %arg1 : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+// expected-error @+1 {{kernel k2_add (from /AddInt): tensors of i32 have no lowering template yet (f16/f32 only)}}
+func.func private @k2_add(%arg0: tensor<4xi32>, %arg1: tensor<4xi32>) -> tensor<4xi32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/AddInt"]} {
+  %0 = vg.add %arg0, %arg1 : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
