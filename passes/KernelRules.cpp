@@ -17,7 +17,7 @@ OpRole classifyOp(Operation *op) {
       .Case<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, IdentityOp, DropoutOp>(
           [](auto) { return OpRole::View; })
       .Case<MatMulOp, ConvOp>([](auto) { return OpRole::Cube; })
-      .Case<SoftmaxOp, LogSoftmaxOp, LayerNormOp, ReduceMeanOp, ReduceSumOp, ReduceMaxOp,
+      .Case<SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp, ReduceMeanOp, ReduceSumOp, ReduceMaxOp,
             ReduceMinOp, ReduceProdOp, ReduceL2Op, ArgMaxOp, ArgMinOp, MaxPoolOp,
             AveragePoolOp, GlobalAveragePoolOp, GlobalMaxPoolOp>(
           [](auto) { return OpRole::Reduction; })

@@ -53,11 +53,11 @@ double opFlops(Operation *op) {
         return 2.0 * elements(conv.getResult()) * perOutput;
       })
       .Case<vg::ExpOp, vg::LogOp, vg::TanhOp, vg::ErfOp, vg::SigmoidOp, vg::SoftplusOp,
-            vg::SinOp, vg::CosOp, vg::PowOp>(
+            vg::SinOp, vg::CosOp, vg::PowOp, vg::GeluOp>(
           [](Operation *op) { return 8.0 * elements(op->getResult(0)); })
       .Case<vg::SoftmaxOp, vg::LogSoftmaxOp>(
           [](Operation *op) { return 12.0 * elements(op->getResult(0)); })
-      .Case<vg::LayerNormOp, vg::BatchNormOp>(
+      .Case<vg::LayerNormOp, vg::RmsNormOp, vg::BatchNormOp>(
           [](Operation *op) { return 8.0 * elements(op->getResult(0)); })
       .Case<vg::ReduceMeanOp, vg::ReduceSumOp, vg::ReduceMaxOp, vg::ReduceMinOp,
             vg::ReduceProdOp, vg::ReduceL2Op, vg::ArgMaxOp, vg::ArgMinOp,

@@ -3,6 +3,7 @@
 
 #include "onnx/OnnxImporter.h"
 #include "passes/Passes.h"
+#include "passes/graph/Passes.h"
 #include "om/EmitOm.h"
 #include "plan/TaskGraph.h"
 #include "vg/VgOps.h"
@@ -150,10 +151,14 @@ private:
   std::chrono::steady_clock::time_point started;
 };
 
-/// The graph-level rewrites, in order. Fusion passes join here.
+/// The graph-level rewrites, in order: fold, then recompose what exporters
+/// decompose, then clean up what the rewrites left.
 void buildGraphPipeline(mlir::PassManager &pm) {
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
+  pm.addPass(graph::createFuseLayerNorm());
+  pm.addPass(graph::createFuseGelu());
+  pm.addPass(mlir::createCanonicalizerPass());
 }
 
 /// From partitioned vg to placed, synchronised dv kernels.

@@ -114,6 +114,19 @@ def VG_DropoutOp : VG_UnaryOp<"dropout", VG_Tensor> {
   let hasFolder = 1;
 }
 
+def VG_GeluOp : VG_UnaryOp<"gelu", VG_FloatTensor> {
+  let summary = "elementwise x * Phi(x), the Gaussian error linear unit";
+  let description = [{
+    `approximate = "none"`: 0.5 * x * (1 + erf(x / sqrt(2)));
+    `approximate = "tanh"`: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))).
+    ONNX has no Gelu before opset 20: exporters decompose it, and
+    vinci-fuse-gelu recomposes it so that it runs as one Vector op chain.
+  }];
+  let arguments = (ins VG_FloatTensor:$input,
+                   DefaultValuedAttr<StrAttr, "\"none\"">:$approximate);
+  let hasVerifier = 1;
+}
+
 class VG_FloatUnaryAttrOp<string mnemonic, string formula, dag attrs>
     : VG_UnaryOp<mnemonic, VG_FloatTensor> {
   let summary = "elementwise " # formula;
@@ -305,6 +318,18 @@ def VG_LayerNormOp : VG_ShapedOp<"layer_norm"> {
   }];
   let arguments = (ins VG_FloatTensor:$input, VG_FloatTensor:$scale,
                    Optional<VG_FloatTensor>:$bias,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis,
+                   DefaultValuedAttr<F32Attr, "1e-5">:$epsilon);
+  let results = (outs VG_FloatTensor:$output);
+}
+
+def VG_RmsNormOp : VG_ShapedOp<"rms_norm"> {
+  let summary = "root-mean-square normalisation over dims [axis, rank)";
+  let description = [{
+    y = x / sqrt(mean(x^2) + epsilon) * scale over the trailing dims from
+    `axis` (as in T5 and LLaMA); the statistic is computed in fp32.
+  }];
+  let arguments = (ins VG_FloatTensor:$input, VG_FloatTensor:$scale,
                    DefaultValuedAttr<I64Attr, "-1">:$axis,
                    DefaultValuedAttr<F32Attr, "1e-5">:$epsilon);
   let results = (outs VG_FloatTensor:$output);

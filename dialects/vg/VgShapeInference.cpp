@@ -378,24 +378,44 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adap
   return push(inferred, x.getShape(), x.getElementType());
 }
 
-LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
-                                            Types &inferred) {
-  RankedTensorType x = tensorOf(adaptor.getInput());
-  FailureOr<int64_t> axis =
-      resolveAxis(loc, "layer_norm", adaptor.getAxis(), x.getRank());
+/// Layer and RMS norms: the result is the input's type; scale (and bias)
+/// broadcast to the normalised trailing dims.
+static LogicalResult inferNorm(Loc loc, StringRef op, Value input, int64_t axisAttr,
+                               ArrayRef<Value> params, Types &inferred) {
+  RankedTensorType x = tensorOf(input);
+  FailureOr<int64_t> axis = resolveAxis(loc, op, axisAttr, x.getRank());
   if (failed(axis))
     return failure();
   ArrayRef<int64_t> normalized = x.getShape().drop_front(*axis);
-  for (Value param : {adaptor.getScale(), adaptor.getBias()}) {
+  for (Value param : params) {
     if (!param)
       continue;
     RankedTensorType t = tensorOf(param);
     if (!broadcastShapes({t.getShape(), normalized}) ||
         t.getRank() > static_cast<int64_t>(normalized.size()))
-      return emitOptionalError(loc, "vg.layer_norm: scale and bias must broadcast to the "
+      return emitOptionalError(loc, "vg.", op, ": scale and bias must broadcast to the "
                                "normalised dims ", listString(normalized), ", got ", t);
   }
   return push(inferred, x.getShape(), x.getElementType());
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
+                                            Types &inferred) {
+  return inferNorm(loc, "layer_norm", adaptor.getInput(), adaptor.getAxis(),
+                   {adaptor.getScale(), adaptor.getBias()}, inferred);
+}
+
+LogicalResult RmsNormOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
+                                          Types &inferred) {
+  return inferNorm(loc, "rms_norm", adaptor.getInput(), adaptor.getAxis(),
+                   {adaptor.getScale()}, inferred);
+}
+
+LogicalResult GeluOp::verify() {
+  if (getApproximate() != "none" && getApproximate() != "tanh")
+    return emitOpError("approximate must be \"none\" or \"tanh\", got \"")
+           << getApproximate() << "\"";
+  return success();
 }
 
 template <typename SoftmaxAdaptor>

@@ -2,6 +2,7 @@
 #include "dv/DvOps.h"
 #include "dv/DvTestPasses.h"
 #include "passes/Passes.h"
+#include "passes/graph/Passes.h"
 #include "vg/VgOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -15,6 +16,7 @@ int main(int argc, char **argv) {
   // Upstream passes the pipelines use (canonicalize, cse, ...).
   mlir::registerTransformsPasses();
   vinci::registerVinciPasses();
+  vinci::graph::registerVinciGraphPasses();
   vinci::dv::registerTestPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Vinci optimizer driver\n", registry));

@@ -1,0 +1,68 @@
+//===- Passes.td - graph-level rewrites on vg -------------------*- tablegen -*-===//
+//
+// Rewrites that recompose what exporters decompose, so that each operator
+// runs as one kernel. Each can be switched off by name (--fusion_switch_file,
+// GraphFusion) when bisecting a numeric problem.
+//
+//===----------------------------------------------------------------------===//
+#ifndef VINCI_GRAPH_PASSES_TD
+#define VINCI_GRAPH_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FuseLayerNorm : Pass<"vinci-fuse-layernorm", "mlir::ModuleOp"> {
+  let summary = "Recomposes decomposed LayerNorm and RMSNorm into vg.layer_norm / vg.rms_norm";
+  let description = [{
+    Exporters emit LayerNorm as nine ops (ReduceMean, Sub, Pow 2 or Mul,
+    ReduceMean, Add eps, Sqrt, Div or Reciprocal and Mul, then Mul gamma and
+    Add beta) and RMSNorm as six. Each becomes one normalisation op, which
+    lowers to one Vector kernel with fp32 statistics instead of five kernels
+    that round-trip through GM. Every intermediate must have no other user,
+    the reductions must cover the same trailing dims with keepdims, and eps
+    must be a scalar constant added before the square root; anything else is
+    left alone.
+
+    Before:
+    ```mlir
+    %m = vg.reduce_mean %x {axes = array<i64: -1>}
+    %d = vg.sub %x, %m
+    %s = vg.pow %d, %two
+    %v = vg.reduce_mean %s {axes = array<i64: -1>}
+    %e = vg.add %v, %eps
+    %r = vg.sqrt %e
+    %n = vg.div %d, %r
+    %g = vg.mul %n, %gamma
+    %y = vg.add %g, %beta
+    ```
+    After:
+    ```mlir
+    %y = vg.layer_norm %x, %gamma, %beta {axis = -1 : i64, epsilon = 9.99999974E-6 : f32}
+    ```
+  }];
+}
+
+def FuseGelu : Pass<"vinci-fuse-gelu", "mlir::ModuleOp"> {
+  let summary = "Recomposes GELU from its erf and tanh decompositions into vg.gelu";
+  let description = [{
+    0.5 * x * (1 + erf(x / sqrt(2))) in the orders torch exports it (and
+    with x * (1 / sqrt(2)) for the division), and the tanh approximation
+    0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))), become one
+    vg.gelu. Constants must match to 1e-3 relative; intermediates must have
+    no other user.
+
+    Before:
+    ```mlir
+    %h = vg.mul %x, %half
+    %q = vg.div %x, %sqrt2
+    %e = vg.erf %q
+    %p = vg.add %e, %one
+    %y = vg.mul %h, %p
+    ```
+    After:
+    ```mlir
+    %y = vg.gelu %x : tensor<1x128x3072xf32>
+    ```
+  }];
+}
+
+#endif // VINCI_GRAPH_PASSES_TD
