@@ -202,9 +202,12 @@ private:
   bool placeOutputs(std::string &error) {
     auto ret = cast<func::ReturnOp>(graph.getBody().front().getTerminator());
     for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
-      if (placements.count(value)) {
+      // Only a kernel writes an output buffer: an output that is a graph
+      // input, a constant or another output would need a copy task.
+      if (placements.count(value) || !value.getDefiningOp<dv::LaunchOp>()) {
         error = "graph output " + std::to_string(index) +
-                " is a graph input or another output; such models are not supported yet";
+                " is not computed by a kernel (it is an input, a constant, a view or another "
+                "output); such models are not supported yet";
         return false;
       }
       auto name = graph.getResultAttrOfType<StringAttr>(index, "vg.name");
