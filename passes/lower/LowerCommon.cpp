@@ -1,0 +1,70 @@
+//===- LowerCommon.cpp - shared by the vg -> dv lowering templates --------===//
+#include "passes/lower/LowerCommon.h"
+
+#include "vg/VgOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+
+namespace vinci::lower {
+
+int64_t roundUp(int64_t value, int64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+bool isViewOp(Operation *op) {
+  return isa_and_nonnull<vg::ReshapeOp, vg::FlattenOp, vg::SqueezeOp, vg::UnsqueezeOp,
+                         vg::IdentityOp, vg::DropoutOp>(op);
+}
+
+/// The value a graph tensor is a view of (through reshape-like ops, which
+/// stay in the graph and share their source's GM bytes).
+Value viewRoot(Value value) {
+  while (Operation *op = value.getDefiningOp()) {
+    if (!isViewOp(op))
+      break;
+    value = op->getOperand(0);
+  }
+  return value;
+}
+
+/// Whether `value` or a view of it is returned by the graph function.
+bool reachesGraphOutput(Value value) {
+  for (Operation *user : value.getUsers()) {
+    if (isa<func::ReturnOp>(user))
+      return true;
+    if (isViewOp(user) && reachesGraphOutput(user->getResult(0)))
+      return true;
+  }
+  return false;
+}
+
+/// The element type a graph tensor has in GM under force_fp16: graph inputs
+/// and outputs keep theirs, every other float tensor is f16.
+Type storageElementType(Value tensor) {
+  Type element = cast<RankedTensorType>(tensor.getType()).getElementType();
+  if (!isa<FloatType>(element))
+    return element;
+  Value root = viewRoot(tensor);
+  if (isa<BlockArgument>(root) || reachesGraphOutput(root))
+    return element;
+  return Float16Type::get(tensor.getContext());
+}
+
+/// A one-element float constant's value (a scalar immediate).
+std::optional<double> scalarImmediate(Value value) {
+  auto constant = value.getDefiningOp<vg::ConstantOp>();
+  if (!constant || constant.getValue().getNumElements() != 1)
+    return std::nullopt;
+  auto values = constant.getValue().tryGetValues<APFloat>();
+  if (!values)
+    return std::nullopt;
+  return (*values->begin()).convertToDouble();
+}
+
+StringRef opName(Operation *op) { return op->getName().stripDialect(); }
+
+
+} // namespace vinci::lower

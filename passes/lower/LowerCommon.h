@@ -1,0 +1,56 @@
+//===- LowerCommon.h - shared by the vg -> dv lowering templates -*- C++ -*-===//
+//
+// vinci-lower-kernels turns each outlined vg kernel into a dv.kernel with
+// one of the templates below; this header is what they share: the storage
+// precision rule, scalar immediates, and the template interface. A template
+// lives in its own file (passes/lower/<Name>.cpp) and is listed once in
+// LowerKernels.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef VINCI_PASSES_LOWER_LOWERCOMMON_H
+#define VINCI_PASSES_LOWER_LOWERCOMMON_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Value.h"
+
+#include <optional>
+#include <string>
+
+namespace vinci::soc {
+struct SocSpec;
+}
+
+namespace vinci::lower {
+
+/// One way of lowering a kind of kernel.
+struct KernelTemplate {
+  const char *name;
+  /// nullopt: the kernel is not of this template's kind; "": the template
+  /// lowers it; otherwise why it cannot (shown when no template lowers it).
+  std::optional<std::string> (*mismatch)(mlir::func::FuncOp kernel);
+  /// Replaces `kernel` and its single `call` with a dv.kernel and dv.launch.
+  mlir::LogicalResult (*lower)(mlir::func::FuncOp kernel, mlir::func::CallOp call,
+                               const soc::SocSpec &soc);
+};
+
+/// The templates, defined in their own files.
+extern const KernelTemplate kElementwiseTemplate;
+
+int64_t roundUp(int64_t value, int64_t multiple);
+
+/// Reshape-like ops stay in the graph and share their source's GM bytes.
+bool isViewOp(mlir::Operation *op);
+/// The value a graph tensor is a view of.
+mlir::Value viewRoot(mlir::Value value);
+/// Whether `value` or a view of it is returned by the graph function.
+bool reachesGraphOutput(mlir::Value value);
+/// The element type a graph tensor has in GM under force_fp16: graph inputs
+/// and outputs keep theirs, every other float tensor is f16.
+mlir::Type storageElementType(mlir::Value tensor);
+/// A one-element float constant's value (a scalar immediate).
+std::optional<double> scalarImmediate(mlir::Value value);
+llvm::StringRef opName(mlir::Operation *op);
+
+} // namespace vinci::lower
+
+#endif // VINCI_PASSES_LOWER_LOWERCOMMON_H
