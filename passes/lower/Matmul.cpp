@@ -1,0 +1,712 @@
+//===- Matmul.cpp - the Cube matmul template -------------------------------===//
+//
+//  - matmul (Cube): a cube kernel whose anchor is vg.matmul, [M,K] x [K,N],
+//    [B..,M,K] x [B..,K,N] (equal batch dims) or [B..,M,K] x [K,N] (a 2-D
+//    weight broadcast over the batch: folded into M), transpose_a /
+//    transpose_b, any M, N, K; followed by an epilogue chain applied in UB
+//    after move_l0c_ub: bias add ([N] or [1,..,N] broadcast over rows),
+//    residual add (a tensor of the output's shape), scalar add / mul
+//    (immediates) and relu. Anything else is rejected with a reason.
+//
+// Storage precision (force_fp16): the Cube reads f16. f16 operands in GM go
+// GM -ND->NZ-> L1 with copy_nd2nz; f32 operands (graph inputs) go GM -> UB
+// (NZ, f32) -> vconv f16 -> L1. L1 -> L0A is a fractal gather (transposed
+// for transpose_a), L1 -> L0B a gather with transpose (none for
+// transpose_b). L0C accumulates in f32; move_l0c_ub converts to the output's
+// GM type (f16 or f32), the epilogue runs in that type, copy_nz2nd writes
+// the valid rows and columns only. Tiles are zero padded to 16 x 16
+// fractals in L1 (copy_nd2nz pads), so padded rows/columns/K contribute 0.
+//
+// Tiling: output tiles Mt x Nt and K steps Kt, multiples of 16, start at
+// 128 x 128 x 256 and are halved until every buffer fits the SoC table's
+// L1, L0A, L0B, L0C and UB (one buffer set, allocated once per kernel; a
+// smaller tile uses a view of it). The output is split into block_dim equal
+// parts along the batch, M or N (block_dim = the largest such divisor <=
+// ai_core_count; M/N parts are multiples of 16), so every block runs the
+// same program and writes disjoint GM bytes. Within a block, tiles of the
+// same size (full, M tail, N tail) share one loop nest (batch, m, n); the K
+// reduction peels the first step (mmad init), loops over the remaining full
+// steps and ends with the K tail. No double buffering yet.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/lower/LowerCommon.h"
+
+#include "dv/DvOps.h"
+#include "vg/VgOps.h"
+#include "vinci/soc.h"
+
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <functional>
+
+using namespace mlir;
+
+namespace vinci::lower {
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Analysis
+//===----------------------------------------------------------------------===//
+
+struct Epilogue {
+  enum Kind { BiasRow, Residual, AddScalar, MulScalar, Relu } kind;
+  unsigned arg = 0; // BiasRow, Residual: the kernel argument
+  double value = 0; // AddScalar, MulScalar
+};
+
+struct MatmulInfo {
+  unsigned aArg = 0, bArg = 0;
+  bool ta = false, tb = false;
+  int64_t batch = 1, M = 0, N = 0, K = 0;
+  bool bBatched = false;
+  SmallVector<Epilogue> epilogue;
+};
+
+int64_t product(ArrayRef<int64_t> dims) {
+  int64_t p = 1;
+  for (int64_t d : dims)
+    p *= d;
+  return p;
+}
+
+std::string str(const Twine &t) { return t.str(); }
+
+/// Why the matmul template cannot lower `func` ("": it can).
+std::string analyzeMatmul(func::FuncOp func, vg::MatMulOp mm, MatmulInfo &info) {
+  Block &body = func.getBody().front();
+  auto aArg = dyn_cast<BlockArgument>(mm.getA());
+  auto bArg = dyn_cast<BlockArgument>(mm.getB());
+  if (!aArg || !bArg || aArg.getOwner() != &body || bArg.getOwner() != &body)
+    return "vg.matmul operands computed inside the kernel have no Cube lowering yet";
+  info.aArg = aArg.getArgNumber();
+  info.bArg = bArg.getArgNumber();
+  info.ta = mm.getTransposeA();
+  info.tb = mm.getTransposeB();
+  auto aType = cast<RankedTensorType>(mm.getA().getType());
+  auto bType = cast<RankedTensorType>(mm.getB().getType());
+  auto cType = cast<RankedTensorType>(mm.getResult().getType());
+  for (RankedTensorType t : {aType, bType, cType})
+    if (!t.getElementType().isF16() && !t.getElementType().isF32())
+      return str("vg.matmul on " + Twine(t.getElementType().isInteger() ? "integer" : "non-f16/f32") +
+                 " tensors has no Cube lowering yet (f16/f32 only)");
+  ArrayRef<int64_t> as = aType.getShape(), bs = bType.getShape();
+  if (as.size() < 2 || bs.size() < 2)
+    return "vg.matmul with a 1-D operand has no Cube lowering yet";
+  int64_t aRows = as[as.size() - 2], aCols = as.back();
+  int64_t bRows = bs[bs.size() - 2], bCols = bs.back();
+  int64_t M = info.ta ? aCols : aRows, K = info.ta ? aRows : aCols;
+  int64_t Kb = info.tb ? bCols : bRows, N = info.tb ? bRows : bCols;
+  if (K != Kb)
+    return "vg.matmul with mismatched K";
+  if (bs.size() == 2) {
+    if (as.size() > 2 && info.ta)
+      return "vg.matmul of a batched transpose_a operand by a 2-D weight has no Cube lowering yet";
+    // [B.., M, K] x [K, N] is [B*M, K] x [K, N].
+    info.batch = 1;
+    info.M = product(as.drop_back());
+    if (info.ta)
+      info.M = M;
+  } else {
+    if (as.size() != bs.size() || as.drop_back(2) != bs.drop_back(2))
+      return "vg.matmul broadcasting batch dims has no Cube lowering yet (equal batch dims, or a "
+             "2-D weight)";
+    info.batch = product(as.drop_back(2));
+    info.M = M;
+    info.bBatched = true;
+  }
+  info.N = N;
+  info.K = K;
+  if (cType.getNumElements() != info.batch * info.M * info.N)
+    return "vg.matmul result shape does not match its operands";
+
+  // The epilogue: a chain on the matmul's result.
+  Value current = mm.getResult();
+  ArrayRef<int64_t> outShape = cType.getShape();
+  for (Operation &op : body) {
+    if (&op == mm.getOperation() || isa<vg::ConstantOp>(op))
+      continue;
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      if (ret.getNumOperands() != 1 || ret.getOperand(0) != current)
+        return "a Cube kernel must return the end of its epilogue chain (one result)";
+      continue;
+    }
+    if (op.getNumResults() != 1 || !llvm::is_contained(op.getOperands(), current))
+      return (opName(&op) + " beside the matmul's epilogue chain has no Cube lowering yet").str();
+    auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
+    if (resultType.getShape() != outShape)
+      return (opName(&op) + " changes the matmul's shape: no Cube epilogue for it").str();
+    if (!resultType.getElementType().isF16() && !resultType.getElementType().isF32())
+      return (opName(&op) + " to a non-float type has no Cube epilogue").str();
+    Epilogue e;
+    if (isa<vg::ReluOp>(op)) {
+      e.kind = Epilogue::Relu;
+    } else if (isa<vg::AddOp, vg::MulOp>(op)) {
+      Value other = op.getOperand(0) == current ? op.getOperand(1) : op.getOperand(0);
+      if (other == current)
+        return (opName(&op) + " of the matmul with itself has no Cube epilogue yet").str();
+      if (std::optional<double> imm = scalarImmediate(other)) {
+        e.kind = isa<vg::AddOp>(op) ? Epilogue::AddScalar : Epilogue::MulScalar;
+        e.value = *imm;
+      } else if (isa<vg::MulOp>(op)) {
+        return "vg.mul by a tensor in a Cube epilogue has no lowering yet (scalar immediates only)";
+      } else {
+        auto arg = dyn_cast<BlockArgument>(other);
+        if (!arg || arg.getOwner() != &body)
+          return "vg.add of a value computed inside the kernel has no Cube epilogue yet";
+        auto type = cast<RankedTensorType>(other.getType());
+        if (!type.getElementType().isF16() && !type.getElementType().isF32())
+          return "vg.add of a non-float tensor has no Cube epilogue";
+        ArrayRef<int64_t> s = type.getShape();
+        bool row = !s.empty() && s.back() == info.N && product(s) == info.N;
+        if (type.getShape() == outShape)
+          e.kind = Epilogue::Residual;
+        else if (row && info.N > 1)
+          e.kind = Epilogue::BiasRow;
+        else if (row) // N == 1: a one-element row
+          e.kind = Epilogue::BiasRow;
+        else if (product(s) == 1)
+          return "vg.add of a one-element tensor (scalar bias) in a Cube epilogue has no lowering "
+                 "yet";
+        else
+          return "vg.add broadcasting other than a [N] bias row in a Cube epilogue has no lowering "
+                 "yet";
+        e.arg = arg.getArgNumber();
+      }
+    } else {
+      return (opName(&op) + " has no Cube epilogue yet (bias add, residual add, scalar add/mul, "
+                            "relu)")
+          .str();
+    }
+    info.epilogue.push_back(e);
+    current = op.getResult(0);
+  }
+  return {};
+}
+
+vg::MatMulOp findMatmul(func::FuncOp func) {
+  vg::MatMulOp found;
+  int count = 0;
+  func.walk([&](vg::MatMulOp mm) {
+    found = mm;
+    ++count;
+  });
+  return count == 1 ? found : vg::MatMulOp();
+}
+
+std::optional<std::string> matmulTemplateMismatch(func::FuncOp func) {
+  auto kind = func->getAttrOfType<StringAttr>("vinci.kernel");
+  if (!kind || kind.getValue() != "cube")
+    return std::nullopt;
+  int count = 0;
+  func.walk([&](vg::MatMulOp) { ++count; });
+  if (count == 0)
+    return std::nullopt;
+  if (count > 1)
+    return std::string("a Cube kernel with more than one vg.matmul has no lowering template");
+  MatmulInfo info;
+  return analyzeMatmul(func, findMatmul(func), info);
+}
+
+//===----------------------------------------------------------------------===//
+// Emission helpers
+//===----------------------------------------------------------------------===//
+
+/// An affine element offset: c + sum coef * index.
+struct Aff {
+  int64_t c = 0;
+  SmallVector<std::pair<Value, int64_t>> terms;
+  Aff() = default;
+  Aff(int64_t c) : c(c) {}
+  static Aff of(Value v, int64_t coef) {
+    Aff a;
+    if (v && coef)
+      a.terms.push_back({v, coef});
+    return a;
+  }
+  Aff operator+(const Aff &o) const {
+    Aff r = *this;
+    r.c += o.c;
+    for (auto [v, k] : o.terms) {
+      bool merged = false;
+      for (auto &t : r.terms)
+        if (t.first == v) {
+          t.second += k;
+          merged = true;
+        }
+      if (!merged)
+        r.terms.push_back({v, k});
+    }
+    return r;
+  }
+  Aff operator*(int64_t s) const {
+    Aff r;
+    r.c = c * s;
+    for (auto [v, k] : terms)
+      if (k * s)
+        r.terms.push_back({v, k * s});
+    return r;
+  }
+};
+
+struct Plan {
+  int64_t Mt = 0, Nt = 0, Kt = 0;
+  int64_t blockDim = 1;
+  enum Split { None, Batch, Rows, Cols } split = None;
+  int64_t Bb = 1, Mb = 0, Nb = 0; // per block
+};
+
+class MatmulEmitter {
+public:
+  MatmulEmitter(OpBuilder &b, Location loc, const MatmulInfo &info, const Plan &plan,
+                ArrayRef<Value> gm, unsigned outArg, const soc::SocSpec &soc)
+      : b(b), loc(loc), info(info), plan(plan), gm(gm), outArg(outArg), soc(soc),
+        f16(b.getF16Type()), f32(b.getF32Type()) {}
+
+  void emit() {
+    if (plan.blockDim > 1)
+      bid = dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult();
+    outType = dv::getElementType(gm[outArg].getType());
+    aType = dv::getElementType(gm[info.aArg].getType());
+    bType = dv::getElementType(gm[info.bArg].getType());
+    int64_t Mt = plan.Mt, Nt = plan.Nt, Kt = plan.Kt;
+    // One buffer set for the kernel; smaller tiles use views of it.
+    l1A = alloc(dv::MemSpace::L1, info.ta ? Kt : Mt, info.ta ? Mt : Kt, f16);
+    l1B = alloc(dv::MemSpace::L1, info.tb ? Nt : Kt, info.tb ? Kt : Nt, f16);
+    if (!aType.isF16()) {
+      ubA32 = alloc(dv::MemSpace::UB, info.ta ? Kt : Mt, info.ta ? Mt : Kt, aType);
+      ubA16 = alloc(dv::MemSpace::UB, info.ta ? Kt : Mt, info.ta ? Mt : Kt, f16);
+    }
+    if (!bType.isF16()) {
+      ubB32 = alloc(dv::MemSpace::UB, info.tb ? Nt : Kt, info.tb ? Kt : Nt, bType);
+      ubB16 = alloc(dv::MemSpace::UB, info.tb ? Nt : Kt, info.tb ? Kt : Nt, f16);
+    }
+    l0A = alloc(dv::MemSpace::L0A, Mt, Kt, f16);
+    l0B = alloc(dv::MemSpace::L0B, Kt, Nt, f16);
+    l0C = alloc(dv::MemSpace::L0C, Mt, Nt, f32);
+    ubOut = alloc(dv::MemSpace::UB, Mt, Nt, outType);
+    for (const Epilogue &e : info.epilogue) {
+      Type t = dv::getElementType(gm[e.arg].getType());
+      if (e.kind == Epilogue::BiasRow && !ubBiasRaw) {
+        ubBiasRaw = allocNd(roundUp(Nt, 64), t);
+        ubBias = t == outType ? ubBiasRaw : allocNd(roundUp(Nt, 64), outType);
+      }
+      if (e.kind == Epilogue::Residual && !ubResRaw) {
+        ubResRaw = alloc(dv::MemSpace::UB, Mt, Nt, t);
+        ubRes = t == outType ? ubResRaw : alloc(dv::MemSpace::UB, Mt, Nt, outType);
+      }
+    }
+
+    // Tile categories: full and tail tiles in M and N.
+    struct Range {
+      int64_t size, count, base;
+    };
+    SmallVector<Range> ms, ns;
+    if (plan.Mb / Mt)
+      ms.push_back({Mt, plan.Mb / Mt, 0});
+    if (plan.Mb % Mt)
+      ms.push_back({plan.Mb % Mt, 1, plan.Mb / Mt * Mt});
+    if (plan.Nb / Nt)
+      ns.push_back({Nt, plan.Nb / Nt, 0});
+    if (plan.Nb % Nt)
+      ns.push_back({plan.Nb % Nt, 1, plan.Nb / Nt * Nt});
+    for (const Range &m : ms)
+      for (const Range &n : ns)
+        loopNest({plan.Bb, m.count, n.count}, [&](ArrayRef<Value> ivs) {
+          Tile t;
+          t.ms = m.size;
+          t.ns = n.size;
+          t.batch = blockTerm(Plan::Batch, plan.Bb) + Aff::of(ivs[0], 1);
+          t.row = blockTerm(Plan::Rows, plan.Mb) + Aff::of(ivs[1], Mt) + Aff(m.base);
+          t.col = blockTerm(Plan::Cols, plan.Nb) + Aff::of(ivs[2], Nt) + Aff(n.base);
+          emitTile(t);
+        });
+  }
+
+private:
+  struct Tile {
+    int64_t ms, ns;
+    Aff batch, row, col; // batch index, first output row and column
+  };
+
+  Aff blockTerm(Plan::Split split, int64_t per) {
+    return plan.split == split ? Aff::of(bid, per) : Aff();
+  }
+
+  void loopNest(ArrayRef<int64_t> trips, function_ref<void(ArrayRef<Value>)> body,
+                SmallVector<Value> ivs = {}) {
+    if (ivs.size() == trips.size())
+      return body(ivs);
+    int64_t trip = trips[ivs.size()];
+    if (trip <= 1) {
+      ivs.push_back(Value());
+      return loopNest(trips, body, ivs);
+    }
+    auto loop = dv::LoopOp::create(b, loc, trip);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&loop.getBody().front());
+    ivs.push_back(loop.getInductionVar());
+    loopNest(trips, body, ivs);
+  }
+
+  IntegerAttr I(int64_t v) { return b.getI64IntegerAttr(v); }
+
+  Value alloc(dv::MemSpace space, int64_t rows, int64_t cols, Type element) {
+    auto type = dv::BufType::get(b.getContext(), space, {rows, cols}, element, dv::Layout::NZ);
+    return dv::AllocOp::create(b, loc, type, IntegerAttr()).getResult();
+  }
+  Value allocNd(int64_t elems, Type element) {
+    auto type = dv::BufType::get(b.getContext(), dv::MemSpace::UB, {elems}, element,
+                                 dv::Layout::ND);
+    return dv::AllocOp::create(b, loc, type, IntegerAttr()).getResult();
+  }
+
+  AffineMapAttr mapOf(const Aff &a, SmallVectorImpl<Value> &indices) {
+    AffineExpr expr = b.getAffineConstantExpr(a.c);
+    for (auto [v, k] : a.terms) {
+      if (!k)
+        continue;
+      expr = expr + b.getAffineDimExpr(indices.size()) * k;
+      indices.push_back(v);
+    }
+    return AffineMapAttr::get(AffineMap::get(indices.size(), 0, expr));
+  }
+
+  /// A view of on-chip `buf` at element `offset` typed as an NZ tile.
+  Value tileView(Value buf, int64_t rows, int64_t cols, int64_t offset = 0) {
+    auto src = cast<dv::BufType>(buf.getType());
+    auto type = dv::BufType::get(b.getContext(), src.getSpace(), {rows, cols},
+                                 src.getElementType(), dv::Layout::NZ);
+    if (type == src && offset == 0)
+      return buf;
+    SmallVector<Value> idx;
+    return dv::ViewOp::create(b, loc, type, buf, idx, mapOf(Aff(offset), idx)).getResult();
+  }
+  Value ndView(Value buf, int64_t offset, int64_t elems) {
+    auto src = cast<dv::BufType>(buf.getType());
+    auto type = dv::BufType::get(b.getContext(), src.getSpace(), {elems}, src.getElementType(),
+                                 dv::Layout::ND);
+    SmallVector<Value> idx;
+    return dv::ViewOp::create(b, loc, type, buf, idx, mapOf(Aff(offset), idx)).getResult();
+  }
+  Value gmView(Value buf, const Aff &offset, int64_t elems) {
+    auto type = dv::GmType::get(b.getContext(), {elems}, dv::getElementType(buf.getType()));
+    SmallVector<Value> idx;
+    AffineMapAttr map = mapOf(offset, idx);
+    return dv::ViewOp::create(b, loc, type, buf, idx, map).getResult();
+  }
+
+  /// Calls fn(offset, repeats) over `elems` elements in chunks of at most
+  /// max_repeat repeats of `lanes`.
+  void chunks(int64_t elems, int64_t lanes, function_ref<void(int64_t, int64_t)> fn) {
+    int64_t repeats = elems / lanes, maxRep = soc.max_repeat;
+    for (int64_t r = 0; r < repeats; r += maxRep)
+      fn(r * lanes, std::min(maxRep, repeats - r));
+  }
+
+  /// NZ tile conversion (same element order in both types: C0 = 16).
+  void convert(Value src, Value dst, int64_t elems) {
+    bool widen = dv::getElementType(dst.getType()) == f32;
+    auto rep = b.getDenseI64ArrayAttr(widen ? ArrayRef<int64_t>{8, 4} : ArrayRef<int64_t>{4, 8});
+    chunks(elems, 64, [&](int64_t off, int64_t n) {
+      dv::VConvOp::create(b, loc, ndView(src, off, n * 64), ndView(dst, off, n * 64),
+                          dv::RoundModeAttr::get(b.getContext(), dv::RoundMode::Rint), I(n),
+                          DenseI64ArrayAttr(), rep, DenseI64ArrayAttr());
+    });
+  }
+
+  /// GM ND rows x cols (row stride `stride`) at `offset` -> the f16 NZ tile
+  /// `l1` (rowsP x colsP), through UB and vconv for f32 tensors.
+  void load(Value gmArg, Value l1, Value ub32, Value ub16, const Aff &offset, int64_t rows,
+            int64_t cols, int64_t stride) {
+    int64_t rowsP = roundUp(rows, 16), colsP = roundUp(cols, 16);
+    Value src = gmView(gmArg, offset, (rows - 1) * stride + cols);
+    Value dst = tileView(l1, rowsP, colsP);
+    if (!ub32) {
+      dv::CopyNd2NzOp::create(b, loc, src, dst, I(rows), I(cols), I(stride), I(rowsP), I(colsP));
+      return;
+    }
+    Value raw = tileView(ub32, rowsP, colsP), half = tileView(ub16, rowsP, colsP);
+    dv::CopyNd2NzOp::create(b, loc, src, raw, I(rows), I(cols), I(stride), I(rowsP), I(colsP));
+    convert(raw, half, rowsP * colsP);
+    dv::CopyOp::create(b, loc, half, dst, I(1), I(rowsP * colsP * 2), IntegerAttr(),
+                       IntegerAttr());
+  }
+
+  void kStep(const Tile &t, int64_t ks, const Aff &k0, bool init) {
+    int64_t Mp = roundUp(t.ms, 16), Np = roundUp(t.ns, 16), Kp = roundUp(ks, 16);
+    int64_t M = info.M, N = info.N, K = info.K;
+    // A: [M,K] (or [K,M] with transpose_a) per batch.
+    Aff aBase = t.batch * (M * K);
+    if (!info.ta)
+      load(gm[info.aArg], l1A, ubA32, ubA16, aBase + t.row * K + k0, t.ms, ks, K);
+    else
+      load(gm[info.aArg], l1A, ubA32, ubA16, aBase + k0 * M + t.row, ks, t.ms, M);
+    Aff bBase = info.bBatched ? t.batch * (K * N) : Aff();
+    if (!info.tb)
+      load(gm[info.bArg], l1B, ubB32, ubB16, bBase + k0 * N + t.col, ks, t.ns, N);
+    else
+      load(gm[info.bArg], l1B, ubB32, ubB16, bBase + t.col * K + k0, t.ns, ks, K);
+    int64_t m1 = Mp / 16, n1 = Np / 16, k1 = Kp / 16;
+    Value a0 = tileView(l0A, Mp, Kp), b0 = tileView(l0B, Kp, Np);
+    if (!info.ta)
+      dv::LoadFractalsOp::create(b, loc, tileView(l1A, Mp, Kp), a0, I(m1), I(k1), I(1), I(m1),
+                                 I(k1), I(1), UnitAttr());
+    else
+      dv::LoadFractalsOp::create(b, loc, tileView(l1A, Kp, Mp), a0, I(m1), I(k1), I(k1), I(1),
+                                 I(k1), I(1), b.getUnitAttr());
+    if (!info.tb)
+      dv::LoadFractalsOp::create(b, loc, tileView(l1B, Kp, Np), b0, I(k1), I(n1), I(1), I(k1),
+                                 I(n1), I(1), b.getUnitAttr());
+    else
+      dv::LoadFractalsOp::create(b, loc, tileView(l1B, Np, Kp), b0, I(k1), I(n1), I(n1), I(1),
+                                 I(n1), I(1), UnitAttr());
+    dv::MmadOp::create(b, loc, a0, b0, tileView(l0C, Mp, Np), I(Mp), I(Np), I(Kp),
+                       init ? b.getUnitAttr() : UnitAttr());
+  }
+
+  template <typename OpTy> void wholeTile(Value tile, int64_t elems, Value other = Value()) {
+    int64_t lanes = 256 / dv::elementBytes(outType);
+    chunks(elems, lanes, [&](int64_t off, int64_t n) {
+      Value v = ndView(tile, off, n * lanes);
+      if constexpr (std::is_same_v<OpTy, dv::VAddOp>)
+        OpTy::create(b, loc, v, ndView(other, off, n * lanes), v, I(n), DenseI64ArrayAttr(),
+                     DenseI64ArrayAttr(), DenseI64ArrayAttr());
+      else
+        OpTy::create(b, loc, v, v, I(n), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                     DenseI64ArrayAttr());
+    });
+  }
+  template <typename OpTy> void wholeTileScalar(Value tile, int64_t elems, double c) {
+    int64_t lanes = 256 / dv::elementBytes(outType);
+    chunks(elems, lanes, [&](int64_t off, int64_t n) {
+      Value v = ndView(tile, off, n * lanes);
+      OpTy::create(b, loc, v, b.getF32FloatAttr(float(c)), v, I(n), DenseI64ArrayAttr(),
+                   DenseI64ArrayAttr(), DenseI64ArrayAttr());
+    });
+  }
+
+  /// out[m][n] += bias[n] over an NZ tile Mp x Np: per 16-column fractal
+  /// column, every 32-byte row block (f16: one row; f32: half a row) adds
+  /// the same bias block (stride 0).
+  void biasRow(Value out, Value bias, int64_t Mp, int64_t Np) {
+    bool half = outType.isF16();
+    int64_t repeats = Mp / 8; // 8 rows of 16 per repeat
+    for (int64_t n1 = 0; n1 < Np / 16; ++n1) {
+      if (half) {
+        dv::VAddOp::create(b, loc, ndView(out, n1 * Mp * 16, Mp * 16), ndView(bias, n1 * 16, 16),
+                           ndView(out, n1 * Mp * 16, Mp * 16), I(repeats),
+                           b.getDenseI64ArrayAttr({1, 1, 0}), b.getDenseI64ArrayAttr({8, 8, 0}),
+                           DenseI64ArrayAttr());
+        continue;
+      }
+      for (int64_t h = 0; h < 2; ++h) {
+        Value o = ndView(out, n1 * Mp * 16 + h * 8, Mp * 16 - 8);
+        dv::VAddOp::create(b, loc, o, ndView(bias, n1 * 16 + h * 8, 8), o, I(repeats),
+                           b.getDenseI64ArrayAttr({2, 2, 0}), b.getDenseI64ArrayAttr({16, 16, 0}),
+                           DenseI64ArrayAttr());
+      }
+    }
+  }
+
+  void emitTile(const Tile &t) {
+    int64_t Kt = plan.Kt, K = info.K;
+    int64_t kFull = K / Kt, kTail = K % Kt;
+    if (kFull) {
+      kStep(t, Kt, Aff(0), /*init=*/true);
+      if (kFull > 2) {
+        auto loop = dv::LoopOp::create(b, loc, kFull - 1);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&loop.getBody().front());
+        kStep(t, Kt, Aff::of(loop.getInductionVar(), Kt) + Aff(Kt), false);
+      } else if (kFull == 2) {
+        kStep(t, Kt, Aff(Kt), false);
+      }
+    }
+    if (kTail)
+      kStep(t, kTail, Aff(kFull * Kt), kFull == 0);
+
+    // Epilogue in UB, in the output's GM type.
+    int64_t Mp = roundUp(t.ms, 16), Np = roundUp(t.ns, 16), N = info.N;
+    Value out = tileView(ubOut, Mp, Np);
+    bool reluFirst = !info.epilogue.empty() && info.epilogue.front().kind == Epilogue::Relu;
+    dv::MoveL0cUbOp::create(b, loc, tileView(l0C, Mp, Np), out, I(1), I(Mp * Np), I(0), I(0),
+                            reluFirst ? b.getUnitAttr() : UnitAttr(), FloatAttr());
+    Aff outOffset = t.batch * (info.M * N) + t.row * N + t.col;
+    for (auto [index, e] : llvm::enumerate(info.epilogue)) {
+      switch (e.kind) {
+      case Epilogue::Relu:
+        if (index != 0)
+          wholeTile<dv::VReluOp>(out, Mp * Np);
+        break;
+      case Epilogue::AddScalar:
+        wholeTileScalar<dv::VAddsOp>(out, Mp * Np, e.value);
+        break;
+      case Epilogue::MulScalar:
+        wholeTileScalar<dv::VMulsOp>(out, Mp * Np, e.value);
+        break;
+      case Epilogue::BiasRow: {
+        Type t0 = dv::getElementType(gm[e.arg].getType());
+        dv::CopyOp::create(b, loc, gmView(gm[e.arg], t.col, t.ns), ndView(ubBiasRaw, 0, t.ns),
+                           I(1), I(t.ns * dv::elementBytes(t0)), IntegerAttr(), IntegerAttr());
+        if (ubBias != ubBiasRaw)
+          convert(ubBiasRaw, ubBias, roundUp(Np, 64));
+        biasRow(out, ubBias, Mp, Np);
+        break;
+      }
+      case Epilogue::Residual: {
+        Value raw = tileView(ubResRaw, Mp, Np), res = tileView(ubRes, Mp, Np);
+        dv::CopyNd2NzOp::create(b, loc, gmView(gm[e.arg], outOffset, (t.ms - 1) * N + t.ns), raw,
+                                I(t.ms), I(t.ns), I(N), I(Mp), I(Np));
+        if (res != raw)
+          convert(raw, res, Mp * Np);
+        wholeTile<dv::VAddOp>(out, Mp * Np, res);
+        break;
+      }
+      }
+    }
+    dv::CopyNz2NdOp::create(b, loc, out, gmView(gm[outArg], outOffset, (t.ms - 1) * N + t.ns),
+                            I(t.ms), I(t.ns), I(N), I(Mp));
+  }
+
+  OpBuilder &b;
+  Location loc;
+  const MatmulInfo &info;
+  const Plan &plan;
+  ArrayRef<Value> gm;
+  unsigned outArg;
+  const soc::SocSpec &soc;
+  Type f16, f32, outType, aType, bType;
+  Value bid;
+  Value l1A, l1B, ubA32, ubA16, ubB32, ubB16, l0A, l0B, l0C, ubOut;
+  Value ubBiasRaw, ubBias, ubResRaw, ubRes;
+};
+
+/// Tile sizes that fit the SoC's buffers with one buffer set.
+bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, unsigned outArg,
+               const soc::SocSpec &soc) {
+  auto bytes = [&](soc::Space s) { return static_cast<int64_t>(soc.bufferBytes(s)); };
+  bool aF32 = !gmElements[info.aArg].isF16(), bF32 = !gmElements[info.bArg].isF16();
+  int64_t eOut = gmElements[outArg].isF16() ? 2 : 4;
+  bool bias = false, residual = false;
+  for (const Epilogue &e : info.epilogue) {
+    bias |= e.kind == Epilogue::BiasRow;
+    residual |= e.kind == Epilogue::Residual;
+  }
+  auto fits = [&](int64_t Mt, int64_t Nt, int64_t Kt) {
+    int64_t ub = (aF32 ? Mt * Kt * 6 : 0) + (bF32 ? Kt * Nt * 6 : 0) + Mt * Nt * eOut +
+                 (bias ? roundUp(Nt, 64) * 8 : 0) + (residual ? Mt * Nt * 8 : 0) + 32 * 8;
+    return (Mt * Kt + Kt * Nt) * 2 <= bytes(soc::Space::L1) &&
+           Mt * Kt * 2 <= bytes(soc::Space::L0A) && Kt * Nt * 2 <= bytes(soc::Space::L0B) &&
+           Mt * Nt * 4 <= bytes(soc::Space::L0C) && ub <= bytes(soc::Space::UB) &&
+           Mt <= int64_t(soc.mmad_max_m) && Nt <= int64_t(soc.mmad_max_n) &&
+           Kt <= int64_t(soc.mmad_max_k);
+  };
+  int64_t &Mt = plan.Mt, &Nt = plan.Nt, &Kt = plan.Kt;
+  Mt = std::min<int64_t>(roundUp(plan.Mb, 16), 128);
+  Nt = std::min<int64_t>(roundUp(plan.Nb, 16), 128);
+  Kt = std::min<int64_t>(roundUp(info.K, 16), 256);
+  while (!fits(Mt, Nt, Kt)) {
+    if (Kt > 16 && Kt >= Mt && Kt >= Nt)
+      Kt = roundUp(Kt / 2, 16);
+    else if (Mt > 16 && Mt >= Nt)
+      Mt = roundUp(Mt / 2, 16);
+    else if (Nt > 16)
+      Nt = roundUp(Nt / 2, 16);
+    else
+      return false;
+  }
+  return true;
+}
+
+/// Equal parts of the output over at most ai_core_count blocks.
+void planBlocks(const MatmulInfo &info, Plan &plan, const soc::SocSpec &soc) {
+  int64_t cores = soc.ai_core_count;
+  auto best = [&](int64_t extent, bool fractal) {
+    for (int64_t d = std::min(cores, extent); d > 1; --d)
+      if (extent % d == 0 && (!fractal || (extent / d) % 16 == 0))
+        return d;
+    return int64_t(1);
+  };
+  int64_t dB = best(info.batch, false), dM = best(info.M, true), dN = best(info.N, true);
+  plan.Bb = info.batch;
+  plan.Mb = info.M;
+  plan.Nb = info.N;
+  if (dB >= dM && dB >= dN && dB > 1) {
+    plan.split = Plan::Batch;
+    plan.blockDim = dB;
+    plan.Bb = info.batch / dB;
+  } else if (dM >= dN && dM > 1) {
+    plan.split = Plan::Rows;
+    plan.blockDim = dM;
+    plan.Mb = info.M / dM;
+  } else if (dN > 1) {
+    plan.split = Plan::Cols;
+    plan.blockDim = dN;
+    plan.Nb = info.N / dN;
+  }
+}
+
+LogicalResult lowerMatmul(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
+  MLIRContext *ctx = func.getContext();
+  Location loc = func.getLoc();
+  MatmulInfo info;
+  std::string why = analyzeMatmul(func, findMatmul(func), info);
+  if (!why.empty())
+    return func.emitError() << why;
+
+  SmallVector<Type> gmTypes, gmElements;
+  auto addGm = [&](Value tensor) {
+    auto type = cast<RankedTensorType>(tensor.getType());
+    Type element = storageElementType(tensor);
+    SmallVector<int64_t> shape(type.getShape());
+    if (shape.empty())
+      shape.push_back(1);
+    gmTypes.push_back(dv::GmType::get(ctx, shape, element));
+    gmElements.push_back(element);
+  };
+  for (Value operand : call.getOperands())
+    addGm(operand);
+  for (Value result : call.getResults())
+    addGm(result);
+  unsigned outArg = call.getNumOperands();
+  if (!gmElements[outArg].isF16() && !gmElements[outArg].isF32())
+    return func.emitError() << "kernel " << func.getSymName()
+                            << ": the matmul template writes f16/f32 outputs only";
+
+  Plan plan;
+  planBlocks(info, plan, soc);
+  if (!planTiles(info, plan, gmElements, outArg, soc))
+    return func.emitError() << "kernel " << func.getSymName()
+                            << ": no 16x16x16 matmul tile fits the SoC's buffers";
+
+  OpBuilder b(func);
+  auto kernel = dv::KernelOp::create(b, loc, func.getSymName(), FunctionType::get(ctx, gmTypes, {}),
+                                     StringAttr(), ArrayAttr(), ArrayAttr(),
+                                     uint64_t(plan.blockDim), "cube");
+  Block *entry = b.createBlock(&kernel.getBody());
+  for (Type type : gmTypes)
+    entry->addArgument(type, loc);
+  SmallVector<Value> gmArgs(entry->getArguments());
+  b.setInsertionPointToStart(entry);
+  MatmulEmitter(b, loc, info, plan, gmArgs, outArg, soc).emit();
+  dv::ReturnOp::create(b, loc);
+
+  OpBuilder caller(call);
+  auto launch = dv::LaunchOp::create(caller, call.getLoc(), call.getResultTypes(),
+                                     func.getSymName(), call.getOperands());
+  call.replaceAllUsesWith(launch.getResults());
+  call.erase();
+  func.erase();
+  return success();
+}
+
+} // namespace
+
+extern const KernelTemplate kMatmulTemplate = {"matmul", matmulTemplateMismatch, lowerMatmul};
+
+} // namespace vinci::lower
