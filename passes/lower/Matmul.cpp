@@ -54,8 +54,8 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 struct Epilogue {
-  enum Kind { BiasRow, Residual, AddScalar, MulScalar, Relu } kind;
-  unsigned arg = 0; // BiasRow, Residual: the kernel argument
+  enum Kind { BiasRow, BiasScalar, Residual, AddScalar, MulScalar, Relu } kind;
+  unsigned arg = 0; // BiasRow, BiasScalar, Residual: the kernel argument
   double value = 0; // AddScalar, MulScalar
 };
 
@@ -170,8 +170,7 @@ std::string analyzeMatmul(func::FuncOp func, vg::MatMulOp mm, MatmulInfo &info) 
         else if (row) // N == 1: a one-element row
           e.kind = Epilogue::BiasRow;
         else if (product(s) == 1)
-          return "vg.add of a one-element tensor (scalar bias) in a Cube epilogue has no lowering "
-                 "yet";
+          e.kind = Epilogue::BiasScalar;
         else
           return "vg.add broadcasting other than a [N] bias row in a Cube epilogue has no lowering "
                  "yet";
@@ -291,10 +290,12 @@ public:
     ubOut = alloc(dv::MemSpace::UB, Mt, Nt, outType);
     for (const Epilogue &e : info.epilogue) {
       Type t = dv::getElementType(gm[e.arg].getType());
-      if (e.kind == Epilogue::BiasRow && !ubBiasRaw) {
+      if ((e.kind == Epilogue::BiasRow || e.kind == Epilogue::BiasScalar) && !ubBiasRaw) {
         ubBiasRaw = allocNd(roundUp(Nt, 64), t);
         ubBias = t == outType ? ubBiasRaw : allocNd(roundUp(Nt, 64), outType);
       }
+      if (e.kind == Epilogue::BiasScalar && !ubBcast)
+        ubBcast = allocNd(256 / dv::elementBytes(outType), outType);
       if (e.kind == Epilogue::Residual && !ubResRaw) {
         ubResRaw = alloc(dv::MemSpace::UB, Mt, Nt, t);
         ubRes = t == outType ? ubResRaw : alloc(dv::MemSpace::UB, Mt, Nt, outType);
@@ -493,12 +494,13 @@ private:
   /// out[m][n] += bias[n] over an NZ tile Mp x Np: per 16-column fractal
   /// column, every 32-byte row block (f16: one row; f32: half a row) adds
   /// the same bias block (stride 0).
-  void biasRow(Value out, Value bias, int64_t Mp, int64_t Np) {
+  void biasRow(Value out, Value bias, int64_t Mp, int64_t Np, bool scalar = false) {
     bool half = outType.isF16();
     int64_t repeats = Mp / 8; // 8 rows of 16 per repeat
     for (int64_t n1 = 0; n1 < Np / 16; ++n1) {
       if (half) {
-        dv::VAddOp::create(b, loc, ndView(out, n1 * Mp * 16, Mp * 16), ndView(bias, n1 * 16, 16),
+        dv::VAddOp::create(b, loc, ndView(out, n1 * Mp * 16, Mp * 16),
+                           ndView(bias, scalar ? 0 : n1 * 16, 16),
                            ndView(out, n1 * Mp * 16, Mp * 16), I(repeats),
                            b.getDenseI64ArrayAttr({1, 1, 0}), b.getDenseI64ArrayAttr({8, 8, 0}),
                            DenseI64ArrayAttr());
@@ -506,7 +508,7 @@ private:
       }
       for (int64_t h = 0; h < 2; ++h) {
         Value o = ndView(out, n1 * Mp * 16 + h * 8, Mp * 16 - 8);
-        dv::VAddOp::create(b, loc, o, ndView(bias, n1 * 16 + h * 8, 8), o, I(repeats),
+        dv::VAddOp::create(b, loc, o, ndView(bias, (scalar ? 0 : n1 * 16) + h * 8, 8), o, I(repeats),
                            b.getDenseI64ArrayAttr({2, 2, 0}), b.getDenseI64ArrayAttr({16, 16, 0}),
                            DenseI64ArrayAttr());
       }
@@ -558,6 +560,18 @@ private:
         biasRow(out, ubBias, Mp, Np);
         break;
       }
+      case Epilogue::BiasScalar: {
+        // One element, broadcast over a repeat with vbrcb, added like a row.
+        Type t0 = dv::getElementType(gm[e.arg].getType());
+        dv::CopyOp::create(b, loc, gmView(gm[e.arg], Aff(), 1), ndView(ubBiasRaw, 0, 1), I(1),
+                           I(dv::elementBytes(t0)), IntegerAttr(), IntegerAttr());
+        if (ubBias != ubBiasRaw)
+          convert(ubBiasRaw, ubBias, 64);
+        dv::VBrcbOp::create(b, loc, ndView(ubBias, 0, 16), ubBcast,
+                            I(1), DenseI64ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr());
+        biasRow(out, ubBcast, Mp, Np, /*scalar=*/true);
+        break;
+      }
       case Epilogue::Residual: {
         Value raw = tileView(ubResRaw, Mp, Np), res = tileView(ubRes, Mp, Np);
         dv::CopyNd2NzOp::create(b, loc, gmView(gm[e.arg], outOffset, (t.ms - 1) * N + t.ns), raw,
@@ -583,7 +597,7 @@ private:
   Type f16, f32, outType, aType, bType;
   Value bid;
   Value l1A, l1B, ubA32, ubA16, ubB32, ubB16, l0A, l0B, l0C, ubOut;
-  Value ubBiasRaw, ubBias, ubResRaw, ubRes;
+  Value ubBiasRaw, ubBias, ubBcast, ubResRaw, ubRes;
 };
 
 /// Tile sizes that fit the SoC's buffers with one buffer set.
@@ -594,12 +608,12 @@ bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, un
   int64_t eOut = gmElements[outArg].isF16() ? 2 : 4;
   bool bias = false, residual = false;
   for (const Epilogue &e : info.epilogue) {
-    bias |= e.kind == Epilogue::BiasRow;
+    bias |= e.kind == Epilogue::BiasRow || e.kind == Epilogue::BiasScalar;
     residual |= e.kind == Epilogue::Residual;
   }
   auto fits = [&](int64_t Mt, int64_t Nt, int64_t Kt) {
     int64_t ub = (aF32 ? Mt * Kt * 6 : 0) + (bF32 ? Kt * Nt * 6 : 0) + Mt * Nt * eOut +
-                 (bias ? roundUp(Nt, 64) * 8 : 0) + (residual ? Mt * Nt * 8 : 0) + 32 * 8;
+                 (bias ? roundUp(Nt, 64) * 8 + 256 : 0) + (residual ? Mt * Nt * 8 : 0) + 32 * 8;
     return (Mt * Kt + Kt * Nt) * 2 <= bytes(soc::Space::L1) &&
            Mt * Kt * 2 <= bytes(soc::Space::L0A) && Kt * Nt * 2 <= bytes(soc::Space::L0B) &&
            Mt * Nt * 4 <= bytes(soc::Space::L0C) && ub <= bytes(soc::Space::UB) &&
