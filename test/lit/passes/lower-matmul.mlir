@@ -1,0 +1,286 @@
+// RUN: vinci-opt %s --split-input-file --vinci-lower-kernels --verify-diagnostics | FileCheck %s
+// RUN: vinci-opt %s --split-input-file --vinci-lower-kernels=allow-unlowered=true --vinci-allocate-buffers --vinci-insert-sync | FileCheck %s --check-prefix=SYNC
+
+// The Cube matmul template (passes/lower/Matmul.cpp). A 2-D matmul of two
+// f32 graph inputs: each operand goes GM -> UB (NZ, f32) -> vconv f16 -> L1,
+// A gathers into L0A as is, B with a transpose into L0B; one mmad (init)
+// into L0C, move_l0c_ub to the f32 output tile, copy_nz2nd of the 8 valid
+// rows. N = 32 splits into 2 blocks of 16 columns (M = 8 cannot split into
+// parts of 16 rows).
+// CHECK-LABEL: func.func @mm_f32_io
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: tensor<8x64xf32>, [[W:%[a-z0-9_]+]]: tensor<64x32xf32>)
+// CHECK: [[R:%.+]] = dv.launch @k0_matmul([[X]], [[W]]) : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
+// CHECK-NEXT: return [[R]]
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK-SAME: ([[A:%[a-z0-9_]+]]: !dv.gm<8x64xf32>, [[B:%[a-z0-9_]+]]: !dv.gm<64x32xf32>, [[C:%[a-z0-9_]+]]: !dv.gm<8x32xf32>)
+// CHECK-SAME: attributes {block_dim = 2 : i64, kind = "cube"}
+// CHECK-NEXT: [[BID:%.+]] = dv.block_idx
+// CHECK-NEXT: [[L1A:%.+]] = dv.alloc : !dv.buf<l1, 16x64xf16, nz>
+// CHECK-NEXT: [[L1B:%.+]] = dv.alloc : !dv.buf<l1, 64x16xf16, nz>
+// CHECK-NEXT: [[UA32:%.+]] = dv.alloc : !dv.buf<ub, 16x64xf32, nz>
+// CHECK-NEXT: [[UA16:%.+]] = dv.alloc : !dv.buf<ub, 16x64xf16, nz>
+// CHECK-NEXT: [[UB32:%.+]] = dv.alloc : !dv.buf<ub, 64x16xf32, nz>
+// CHECK-NEXT: [[UB16:%.+]] = dv.alloc : !dv.buf<ub, 64x16xf16, nz>
+// CHECK-NEXT: [[L0A:%.+]] = dv.alloc : !dv.buf<l0a, 16x64xf16, nz>
+// CHECK-NEXT: [[L0B:%.+]] = dv.alloc : !dv.buf<l0b, 64x16xf16, nz>
+// CHECK-NEXT: [[L0C:%.+]] = dv.alloc : !dv.buf<l0c, 16x16xf32, nz>
+// CHECK-NEXT: [[OUT:%.+]] = dv.alloc : !dv.buf<ub, 16x16xf32, nz>
+// CHECK-NEXT: [[GA:%.+]] = dv.view [[A]][0] : !dv.gm<8x64xf32> to !dv.gm<512xf32>
+// CHECK-NEXT: dv.copy_nd2nz [[GA]] to [[UA32]] {cols = 64 : i64, dst_cols = 64 : i64, dst_rows = 16 : i64, rows = 8 : i64, src_row_stride = 64 : i64}
+// CHECK-NEXT: [[HA:%.+]] = dv.view [[UA16]][0] : !dv.buf<ub, 16x64xf16, nz> to !dv.buf<ub, 1024xf16>
+// CHECK-NEXT: [[FA:%.+]] = dv.view [[UA32]][0] : !dv.buf<ub, 16x64xf32, nz> to !dv.buf<ub, 1024xf32>
+// CHECK-NEXT: dv.vconv [[FA]] to [[HA]] {rep = array<i64: 4, 8>, repeat = 16 : i64}
+// CHECK-NEXT: dv.copy [[UA16]] to [[L1A]] {burst_bytes = 2048 : i64}
+// B's columns of this block: 64 rows of 16 at column 16 * block_idx.
+// CHECK-NEXT: [[GB:%.+]] = dv.view [[B]][[[BID]] * 16] : !dv.gm<64x32xf32> to !dv.gm<2032xf32>
+// CHECK-NEXT: dv.copy_nd2nz [[GB]] to [[UB32]] {cols = 16 : i64, dst_cols = 16 : i64, dst_rows = 64 : i64, rows = 64 : i64, src_row_stride = 32 : i64}
+// CHECK: dv.vconv
+// CHECK-NEXT: dv.copy [[UB16]] to [[L1B]] {burst_bytes = 2048 : i64}
+// CHECK-NEXT: dv.load_fractals [[L1A]] to [[L0A]] {dst_inner_stride = 1 : i64, dst_outer_stride = 4 : i64, inner = 4 : i64, outer = 1 : i64, src_inner_stride = 1 : i64, src_outer_stride = 1 : i64}
+// CHECK-NEXT: dv.load_fractals [[L1B]] to [[L0B]] {dst_inner_stride = 1 : i64, dst_outer_stride = 1 : i64, inner = 1 : i64, outer = 4 : i64, src_inner_stride = 4 : i64, src_outer_stride = 1 : i64, transpose}
+// CHECK-NEXT: dv.mmad [[L0A]], [[L0B]] to [[L0C]] {init, k = 64 : i64, m = 16 : i64, n = 16 : i64}
+// CHECK-NEXT: dv.move_l0c_ub [[L0C]] to [[OUT]] {burst_elems = 256 : i64} : !dv.buf<l0c, 16x16xf32, nz> to !dv.buf<ub, 16x16xf32, nz>
+// CHECK-NEXT: [[GC:%.+]] = dv.view [[C]][[[BID]] * 16] : !dv.gm<8x32xf32> to !dv.gm<240xf32>
+// CHECK-NEXT: dv.copy_nz2nd [[OUT]] to [[GC]] {cols = 16 : i64, dst_row_stride = 32 : i64, rows = 8 : i64, src_rows = 16 : i64}
+// CHECK-NEXT: dv.return
+// After allocation and sync insertion: every buffer placed, the Cube waits
+// for MTE1, the Vector unit for the Cube, MTE3 for the Vector unit.
+// SYNC-LABEL: dv.kernel @k0_matmul
+// SYNC: dv.alloc offset {{[0-9]+}} : !dv.buf<l0c, 16x16xf32, nz>
+// SYNC: dv.set_flag MTE1 -> M event [[E1:[0-9]]]
+// SYNC-NEXT: dv.wait_flag MTE1 -> M event [[E1]]
+// SYNC-NEXT: dv.mmad
+// SYNC-NEXT: dv.set_flag M -> V event [[E2:[0-9]]]
+// SYNC-NEXT: dv.wait_flag M -> V event [[E2]]
+// SYNC-NEXT: dv.move_l0c_ub
+// SYNC: dv.wait_flag V -> MTE3
+// SYNC-NEXT: dv.copy_nz2nd
+func.func @mm_f32_io(%x: tensor<8x64xf32>, %w: tensor<64x32xf32>) -> tensor<8x32xf32> {
+  %0 = call @k0_matmul(%x, %w) : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) -> tensor<8x32xf32>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul"]} {
+  %0 = vg.matmul %arg0, %arg1 : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+
+// -----
+
+// A Linear layer as Gemm exports it (transB = 1) with a [N] bias and a relu:
+// the weight and bias are f16 in GM (no vconv), B^T in L1 is already L0B's
+// n-major fractal (no transpose), the f16 intermediate output tile gets the
+// bias row added with a zero src1 stride (every row block reads the same 16
+// bias values), then vrelu; rows 20 pad to 32 in L1/L0, 20 are written.
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK-SAME: ({{%[a-z0-9_]+}}: !dv.gm<20x64xf32>, [[W:%[a-z0-9_]+]]: !dv.gm<48x64xf16>, [[BIAS:%[a-z0-9_]+]]: !dv.gm<48xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<20x48xf16>)
+// CHECK-SAME: attributes {block_dim = 3 : i64, kind = "cube"}
+// CHECK: [[L1B:%.+]] = dv.alloc : !dv.buf<l1, 16x64xf16, nz>
+// CHECK: [[OUT:%.+]] = dv.alloc : !dv.buf<ub, 32x16xf16, nz>
+// CHECK-NEXT: [[UBIAS:%.+]] = dv.alloc : !dv.buf<ub, 64xf16>
+// CHECK: dv.copy_nd2nz {{.*}} {cols = 64 : i64, dst_cols = 64 : i64, dst_rows = 32 : i64, rows = 20 : i64, src_row_stride = 64 : i64} : !dv.gm<1280xf32> to !dv.buf<ub, 32x64xf32, nz>
+// CHECK: [[GW:%.+]] = dv.view [[W]][[[BID:%.+]] * 1024] : !dv.gm<48x64xf16> to !dv.gm<1024xf16>
+// CHECK-NEXT: dv.copy_nd2nz [[GW]] to [[L1B]] {cols = 64 : i64, dst_cols = 64 : i64, dst_rows = 16 : i64, rows = 16 : i64, src_row_stride = 64 : i64}
+// CHECK-NEXT: dv.load_fractals
+// CHECK-NEXT: dv.load_fractals [[L1B]] to {{%.+}} {dst_inner_stride = 1 : i64, dst_outer_stride = 1 : i64, inner = 1 : i64, outer = 4 : i64, src_inner_stride = 1 : i64, src_outer_stride = 1 : i64} :
+// CHECK-NEXT: dv.mmad {{.*}} {init, k = 64 : i64, m = 32 : i64, n = 16 : i64}
+// CHECK-NEXT: dv.move_l0c_ub {{%.+}} to [[OUT]] {burst_elems = 512 : i64} : !dv.buf<l0c, 32x16xf32, nz> to !dv.buf<ub, 32x16xf16, nz>
+// CHECK-NEXT: [[UB16:%.+]] = dv.view [[UBIAS]][0] : !dv.buf<ub, 64xf16> to !dv.buf<ub, 16xf16>
+// CHECK-NEXT: [[GBIAS:%.+]] = dv.view [[BIAS]][[[BID]] * 16] : !dv.gm<48xf16> to !dv.gm<16xf16>
+// CHECK-NEXT: dv.copy [[GBIAS]] to [[UB16]] {burst_bytes = 32 : i64}
+// CHECK: dv.vadd {{.*}} {blk = array<i64: 1, 1, 0>, rep = array<i64: 8, 8, 0>, repeat = 4 : i64} : !dv.buf<ub, 512xf16>, !dv.buf<ub, 16xf16> to !dv.buf<ub, 512xf16>
+// CHECK-NEXT: [[T:%.+]] = dv.view [[OUT]][0]
+// CHECK-NEXT: dv.vrelu [[T]] to [[T]] {repeat = 4 : i64}
+// CHECK-NEXT: [[GC:%.+]] = dv.view [[C]][[[BID]] * 16] : !dv.gm<20x48xf16> to !dv.gm<928xf16>
+// CHECK-NEXT: dv.copy_nz2nd [[OUT]] to [[GC]] {cols = 16 : i64, dst_row_stride = 48 : i64, rows = 20 : i64, src_rows = 32 : i64}
+// CHECK-LABEL: dv.kernel @k1_sigmoid
+// SYNC-LABEL: func.func @linear_bias_relu
+// SYNC-LABEL: dv.kernel @k0_matmul
+// SYNC: dv.vadd
+// SYNC: dv.vrelu
+// SYNC-NEXT: dv.set_flag V -> MTE3
+func.func @linear_bias_relu(%x: tensor<20x64xf32>) -> tensor<20x48xf32> {
+  %w = vg.constant dense_resource<w> : tensor<48x64xf32>
+  %b = vg.constant dense_resource<b> : tensor<48xf32>
+  %0 = call @k0_matmul(%x, %w, %b) : (tensor<20x64xf32>, tensor<48x64xf32>, tensor<48xf32>) -> tensor<20x48xf32>
+  %1 = call @k1_sigmoid(%0) : (tensor<20x48xf32>) -> tensor<20x48xf32>
+  return %1 : tensor<20x48xf32>
+}
+func.func private @k0_matmul(%arg0: tensor<20x64xf32>, %arg1: tensor<48x64xf32>, %arg2: tensor<48xf32>) -> tensor<20x48xf32>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/Gemm", "/Relu"]} {
+  %0 = vg.matmul %arg0, %arg1 {transpose_b = true} : (tensor<20x64xf32>, tensor<48x64xf32>) -> tensor<20x48xf32>
+  %1 = vg.add %0, %arg2 : (tensor<20x48xf32>, tensor<48xf32>) -> tensor<20x48xf32>
+  %2 = vg.relu %1 : tensor<20x48xf32>
+  return %2 : tensor<20x48xf32>
+}
+func.func private @k1_sigmoid(%arg0: tensor<20x48xf32>) -> tensor<20x48xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Sigmoid"]} {
+  %0 = vg.sigmoid %arg0 : tensor<20x48xf32>
+  return %0 : tensor<20x48xf32>
+}
+
+// -----
+
+// Tiled to the SoC's buffers: 512 x 1000 x 768 f16. M splits into 8 blocks
+// of 64 rows; tiles 64 x 128 with K steps of 256 (L0B: 256 x 128 x 2 B =
+// 64 KiB exactly). A loop over the 6 N tiles; in it the first K step
+// (init) peeled, a loop over the 2 further full steps, then the K tail of
+// 232 (padded to 240 in L1, a view of the full buffers).
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK-SAME: ([[A:%[a-z0-9_]+]]: !dv.gm<512x1000xf16>, [[B:%[a-z0-9_]+]]: !dv.gm<1000x768xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<512x768xf16>)
+// CHECK-SAME: attributes {block_dim = 8 : i64, kind = "cube"}
+// CHECK-NEXT: [[BID:%.+]] = dv.block_idx
+// CHECK-NEXT: [[L1A:%.+]] = dv.alloc : !dv.buf<l1, 64x256xf16, nz>
+// CHECK-NEXT: [[L1B:%.+]] = dv.alloc : !dv.buf<l1, 256x128xf16, nz>
+// CHECK-NEXT: dv.alloc : !dv.buf<l0a, 64x256xf16, nz>
+// CHECK-NEXT: dv.alloc : !dv.buf<l0b, 256x128xf16, nz>
+// CHECK-NEXT: [[L0C:%.+]] = dv.alloc : !dv.buf<l0c, 64x128xf32, nz>
+// CHECK-NEXT: [[OUT:%.+]] = dv.alloc : !dv.buf<ub, 64x128xf16, nz>
+// CHECK-NEXT: dv.loop [[J:%.+]] trip 6 {
+// CHECK-NEXT: [[GA:%.+]] = dv.view [[A]][[[BID]] * 64000] : !dv.gm<512x1000xf16> to !dv.gm<63256xf16>
+// CHECK-NEXT: dv.copy_nd2nz [[GA]] to [[L1A]] {cols = 256 : i64, dst_cols = 256 : i64, dst_rows = 64 : i64, rows = 64 : i64, src_row_stride = 1000 : i64}
+// CHECK-NEXT: [[GB:%.+]] = dv.view [[B]][[[J]] * 128] : !dv.gm<1000x768xf16> to !dv.gm<195968xf16>
+// CHECK: dv.mmad {{.*}} {init, k = 256 : i64, m = 64 : i64, n = 128 : i64}
+// CHECK-NEXT: dv.loop [[K:%.+]] trip 2 {
+// CHECK-NEXT: dv.view [[A]][[[BID]] * 64000 + [[K]] * 256 + 256]
+// CHECK: dv.view [[B]][[[K]] * 196608 + [[J]] * 128 + 196608]
+// CHECK: dv.mmad {{.*}} {k = 256 : i64, m = 64 : i64, n = 128 : i64}
+// CHECK-NEXT: }
+// CHECK-NEXT: dv.view [[A]][[[BID]] * 64000 + 768] : !dv.gm<512x1000xf16> to !dv.gm<63232xf16>
+// CHECK-NEXT: [[TA:%.+]] = dv.view [[L1A]][0] : !dv.buf<l1, 64x256xf16, nz> to !dv.buf<l1, 64x240xf16, nz>
+// CHECK-NEXT: dv.copy_nd2nz {{%.+}} to [[TA]] {cols = 232 : i64, dst_cols = 240 : i64, dst_rows = 64 : i64, rows = 64 : i64, src_row_stride = 1000 : i64}
+// CHECK: dv.copy_nd2nz {{.*}} {cols = 128 : i64, dst_cols = 128 : i64, dst_rows = 240 : i64, rows = 232 : i64, src_row_stride = 768 : i64}
+// CHECK: dv.load_fractals {{.*}} {dst_inner_stride = 1 : i64, dst_outer_stride = 8 : i64, inner = 8 : i64, outer = 15 : i64, src_inner_stride = 15 : i64, src_outer_stride = 1 : i64, transpose}
+// CHECK-NEXT: dv.mmad {{.*}} to [[L0C]] {k = 240 : i64, m = 64 : i64, n = 128 : i64}
+// CHECK-NEXT: dv.move_l0c_ub [[L0C]] to [[OUT]] {burst_elems = 8192 : i64}
+// CHECK-NEXT: [[GC:%.+]] = dv.view [[C]][[[BID]] * 49152 + [[J]] * 128] : !dv.gm<512x768xf16> to !dv.gm<48512xf16>
+// CHECK-NEXT: dv.copy_nz2nd [[OUT]] to [[GC]] {cols = 128 : i64, dst_row_stride = 768 : i64, rows = 64 : i64, src_rows = 64 : i64}
+// CHECK-NEXT: }
+// CHECK-NEXT: dv.return
+// SYNC-LABEL: func.func @tiled
+// SYNC: dv.kernel @k0_matmul
+// SYNC: dv.alloc offset 0 : !dv.buf<l0b, 256x128xf16, nz>
+// SYNC: dv.loop
+// SYNC: dv.mmad
+// SYNC: dv.return
+func.func @tiled(%x: tensor<512x1000xf16>) -> tensor<512x768xf16> {
+  %w = vg.constant dense_resource<w> : tensor<1000x768xf16>
+  %0 = call @k0_matmul(%x, %w) : (tensor<512x1000xf16>, tensor<1000x768xf16>) -> tensor<512x768xf16>
+  return %0 : tensor<512x768xf16>
+}
+func.func private @k0_matmul(%arg0: tensor<512x1000xf16>, %arg1: tensor<1000x768xf16>) -> tensor<512x768xf16>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul"]} {
+  %0 = vg.matmul %arg0, %arg1 : (tensor<512x1000xf16>, tensor<1000x768xf16>) -> tensor<512x768xf16>
+  return %0 : tensor<512x768xf16>
+}
+
+// -----
+
+// Batched with transpose_a: 4 batches over 4 blocks; A^T tiles [K, M] land
+// in L1 as 48 x 32 and gather into L0A with a transpose; N = 200 is one
+// full tile of 128 and a tail of 72 (padded to 80).
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK-SAME: ([[A:%[a-z0-9_]+]]: !dv.gm<4x40x24xf16>, [[B:%[a-z0-9_]+]]: !dv.gm<4x40x200xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<4x24x200xf16>)
+// CHECK-SAME: attributes {block_dim = 4 : i64, kind = "cube"}
+// CHECK: [[GA:%.+]] = dv.view [[A]][[[BID:%.+]] * 960] : !dv.gm<4x40x24xf16> to !dv.gm<960xf16>
+// CHECK-NEXT: dv.copy_nd2nz [[GA]] to {{%.+}} {cols = 24 : i64, dst_cols = 32 : i64, dst_rows = 48 : i64, rows = 40 : i64, src_row_stride = 24 : i64}
+// CHECK-NEXT: dv.view [[B]][[[BID]] * 8000] : !dv.gm<4x40x200xf16> to !dv.gm<7928xf16>
+// CHECK-NEXT: dv.copy_nd2nz
+// CHECK-NEXT: dv.load_fractals {{.*}} {dst_inner_stride = 1 : i64, dst_outer_stride = 3 : i64, inner = 3 : i64, outer = 2 : i64, src_inner_stride = 1 : i64, src_outer_stride = 3 : i64, transpose} : !dv.buf<l1, 48x32xf16, nz> to !dv.buf<l0a, 32x48xf16, nz>
+// CHECK: dv.mmad {{.*}} {init, k = 48 : i64, m = 32 : i64, n = 128 : i64}
+// CHECK: dv.copy_nz2nd {{.*}} {cols = 128 : i64, dst_row_stride = 200 : i64, rows = 24 : i64, src_rows = 32 : i64}
+// CHECK: dv.view [[B]][[[BID]] * 8000 + 128] : !dv.gm<4x40x200xf16> to !dv.gm<7872xf16>
+// CHECK: dv.copy_nd2nz {{.*}} {cols = 72 : i64, dst_cols = 80 : i64, dst_rows = 48 : i64, rows = 40 : i64, src_row_stride = 200 : i64}
+// CHECK: dv.mmad {{.*}} {init, k = 48 : i64, m = 32 : i64, n = 80 : i64}
+// CHECK: dv.view [[C]][[[BID]] * 4800 + 128] : !dv.gm<4x24x200xf16> to !dv.gm<4672xf16>
+// CHECK-NEXT: dv.copy_nz2nd {{.*}} {cols = 72 : i64, dst_row_stride = 200 : i64, rows = 24 : i64, src_rows = 32 : i64}
+// CHECK-NEXT: dv.return
+// SYNC-LABEL: func.func @batched_ta
+// SYNC: dv.kernel @k0_matmul
+// SYNC: dv.return
+func.func @batched_ta(%a: tensor<4x40x24xf16>, %b: tensor<4x40x200xf16>) -> tensor<4x24x200xf16> {
+  %0 = call @k0_matmul(%a, %b) : (tensor<4x40x24xf16>, tensor<4x40x200xf16>) -> tensor<4x24x200xf16>
+  return %0 : tensor<4x24x200xf16>
+}
+func.func private @k0_matmul(%arg0: tensor<4x40x24xf16>, %arg1: tensor<4x40x200xf16>) -> tensor<4x24x200xf16>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul"]} {
+  %0 = vg.matmul %arg0, %arg1 {transpose_a = true} : (tensor<4x40x24xf16>, tensor<4x40x200xf16>) -> tensor<4x24x200xf16>
+  return %0 : tensor<4x24x200xf16>
+}
+
+// -----
+
+// A Linear layer over a batch ([2, 33, 64] x [64, 48]: rows 66) with a bias
+// and a residual add of a same-shape graph input, f32 output: the bias is
+// added half a row (8 f32, one 32-byte block) at a time with block stride 2,
+// the residual tile comes in through copy_nd2nz and vconv.
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK-SAME: attributes {block_dim = 3 : i64, kind = "cube"}
+// CHECK: dv.mmad {{.*}} {init, k = 64 : i64, m = 80 : i64, n = 16 : i64}
+// CHECK: dv.move_l0c_ub {{.*}} : !dv.buf<l0c, 80x16xf32, nz> to !dv.buf<ub, 80x16xf32, nz>
+// CHECK: dv.vadd {{.*}} {blk = array<i64: 2, 2, 0>, rep = array<i64: 16, 16, 0>, repeat = 10 : i64} : !dv.buf<ub, 1272xf32>, !dv.buf<ub, 8xf32> to !dv.buf<ub, 1272xf32>
+// CHECK: dv.vadd {{.*}} {blk = array<i64: 2, 2, 0>, rep = array<i64: 16, 16, 0>, repeat = 10 : i64}
+// CHECK: dv.copy_nd2nz {{.*}} {cols = 16 : i64, dst_cols = 16 : i64, dst_rows = 80 : i64, rows = 66 : i64, src_row_stride = 48 : i64} : !dv.gm<3136xf32> to !dv.buf<ub, 80x16xf32, nz>
+// CHECK: dv.vadd {{.*}} {repeat = 20 : i64} : !dv.buf<ub, 1280xf32>, !dv.buf<ub, 1280xf32> to !dv.buf<ub, 1280xf32>
+// CHECK: dv.copy_nz2nd {{.*}} {cols = 16 : i64, dst_row_stride = 48 : i64, rows = 66 : i64, src_rows = 80 : i64}
+// SYNC-LABEL: func.func @linear_residual
+// SYNC: dv.kernel @k0_matmul
+// SYNC: dv.return
+func.func @linear_residual(%x: tensor<2x33x64xf32>, %r: tensor<2x33x48xf32>) -> tensor<2x33x48xf32> {
+  %w = vg.constant dense_resource<w> : tensor<64x48xf32>
+  %b = vg.constant dense_resource<b> : tensor<48xf32>
+  %0 = call @k0_matmul(%x, %w, %b, %r) : (tensor<2x33x64xf32>, tensor<64x48xf32>, tensor<48xf32>, tensor<2x33x48xf32>) -> tensor<2x33x48xf32>
+  return %0 : tensor<2x33x48xf32>
+}
+func.func private @k0_matmul(%arg0: tensor<2x33x64xf32>, %arg1: tensor<64x48xf32>, %arg2: tensor<48xf32>, %arg3: tensor<2x33x48xf32>) -> tensor<2x33x48xf32>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul", "/Add", "/Add_1"]} {
+  %0 = vg.matmul %arg0, %arg1 : (tensor<2x33x64xf32>, tensor<64x48xf32>) -> tensor<2x33x48xf32>
+  %1 = vg.add %0, %arg2 : (tensor<2x33x48xf32>, tensor<48xf32>) -> tensor<2x33x48xf32>
+  %2 = vg.add %arg3, %1 : (tensor<2x33x48xf32>, tensor<2x33x48xf32>) -> tensor<2x33x48xf32>
+  return %2 : tensor<2x33x48xf32>
+}
+
+// -----
+
+// Near-misses: what the template does not lower names the reason.
+// SYNC-LABEL: func.func @near_misses
+// SYNC: call @k0_matmul
+// SYNC: call @k1_matmul
+// SYNC: call @k2_matmul
+// SYNC: call @k3_matmul
+// SYNC-NOT: dv.kernel
+func.func @near_misses(%x: tensor<8x64xf32>, %w: tensor<64x32xf32>, %a3: tensor<2x8x64xf32>, %b3: tensor<1x64x32xf32>, %v: tensor<64xf32>)
+    -> (tensor<8x32xf32>, tensor<8x32xf32>, tensor<2x8x32xf32>, tensor<8xf32>) {
+  %0 = call @k0_matmul(%x, %w) : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
+  %1 = call @k1_matmul(%x, %w, %x) : (tensor<8x64xf32>, tensor<64x32xf32>, tensor<8x64xf32>) -> tensor<8x32xf32>
+  %2 = call @k2_matmul(%a3, %b3) : (tensor<2x8x64xf32>, tensor<1x64x32xf32>) -> tensor<2x8x32xf32>
+  %3 = call @k3_matmul(%x, %v) : (tensor<8x64xf32>, tensor<64xf32>) -> tensor<8xf32>
+  return %0, %1, %2, %3 : tensor<8x32xf32>, tensor<8x32xf32>, tensor<2x8x32xf32>, tensor<8xf32>
+}
+// expected-error @+1 {{kernel k0_matmul (from /MatMul, /Sigmoid): sigmoid has no Cube epilogue yet (bias add, residual add, scalar add/mul, relu)}}
+func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) -> tensor<8x32xf32>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul", "/Sigmoid"]} {
+  %0 = vg.matmul %arg0, %arg1 : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
+  %1 = vg.sigmoid %0 : tensor<8x32xf32>
+  return %1 : tensor<8x32xf32>
+}
+// expected-error @+1 {{kernel k1_matmul (from /MatMul, /Mul): vg.mul by a tensor in a Cube epilogue has no lowering yet (scalar immediates only)}}
+func.func private @k1_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>, %arg2: tensor<8x64xf32>) -> tensor<8x32xf32>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul", "/Mul"]} {
+  %0 = vg.matmul %arg0, %arg1 : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
+  %s = vg.constant dense_resource<s> : tensor<8x32xf32>
+  %1 = vg.mul %0, %s : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %1 : tensor<8x32xf32>
+}
+// expected-error @+1 {{kernel k2_matmul (from /MatMul): vg.matmul broadcasting batch dims has no Cube lowering yet (equal batch dims, or a 2-D weight)}}
+func.func private @k2_matmul(%arg0: tensor<2x8x64xf32>, %arg1: tensor<1x64x32xf32>) -> tensor<2x8x32xf32>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul"]} {
+  %0 = vg.matmul %arg0, %arg1 : (tensor<2x8x64xf32>, tensor<1x64x32xf32>) -> tensor<2x8x32xf32>
+  return %0 : tensor<2x8x32xf32>
+}
+// expected-error @+1 {{kernel k3_matmul (from /MatMul): vg.matmul with a 1-D operand has no Cube lowering yet}}
+func.func private @k3_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64xf32>) -> tensor<8xf32>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul"]} {
+  %0 = vg.matmul %arg0, %arg1 : (tensor<8x64xf32>, tensor<64xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
