@@ -21,6 +21,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
+namespace vinci::lower { extern const KernelTemplate kRowsTemplate; } // passes/lower/Rows.cpp
+
 namespace vinci {
 #define GEN_PASS_DEF_LOWERKERNELS
 #include "passes/Passes.h.inc"
@@ -33,6 +35,7 @@ namespace {
 
 /// Most specific first: the first template that takes a kernel lowers it.
 const lower::KernelTemplate *const kTemplates[] = {
+    &lower::kRowsTemplate,
     &lower::kElementwiseTemplate,
 };
 

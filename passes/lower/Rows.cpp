@@ -1,0 +1,633 @@
+//===- Rows.cpp - the row Vector template: softmax, norms, last-axis reductions ===//
+//
+//  - rows (Vector): one op that normalises or reduces along the trailing
+//    dims of its input, seen as R rows of C contiguous elements:
+//      vg.softmax, vg.log_softmax   axis = the last dim (or only size-1 dims
+//                                   after it)
+//      vg.layer_norm, vg.rms_norm   normalised dims [axis, rank); scale (and
+//                                   the layer norm's optional bias) of C
+//                                   elements, broadcast over the rows
+//      vg.reduce_sum / reduce_mean / reduce_max / reduce_min
+//                                   over a trailing suffix of the dims
+//                                   (size-1 dims ignored), keepdims either way
+//
+// Numerics: everything is computed in f32 in UB whatever the storage type
+// (f16 rows are converted with vconv after loading and before storing), so
+// the statistics (softmax max and sum, norm mean and variance, reductions)
+// are fp32. The softmax is the safe form of DESIGN.md: non-finite logits
+// saturate to the storage type's range, the row max is subtracted and the
+// shifted logits are clipped to [-50, 0] before exp (log_softmax subtracts
+// ln(sum) from the unclipped shifted logits). Layer norm: two-pass variance
+// (mean first, then the mean of the centred squares).
+//
+// Tiling: the R rows are split into block_dim equal contiguous shares
+// (block_dim = the largest divisor of R that is <= the AI core count, as the
+// elementwise template does); each block runs a dv.loop over its rows, one
+// row an iteration, with the whole row in UB (a row that does not fit UB is
+// rejected with its size). A row is ceil(C / 64) f32 repeats; the last one
+// is masked. Row statistics are reduced with vcadd/vcmax/vcmin across the
+// repeats (the masked-off lanes of the last repeat set to the reduction's
+// identity with a masked vdup first; rows of more than 255 repeats reduce in
+// two levels) and broadcast back with vbrcb into one 64-lane repeat that the
+// row's vector ops read with a repeat stride of 0. Layer norm's scale and
+// bias are loaded once per block, before the loop.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/lower/LowerCommon.h"
+
+#include "dv/DvOps.h"
+#include "vg/VgOps.h"
+#include "vinci/soc.h"
+
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <map>
+#include <tuple>
+#include <limits>
+
+using namespace mlir;
+
+namespace vinci::lower {
+namespace {
+
+/// f32 lanes of one vector repeat (256 bytes).
+constexpr int64_t kLanes = 64;
+/// Repeats per vector instruction: <= 255 and a multiple of 8, so every
+/// chunk of an f32 or f16 row starts 32-byte aligned.
+constexpr int64_t kChunk = 248;
+/// Shifted softmax logits are clipped to [-kSoftmaxClip, 0] before exp.
+constexpr double kSoftmaxClip = 50.0;
+
+enum class RowKind { Softmax, LogSoftmax, LayerNorm, RmsNorm, Sum, Mean, Max, Min };
+
+struct RowPlan {
+  RowKind kind;
+  Operation *anchor = nullptr;
+  int64_t rows = 0, cols = 0;
+  double epsilon = 0;
+  Value input, scale, bias; // kernel block arguments (scale/bias may be null)
+};
+
+bool isSupportedFloat(Type type) { return type.isF16() || type.isF32(); }
+
+int64_t product(ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+std::string typeText(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+/// The row op of `func`, if there is one.
+Operation *findAnchor(func::FuncOp func) {
+  for (Operation &op : func.getBody().front())
+    if (isa<vg::SoftmaxOp, vg::LogSoftmaxOp, vg::LayerNormOp, vg::RmsNormOp, vg::ReduceSumOp,
+            vg::ReduceMeanOp, vg::ReduceMaxOp, vg::ReduceMinOp>(op))
+      return &op;
+  return nullptr;
+}
+
+/// Rows of the trailing dims from `axis`: fills plan.rows / plan.cols.
+void splitAt(RowPlan &plan, ArrayRef<int64_t> shape, int64_t axis) {
+  plan.cols = product(shape.drop_front(axis));
+  plan.rows = product(shape.take_front(axis));
+}
+
+/// UB bytes a row of `cols` elements needs with this plan's buffers.
+int64_t rowBytes(const RowPlan &plan, Type inElem, Type outElem, Type scaleElem,
+                 Type biasElem) {
+  int64_t cp = roundUp(plan.cols, kLanes);
+  int64_t bytes = 4 * cp; // x (f32)
+  if (inElem.isF16())
+    bytes += 2 * cp;
+  bool reduce = plan.kind == RowKind::Sum || plan.kind == RowKind::Mean ||
+                plan.kind == RowKind::Max || plan.kind == RowKind::Min;
+  if (!reduce && outElem.isF16())
+    bytes += 2 * cp;
+  if (plan.kind == RowKind::LogSoftmax || plan.kind == RowKind::LayerNorm ||
+      plan.kind == RowKind::RmsNorm)
+    bytes += 4 * cp; // t
+  for (Type w : {scaleElem, biasElem})
+    if (w)
+      bytes += w.isF16() ? 6 * cp : 4 * cp;
+  int64_t nrep = cp / kLanes;
+  if (nrep > 255)
+    bytes += 4 * roundUp(nrep, kLanes);
+  return bytes + 4 * 256; // stat, broadcast, f16 stat
+}
+
+/// nullopt: not a row kernel; "": lowerable (plan filled); else why not.
+std::optional<std::string> analyse(func::FuncOp func, RowPlan &plan) {
+  Operation *anchor = findAnchor(func);
+  if (!anchor)
+    return std::nullopt;
+  plan.anchor = anchor;
+  StringRef name = opName(anchor);
+  if (func->getAttrOfType<StringAttr>("vinci.kernel").getValue() != "vector")
+    return (name + " in a cube kernel has no lowering template").str();
+  for (Operation &op : func.getBody().front()) {
+    if (&op == anchor || isa<func::ReturnOp>(op))
+      continue;
+    return (opName(&op) + " in a row kernel (with " + name +
+            ") has no lowering template yet: one row op a kernel")
+        .str();
+  }
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  if (ret.getNumOperands() != 1 || ret.getOperand(0) != anchor->getResult(0))
+    return ("a row kernel must return the result of its " + name + " alone").str();
+
+  auto inType = cast<RankedTensorType>(anchor->getOperand(0).getType());
+  auto outType = cast<RankedTensorType>(anchor->getResult(0).getType());
+  for (Value v : anchor->getOperands())
+    if (!isSupportedFloat(cast<RankedTensorType>(v.getType()).getElementType()))
+      return (name + " on " + typeText(v.getType()) + " has no lowering template (f16/f32 only)")
+          .str();
+  if (!isSupportedFloat(outType.getElementType()))
+    return (name + " to " + typeText(outType) + " has no lowering template (f16/f32 only)").str();
+  for (Value v : anchor->getOperands())
+    if (!isa<BlockArgument>(v))
+      return (name + ": an operand computed inside the kernel has no lowering template yet")
+          .str();
+  plan.input = anchor->getOperand(0);
+  ArrayRef<int64_t> shape = inType.getShape();
+  int64_t rank = shape.size();
+  auto normAxis = [&](int64_t axis) { return axis < 0 ? axis + rank : axis; };
+
+  std::optional<std::string> why =
+      llvm::TypeSwitch<Operation *, std::optional<std::string>>(anchor)
+          .Case<vg::SoftmaxOp, vg::LogSoftmaxOp>([&](auto op) -> std::optional<std::string> {
+            plan.kind = isa<vg::SoftmaxOp>(op) ? RowKind::Softmax : RowKind::LogSoftmax;
+            int64_t axis = rank == 0 ? 0 : normAxis(int64_t(op.getAxis()));
+            if (rank > 0 && product(shape.drop_front(axis + 1)) != 1)
+              return (name + " over axis " + std::to_string(axis) + " of " + typeText(inType) +
+                      " has no lowering template: the row template takes the last axis only")
+                  .str();
+            splitAt(plan, shape, std::min(axis, rank));
+            return std::nullopt;
+          })
+          .Case<vg::LayerNormOp, vg::RmsNormOp>([&](auto op) -> std::optional<std::string> {
+            plan.kind = isa<vg::LayerNormOp>(op) ? RowKind::LayerNorm : RowKind::RmsNorm;
+            int64_t axis = normAxis(int64_t(op.getAxis()));
+            splitAt(plan, shape, axis);
+            plan.epsilon = op.getEpsilon().convertToDouble();
+            plan.scale = op.getScale();
+            if constexpr (std::is_same_v<decltype(op), vg::LayerNormOp>)
+              plan.bias = op.getBias();
+            for (Value w : {plan.scale, plan.bias})
+              if (w && cast<RankedTensorType>(w.getType()).getNumElements() != plan.cols)
+                return (name + ": a scale or bias of " + typeText(w.getType()) +
+                        " broadcast within the normalised dims has no lowering template yet")
+                    .str();
+            return std::nullopt;
+          })
+          .Default([&](Operation *op) -> std::optional<std::string> {
+            plan.kind = llvm::TypeSwitch<Operation *, RowKind>(op)
+                            .Case<vg::ReduceSumOp>([](auto) { return RowKind::Sum; })
+                            .Case<vg::ReduceMeanOp>([](auto) { return RowKind::Mean; })
+                            .Case<vg::ReduceMaxOp>([](auto) { return RowKind::Max; })
+                            .Default([](Operation *) { return RowKind::Min; });
+            auto axesAttr = op->getAttrOfType<DenseI64ArrayAttr>("axes");
+            auto noop = op->getAttrOfType<IntegerAttr>("noop_with_empty_axes");
+            SmallVector<bool> reduced(rank, false);
+            if (!axesAttr || axesAttr.empty()) {
+              if (noop && noop.getInt() != 0)
+                return (name + " with no axes and noop_with_empty_axes is a copy: no lowering "
+                               "template yet")
+                    .str();
+              reduced.assign(rank, true);
+            } else {
+              for (int64_t a : axesAttr.asArrayRef()) {
+                int64_t n = normAxis(a);
+                if (n < 0 || n >= rank)
+                  return (name + ": axis " + std::to_string(a) + " out of range").str();
+                reduced[n] = true;
+              }
+            }
+            // Reduced dims (ignoring size-1 dims) must be a trailing suffix.
+            int64_t firstReduced = rank;
+            for (int64_t d = 0; d < rank; ++d)
+              if (reduced[d] && shape[d] != 1) {
+                firstReduced = d;
+                break;
+              }
+            for (int64_t d = firstReduced; d < rank; ++d)
+              if (!reduced[d] && shape[d] != 1)
+                return (name + " over dims that are not trailing in " + typeText(inType) +
+                        " has no lowering template yet (the row template reduces the last "
+                        "dims)")
+                    .str();
+            splitAt(plan, shape, firstReduced);
+            if (outType.getNumElements() != plan.rows)
+              return (name + ": unexpected result " + typeText(outType)).str();
+            return std::nullopt;
+          });
+  if (why)
+    return why;
+  if (plan.cols < 1 || plan.rows < 1)
+    return (name + " of an empty tensor has no lowering template").str();
+
+  // The whole row must fit in UB.
+  const soc::SocSpec &soc = dv::getSoc(func);
+  auto elemOf = [](Value v) -> Type { return v ? storageElementType(v) : Type(); };
+  int64_t bytes = rowBytes(plan, storageElementType(plan.input),
+                           storageElementType(anchor->getResult(0)), elemOf(plan.scale),
+                           elemOf(plan.bias));
+  int64_t ub = static_cast<int64_t>(soc.bufferBytes(soc::Space::UB));
+  if (bytes > ub)
+    return (name + ": a row of " + std::to_string(plan.cols) + " elements needs " +
+            std::to_string(bytes) + " UB bytes, more than the " + std::to_string(ub) +
+            " bytes of UB on " + soc.name + ": rows that do not fit UB have no lowering "
+            "template yet")
+        .str();
+  return std::string();
+}
+
+//===----------------------------------------------------------------------===//
+// Emission
+//===----------------------------------------------------------------------===//
+
+class RowEmitter {
+public:
+  RowEmitter(OpBuilder &b, Location loc, int64_t cols)
+      : b(b), loc(loc), cols(cols), cp(roundUp(cols, kLanes)), nrep(cp / kLanes),
+        full(cols / kLanes), rest(cols % kLanes), f16(b.getF16Type()), f32(b.getF32Type()) {}
+
+  Value alloc(int64_t elems, Type element) {
+    return dv::AllocOp::create(b, loc,
+                               dv::BufType::get(b.getContext(), dv::MemSpace::UB, {elems},
+                                                element, dv::Layout::ND),
+                               IntegerAttr())
+        .getResult();
+  }
+  Value rowBuf(Type element) { return alloc(cp, element); }
+
+  /// A view of `buf` at element `start` spanning `elems` elements (the
+  /// buffer itself when it is the whole).
+  Value sub(Value buf, int64_t start, int64_t elems) {
+    auto type = cast<dv::BufType>(buf.getType());
+    if (start == 0 && elems == int64_t(type.getNumElements()))
+      return buf;
+    // One view per (buffer, range) in a block: the same range is read and
+    // written by consecutive instructions.
+    auto key = std::make_tuple(buf.getAsOpaquePointer(), start, elems,
+                               static_cast<void *>(b.getInsertionBlock()));
+    if (auto it = views.find(key); it != views.end())
+      return it->second;
+    auto view = dv::BufType::get(b.getContext(), dv::MemSpace::UB, {elems},
+                                 type.getElementType(), dv::Layout::ND);
+    AffineMap map = AffineMap::get(0, 0, b.getAffineConstantExpr(start));
+    Value result =
+        dv::ViewOp::create(b, loc, view, buf, ValueRange{}, AffineMapAttr::get(map)).getResult();
+    views[key] = result;
+    return result;
+  }
+
+  DenseI64ArrayAttr maskOf(int64_t lanes) {
+    uint64_t lo = lanes >= 64 ? ~uint64_t(0) : (uint64_t(1) << lanes) - 1;
+    return b.getDenseI64ArrayAttr({int64_t(lo), 0});
+  }
+  /// Lanes [from, 64) of a repeat.
+  DenseI64ArrayAttr maskFrom(int64_t from) {
+    uint64_t lo = ~((uint64_t(1) << from) - 1);
+    return b.getDenseI64ArrayAttr({int64_t(lo), 0});
+  }
+
+  /// fn(start element, repeats, mask) over the row's repeats: chunks of full
+  /// repeats, then the masked partial last one.
+  void forRow(function_ref<void(int64_t, int64_t, DenseI64ArrayAttr)> fn) {
+    for (int64_t r = 0; r < full; r += kChunk)
+      fn(r * kLanes, std::min(kChunk, full - r), DenseI64ArrayAttr());
+    if (rest)
+      fn(full * kLanes, 1, maskOf(rest));
+  }
+  Value at(Value buf, int64_t start, int64_t repeat) { return sub(buf, start, repeat * kLanes); }
+
+  template <typename OpTy> void unary(Value src, Value dst) {
+    forRow([&](int64_t s, int64_t r, DenseI64ArrayAttr m) {
+      OpTy::create(b, loc, at(src, s, r), at(dst, s, r), uint64_t(r), DenseI64ArrayAttr(),
+                   DenseI64ArrayAttr(), m);
+    });
+  }
+  template <typename OpTy> void binary(Value x, Value y, Value dst) {
+    forRow([&](int64_t s, int64_t r, DenseI64ArrayAttr m) {
+      OpTy::create(b, loc, at(x, s, r), at(y, s, r), at(dst, s, r), uint64_t(r),
+                   DenseI64ArrayAttr(), DenseI64ArrayAttr(), m);
+    });
+  }
+  /// dst = x op bc, bc one 64-lane repeat read by every repeat (stride 0).
+  template <typename OpTy> void withBroadcast(Value x, Value bc, Value dst) {
+    forRow([&](int64_t s, int64_t r, DenseI64ArrayAttr m) {
+      OpTy::create(b, loc, at(x, s, r), bc, at(dst, s, r), uint64_t(r), DenseI64ArrayAttr(),
+                   b.getDenseI64ArrayAttr({8, 8, 0}), m);
+    });
+  }
+  template <typename OpTy> void scalar(Value x, double c, Value dst) {
+    Attribute attr = b.getF32FloatAttr(static_cast<float>(c));
+    forRow([&](int64_t s, int64_t r, DenseI64ArrayAttr m) {
+      OpTy::create(b, loc, at(x, s, r), attr, at(dst, s, r), uint64_t(r), DenseI64ArrayAttr(),
+                   DenseI64ArrayAttr(), m);
+    });
+  }
+  /// f16 <-> f32 over the row (64 lanes a repeat: the f16 side advances 4 blocks).
+  void convert(Value src, Value dst) {
+    bool widen = dv::getElementType(dst.getType()) == f32;
+    auto rep = b.getDenseI64ArrayAttr(widen ? ArrayRef<int64_t>{8, 4} : ArrayRef<int64_t>{4, 8});
+    forRow([&](int64_t s, int64_t r, DenseI64ArrayAttr m) {
+      dv::VConvOp::create(b, loc, at(src, s, r), at(dst, s, r), dv::RoundMode::Rint, uint64_t(r),
+                          DenseI64ArrayAttr(), rep, m);
+    });
+  }
+
+  /// An op on lane 0 of a 64-lane stat buffer.
+  template <typename OpTy> void statScalar(Value st, double c) {
+    OpTy::create(b, loc, st, b.getF32FloatAttr(static_cast<float>(c)), st, uint64_t(1),
+                 DenseI64ArrayAttr(), DenseI64ArrayAttr(), maskOf(1));
+  }
+  template <typename OpTy> void statUnary(Value st) {
+    OpTy::create(b, loc, st, st, uint64_t(1), DenseI64ArrayAttr(), DenseI64ArrayAttr(), maskOf(1));
+  }
+  /// Every lane of `bc` (64 f32) = lane 0 of `st`.
+  void broadcast(Value st, Value bc) {
+    dv::VBrcbOp::create(b, loc, st, bc, uint64_t(1), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                        DenseI64ArrayAttr());
+  }
+
+  template <typename OpTy>
+  void reduceOp(Value src, Value dst, int64_t repeat, bool across) {
+    OpTy::create(b, loc, src, dst, across ? b.getUnitAttr() : UnitAttr(),
+                 b.getI64IntegerAttr(repeat), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                 DenseI64ArrayAttr());
+  }
+  template <typename OpTy> void reduce(Value src, Value dst, int64_t repeat, bool across) {
+    reduceOp<OpTy>(src, dst, repeat, across);
+  }
+
+  /// Lane 0 of `st` = the reduction of the row in `src` (whose masked-off
+  /// last lanes are overwritten with the identity). `part` holds the
+  /// partials of rows longer than 255 repeats.
+  void reduceRow(RowKind kind, Value src, Value st, Value part) {
+    double identity = kind == RowKind::Max   ? -std::numeric_limits<double>::infinity()
+                      : kind == RowKind::Min ? std::numeric_limits<double>::infinity()
+                                             : 0.0;
+    auto pad = [&](Value buf, int64_t start, int64_t from) {
+      dv::VDupOp::create(b, loc, b.getF32FloatAttr(static_cast<float>(identity)),
+                         sub(buf, start, kLanes), uint64_t(1), DenseI64ArrayAttr(),
+                         DenseI64ArrayAttr(), maskFrom(from));
+    };
+    auto emit = [&](Value s, Value d, int64_t repeat, bool across) {
+      switch (kind) {
+      case RowKind::Max:
+        return reduce<dv::VCMaxOp>(s, d, repeat, across);
+      case RowKind::Min:
+        return reduce<dv::VCMinOp>(s, d, repeat, across);
+      default:
+        return reduce<dv::VCAddOp>(s, d, repeat, across);
+      }
+    };
+    if (rest)
+      pad(src, full * kLanes, rest);
+    if (nrep <= 255)
+      return emit(src, st, nrep, true);
+    // Two levels: one partial per repeat, then across the partials.
+    for (int64_t r = 0; r < nrep; r += kChunk) {
+      int64_t n = std::min(kChunk, nrep - r);
+      emit(at(src, r * kLanes, n), sub(part, r, n), n, false);
+    }
+    int64_t partElems = roundUp(nrep, kLanes);
+    if (nrep % kLanes)
+      pad(part, partElems - kLanes, nrep % kLanes);
+    emit(part, st, partElems / kLanes, true);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  int64_t cols, cp, nrep, full, rest;
+  Type f16, f32;
+  std::map<std::tuple<const void *, int64_t, int64_t, void *>, Value> views;
+};
+
+LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
+  RowPlan plan;
+  std::optional<std::string> why = analyse(func, plan);
+  if (!why || !why->empty())
+    return func.emitError() << "kernel " << func.getSymName() << ": "
+                            << (why ? *why : std::string("not a row kernel"));
+  MLIRContext *ctx = func.getContext();
+  Location loc = func.getLoc();
+
+  // GM types: operands then results, in their storage precision.
+  SmallVector<Type> gmTypes, gmElements;
+  auto addGm = [&](Value tensor) {
+    auto type = cast<RankedTensorType>(tensor.getType());
+    Type element = storageElementType(tensor);
+    SmallVector<int64_t> shape(type.getShape());
+    if (shape.empty())
+      shape.push_back(1);
+    gmTypes.push_back(dv::GmType::get(ctx, shape, element));
+    gmElements.push_back(element);
+  };
+  for (Value operand : call.getOperands())
+    addGm(operand);
+  for (Value result : call.getResults())
+    addGm(result);
+  auto argIndex = [&](Value v) { return cast<BlockArgument>(v).getArgNumber(); };
+  unsigned outIndex = call.getNumOperands();
+  Type inElem = gmElements[argIndex(plan.input)];
+  Type outElem = gmElements[outIndex];
+
+  int64_t R = plan.rows, C = plan.cols;
+  int64_t blockDim = std::min<int64_t>(soc.ai_core_count, R);
+  while (R % blockDim)
+    --blockDim;
+  int64_t share = R / blockDim;
+  bool reduceKind = plan.kind == RowKind::Sum || plan.kind == RowKind::Mean ||
+                    plan.kind == RowKind::Max || plan.kind == RowKind::Min;
+
+  OpBuilder b(func);
+  auto kernel = dv::KernelOp::create(b, loc, func.getSymName(), FunctionType::get(ctx, gmTypes, {}),
+                                     StringAttr(), ArrayAttr(), ArrayAttr(), uint64_t(blockDim),
+                                     "vector");
+  Block *entry = b.createBlock(&kernel.getBody());
+  for (Type type : gmTypes)
+    entry->addArgument(type, loc);
+  b.setInsertionPointToStart(entry);
+  Value bid;
+  if (blockDim > 1)
+    bid = dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult();
+
+  RowEmitter e(b, loc, C);
+  Type f16 = b.getF16Type(), f32 = b.getF32Type();
+  // Buffers, all created before the loop.
+  Value raw = inElem.isF16() ? e.rowBuf(f16) : Value();
+  Value x = e.rowBuf(f32);
+  bool needT = plan.kind == RowKind::LogSoftmax || plan.kind == RowKind::LayerNorm ||
+               plan.kind == RowKind::RmsNorm;
+  Value t = needT ? e.rowBuf(f32) : Value();
+  Value out16 = (!reduceKind && outElem.isF16()) ? e.rowBuf(f16) : Value();
+  Value st = e.alloc(kLanes, f32), bc = e.alloc(kLanes, f32);
+  Value st16 = (reduceKind && outElem.isF16()) ? e.alloc(kLanes, f16) : Value();
+  Value part = e.nrep > 255 ? e.alloc(roundUp(e.nrep, kLanes), f32) : Value();
+
+  // Scale and bias: loaded once per block.
+  auto loadWeight = [&](Value w) -> Value {
+    if (!w)
+      return Value();
+    unsigned index = argIndex(w);
+    Type element = gmElements[index];
+    Value gm = entry->getArgument(index);
+    auto gmType = dv::GmType::get(ctx, {C}, element);
+    Value whole = gm;
+    if (cast<dv::GmType>(gm.getType()).getShape() != ArrayRef<int64_t>{C})
+      whole = dv::ViewOp::create(b, loc, gmType, gm, ValueRange{},
+                                 AffineMapAttr::get(AffineMap::get(0, 0, b.getAffineConstantExpr(0))))
+                  .getResult();
+    Value f = e.rowBuf(f32);
+    if (element.isF16()) {
+      Value h = e.rowBuf(f16);
+      dv::CopyOp::create(b, loc, whole, h, uint64_t(1), uint64_t(C * 2));
+      e.convert(h, f);
+    } else {
+      dv::CopyOp::create(b, loc, whole, f, uint64_t(1), uint64_t(C * 4));
+    }
+    return f;
+  };
+  Value scale = loadWeight(plan.scale);
+  Value bias = loadWeight(plan.bias);
+
+  auto loop = dv::LoopOp::create(b, loc, share);
+  b.setInsertionPointToStart(&loop.getBody().front());
+  Value iv = loop.getInductionVar();
+  // GM view of row (bid * share + iv), `elems` elements a row.
+  auto rowView = [&](Value gm, int64_t elems) {
+    SmallVector<Value> indices{iv};
+    AffineExpr expr = b.getAffineDimExpr(0) * elems;
+    if (bid) {
+      indices.push_back(bid);
+      expr = expr + b.getAffineDimExpr(1) * (share * elems);
+    }
+    Type element = dv::getElementType(gm.getType());
+    return dv::ViewOp::create(b, loc, dv::GmType::get(ctx, {elems}, element), gm, indices,
+                              AffineMapAttr::get(AffineMap::get(indices.size(), 0, expr)))
+        .getResult();
+  };
+
+  // Load the row as f32.
+  Value gmIn = entry->getArgument(argIndex(plan.input));
+  if (raw) {
+    dv::CopyOp::create(b, loc, rowView(gmIn, C), raw, uint64_t(1), uint64_t(C * 2));
+    e.convert(raw, x);
+  } else {
+    dv::CopyOp::create(b, loc, rowView(gmIn, C), x, uint64_t(1), uint64_t(C * 4));
+  }
+
+  double invC = 1.0 / double(C);
+  switch (plan.kind) {
+  case RowKind::Softmax:
+  case RowKind::LogSoftmax: {
+    // Saturate non-finite logits to the storage type's range.
+    double range = inElem.isF16() ? 65504.0 : double(std::numeric_limits<float>::max());
+    e.scalar<dv::VMinsOp>(x, range, x);
+    e.scalar<dv::VMaxsOp>(x, -range, x);
+    e.reduceRow(RowKind::Max, x, st, part);
+    e.broadcast(st, bc);
+    e.withBroadcast<dv::VSubOp>(x, bc, x); // x - max <= 0
+    Value ex = plan.kind == RowKind::Softmax ? x : t;
+    e.scalar<dv::VMaxsOp>(x, -kSoftmaxClip, ex);
+    e.unary<dv::VExpOp>(ex, ex);
+    e.reduceRow(RowKind::Sum, ex, st, part);
+    if (plan.kind == RowKind::Softmax) {
+      e.broadcast(st, bc);
+      e.withBroadcast<dv::VDivOp>(x, bc, x);
+    } else {
+      e.statUnary<dv::VLnOp>(st);
+      e.broadcast(st, bc);
+      e.withBroadcast<dv::VSubOp>(x, bc, x);
+    }
+    break;
+  }
+  case RowKind::LayerNorm:
+  case RowKind::RmsNorm: {
+    if (plan.kind == RowKind::LayerNorm) {
+      e.reduceRow(RowKind::Sum, x, st, part);
+      e.statScalar<dv::VMulsOp>(st, invC);
+      e.broadcast(st, bc);
+      e.withBroadcast<dv::VSubOp>(x, bc, x); // centred
+    }
+    e.binary<dv::VMulOp>(x, x, t);
+    e.reduceRow(RowKind::Sum, t, st, part);
+    e.statScalar<dv::VMulsOp>(st, invC);
+    e.statScalar<dv::VAddsOp>(st, plan.epsilon);
+    e.statUnary<dv::VRsqrtOp>(st);
+    e.broadcast(st, bc);
+    e.withBroadcast<dv::VMulOp>(x, bc, x);
+    e.binary<dv::VMulOp>(x, scale, x);
+    if (bias)
+      e.binary<dv::VAddOp>(x, bias, x);
+    break;
+  }
+  default: {
+    e.reduceRow(plan.kind, x, st, part);
+    if (plan.kind == RowKind::Mean)
+      e.statScalar<dv::VMulsOp>(st, invC);
+    break;
+  }
+  }
+
+  // Store.
+  Value gmOut = entry->getArgument(outIndex);
+  if (reduceKind) {
+    Value src = st;
+    if (st16) {
+      dv::VConvOp::create(b, loc, st, st16, dv::RoundMode::Rint, uint64_t(1), DenseI64ArrayAttr(),
+                          b.getDenseI64ArrayAttr({4, 8}), e.maskOf(1));
+      src = st16;
+    }
+    dv::CopyOp::create(b, loc, src, rowView(gmOut, 1), uint64_t(1),
+                       uint64_t(dv::elementBytes(outElem)));
+  } else {
+    Value src = x;
+    if (out16) {
+      e.convert(x, out16);
+      src = out16;
+    }
+    dv::CopyOp::create(b, loc, src, rowView(gmOut, C), uint64_t(1),
+                       uint64_t(C * dv::elementBytes(outElem)));
+  }
+
+  b.setInsertionPointAfter(loop);
+  dv::ReturnOp::create(b, loc);
+
+  OpBuilder caller(call);
+  auto launch = dv::LaunchOp::create(caller, call.getLoc(), call.getResultTypes(),
+                                     func.getSymName(), call.getOperands());
+  call.replaceAllUsesWith(launch.getResults());
+  call.erase();
+  func.erase();
+  return success();
+}
+
+std::optional<std::string> rowsMismatch(func::FuncOp func) {
+  RowPlan plan;
+  return analyse(func, plan);
+}
+
+} // namespace
+
+extern const KernelTemplate kRowsTemplate;
+const KernelTemplate kRowsTemplate = {"rows", rowsMismatch, lowerRows};
+
+} // namespace vinci::lower
