@@ -42,6 +42,8 @@ constexpr int64_t kMaxTile = 8192;
 /// Vector lanes of one repeat: 256 bytes of the widest element involved.
 constexpr int64_t kLanesF16 = 128;
 constexpr int64_t kLanesF32 = 64;
+/// Repeats of one vector instruction (the ISA's limit).
+constexpr int64_t kMaxRepeat = 255;
 
 
 //===----------------------------------------------------------------------===//
@@ -57,6 +59,115 @@ int64_t scratchBuffers(Operation *op) {
       .Case<vg::TanhOp>([](auto) { return 5; })
       .Case<vg::ClipOp, vg::SubOp, vg::DivOp>([](auto) { return 1; })
       .Default([](Operation *) { return 0; });
+}
+
+/// How a kernel argument is read, with the result viewed as [rows, rowLen]
+/// (the result's dims split at `split`): the whole tensor, constant along
+/// the rows (a row broadcast: operand = the trailing dims), constant along
+/// each row (a column broadcast: operand = the leading dims), or one element.
+enum class Bcast { Full, Row, Col, Scalar };
+
+/// The result as [rows, rowLen] rows (padded to padLen elements in UB, a
+/// multiple of 16 so that every row starts 32-byte aligned) and the kind of
+/// each kernel argument. split = -1: no broadcast (flat tiling).
+struct Geometry {
+  int64_t split = -1;
+  int64_t rows = 0, rowLen = 1, padLen = 1;
+  SmallVector<Bcast> kinds; // per kernel argument
+};
+
+/// Longest padded row the broadcast tiling takes (a tile holds whole rows).
+constexpr int64_t kMaxRow = 2048;
+
+std::optional<Bcast> classify(ArrayRef<int64_t> result, ArrayRef<int64_t> operand,
+                              int64_t split) {
+  if (operand == result)
+    return Bcast::Full;
+  if (ShapedType::getNumElements(operand) == 1)
+    return Bcast::Scalar;
+  if (operand.size() > result.size())
+    return std::nullopt;
+  SmallVector<int64_t> padded(result.size() - operand.size(), 1);
+  padded.append(operand.begin(), operand.end());
+  bool row = true, col = true;
+  for (int64_t d = 0, e = result.size(); d < e; ++d) {
+    if (d < split) {
+      row &= padded[d] == 1;
+      col &= padded[d] == result[d];
+    } else {
+      row &= padded[d] == result[d];
+      col &= padded[d] == 1;
+    }
+  }
+  if (row)
+    return Bcast::Row;
+  if (col)
+    return Bcast::Col;
+  return std::nullopt;
+}
+
+/// Picks the split of the result's dims under which every argument is read
+/// as one of the Bcast kinds, with the fewest padded elements. `why` gets
+/// the reason when none fits.
+std::optional<Geometry> chooseGeometry(func::FuncOp func, std::string *why = nullptr) {
+  auto resultType = cast<RankedTensorType>(func.getFunctionType().getResult(0));
+  ArrayRef<int64_t> shape = resultType.getShape();
+  Geometry geo;
+  geo.rows = resultType.getNumElements();
+  bool broadcast = false;
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = cast<RankedTensorType>(arg.getType());
+    geo.kinds.push_back(Bcast::Full);
+    if (!arg.use_empty() && type.getShape() != shape)
+      broadcast = true;
+  }
+  if (!broadcast)
+    return geo;
+  std::optional<Geometry> best;
+  for (int64_t split = 0, e = shape.size(); split <= e; ++split) {
+    Geometry g;
+    g.split = split;
+    g.rows = 1;
+    g.rowLen = 1;
+    for (int64_t d = 0; d < e; ++d)
+      (d < split ? g.rows : g.rowLen) *= shape[d];
+    g.padLen = roundUp(g.rowLen, 16);
+    if (g.padLen > kMaxRow)
+      continue;
+    bool ok = true;
+    for (BlockArgument arg : func.getArguments()) {
+      std::optional<Bcast> kind =
+          arg.use_empty() ? Bcast::Full
+                          : classify(shape, cast<RankedTensorType>(arg.getType()).getShape(), split);
+      ok &= kind.has_value();
+      g.kinds.push_back(kind.value_or(Bcast::Full));
+    }
+    if (!ok)
+      continue;
+    // Fewest padded elements; then the longest rows (fewest bursts).
+    if (!best || g.rows * g.padLen < best->rows * best->padLen ||
+        (g.rows * g.padLen == best->rows * best->padLen && g.rowLen > best->rowLen))
+      best = g;
+  }
+  if (!best && why) {
+    for (BlockArgument arg : func.getArguments()) {
+      auto type = cast<RankedTensorType>(arg.getType());
+      if (arg.use_empty() || type.getShape() == shape)
+        continue;
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << "broadcast of " << type << " to " << resultType << " is not supported yet";
+      bool fitsSomeSplit = false;
+      for (int64_t split = 0, e = shape.size(); split <= e; ++split)
+        fitsSomeSplit |= classify(shape, type.getShape(), split).has_value();
+      if (fitsSomeSplit)
+        os << " (with the kernel's other operands: rows of at most " << kMaxRow
+           << " elements, each operand constant along the rows or along each row)";
+      *why = text;
+      return best;
+    }
+  }
+  return best;
 }
 
 /// Why the elementwise template cannot lower `func` (empty: it can).
@@ -102,13 +213,19 @@ std::string elementwiseMismatch(func::FuncOp func) {
       if (scalarImmediate(operand))
         continue;
       ++tensors;
-      if (type.getShape() != shape)
-        return (opName(&op) + " broadcasts an operand: broadcasts have no lowering template yet")
+      if (type.getShape() != shape && !isa<BlockArgument>(operand))
+        return (opName(&op) + " broadcasts a value computed in the kernel: no lowering template yet")
             .str();
     }
     if (tensors == 0)
       return (opName(&op) + " of two constants has no lowering template (fold it)").str();
   }
+  for (Type type : results)
+    if (cast<RankedTensorType>(type).getShape() != shape)
+      return "a kernel with results of different shapes has no lowering template yet";
+  std::string why;
+  if (!chooseGeometry(func, &why))
+    return why;
   return {};
 }
 
@@ -116,24 +233,92 @@ std::string elementwiseMismatch(func::FuncOp func) {
 // Elementwise template: emission
 //===----------------------------------------------------------------------===//
 
-/// Emits the dv code of one tile of an elementwise kernel: `count` elements
-/// starting at `offset(indices)` of every GM tensor, in UB buffers of
-/// `bufElems` elements (a multiple of 128 >= count).
+/// Emits the dv code of one tile of an elementwise kernel: `rows` rows of
+/// the result viewed as [geo.rows, geo.rowLen] starting at row
+/// `offset(indices)`, each row padded to geo.padLen elements in UB (flat
+/// kernels: rows = elements, rowLen = padLen = 1), in UB buffers of
+/// `bufElems` elements (a multiple of 128 >= count = rows * padLen). Row and
+/// scalar broadcast operands are tile-shaped buffers filled once before
+/// any tile (`shared`, see prepareShared); column broadcast operands are
+/// loaded per tile (their `rows` values) and spread along the rows with vbrcb.
 class ElementwiseTile {
 public:
   ElementwiseTile(OpBuilder &b, Location loc, func::FuncOp func, ArrayRef<Value> gmArgs,
-                  ValueRange indices, AffineMap offset, int64_t count, int64_t bufElems,
-                  OpBuilder *allocBuilder = nullptr)
+                  ValueRange indices, AffineMap offset, const Geometry &geo, int64_t rows,
+                  ArrayRef<Value> shared, OpBuilder *allocBuilder = nullptr)
       : b(b), allocAt(allocBuilder ? *allocBuilder : b), loc(loc), func(func), gmArgs(gmArgs),
-        indices(indices), offset(offset), count(count), bufElems(bufElems), f16(b.getF16Type()),
+        indices(indices), offset(offset), geo(geo), shared(shared), rows(rows),
+        count(rows * geo.padLen), bufElems(roundUp(count, kLanesF16)), f16(b.getF16Type()),
         f32(b.getF32Type()) {}
+
+  /// The tile-shaped f16 buffer of a row or scalar broadcast operand, filled
+  /// once (before every tile): the operand's row (or element) is loaded,
+  /// converted to f16 and repeated over `rows` rows by vcopy with a source
+  /// repeat stride of 0 (every repeat re-reads the same 256 bytes).
+  Value prepareShared(Value gm, Bcast kind) {
+    Type element = dv::getElementType(gm.getType());
+    int64_t bytes = dv::elementBytes(element);
+    int64_t len = kind == Bcast::Row ? geo.rowLen : 1;
+    int64_t lineElems = roundUp(kind == Bcast::Row ? geo.padLen : 1, kLanesF16);
+    Value raw = allocN(element, lineElems);
+    dv::CopyOp::create(b, loc, gm, raw, uint64_t(1), uint64_t(len * bytes), uint64_t(0),
+                       uint64_t(0));
+    Value line = raw;
+    if (element != f16) {
+      line = allocN(f16, lineElems);
+      convertN(raw, line, len);
+    }
+    Value dst = allocN(f16, bufElems + kLanesF16);
+    if (kind == Bcast::Scalar) {
+      // 128 lanes of the element, then the whole tile from them.
+      Value lanes = allocN(f16, kLanesF16);
+      dv::VBrcbOp::create(b, loc, line, lanes, uint64_t(1), DenseI64ArrayAttr(),
+                          DenseI64ArrayAttr(), DenseI64ArrayAttr());
+      int64_t repeats = bufElems / kLanesF16;
+      for (int64_t r0 = 0; r0 < repeats; r0 += kMaxRepeat) {
+        int64_t n = std::min(kMaxRepeat, repeats - r0);
+        dv::VCopyOp::create(b, loc, lanes, view(dst, r0 * kLanesF16, n * kLanesF16),
+                            uint64_t(n), DenseI64ArrayAttr(), b.getDenseI64ArrayAttr({8, 0}),
+                            DenseI64ArrayAttr());
+      }
+      return dst;
+    }
+    // Row r of dst, lanes [c, c + 128) = line[c, c + 128): one vcopy a
+    // 128-lane column chunk, repeats over the rows (dst repeat stride = one
+    // padded row, source repeat stride 0).
+    for (int64_t c = 0; c < geo.padLen; c += kLanesF16) {
+      int64_t w = std::min(kLanesF16, geo.padLen - c);
+      for (int64_t r0 = 0; r0 < rows; r0 += kMaxRepeat) {
+        int64_t n = std::min(kMaxRepeat, rows - r0);
+        dv::VCopyOp::create(b, loc, view(line, c, kLanesF16),
+                            view(dst, r0 * geo.padLen + c, (n - 1) * geo.padLen + kLanesF16),
+                            uint64_t(n), DenseI64ArrayAttr(),
+                            b.getDenseI64ArrayAttr({geo.padLen / 16, 0}),
+                            w < kLanesF16 ? maskOf(w) : DenseI64ArrayAttr());
+      }
+    }
+    return dst;
+  }
 
   void emit() {
     Block &body = func.getBody().front();
     unsigned numInputs = func.getNumArguments();
-    for (auto [index, arg] : llvm::enumerate(body.getArguments()))
-      if (!arg.use_empty())
+    for (auto [index, arg] : llvm::enumerate(body.getArguments())) {
+      if (arg.use_empty())
+        continue;
+      switch (geo.kinds[index]) {
+      case Bcast::Full:
         values[arg] = load(gmArgs[index]);
+        break;
+      case Bcast::Row:
+      case Bcast::Scalar:
+        values[arg] = shared[index];
+        break;
+      case Bcast::Col:
+        values[arg] = loadColumn(gmArgs[index]);
+        break;
+      }
+    }
     for (Operation &op : body) {
       if (isa<vg::ConstantOp>(op))
         continue;
@@ -147,31 +332,81 @@ public:
   }
 
 private:
-  Value alloc(Type element) {
+  Value alloc(Type element) { return allocN(element, bufElems); }
+
+  Value allocN(Type element, int64_t elems) {
     return dv::AllocOp::create(allocAt, loc,
-                               dv::BufType::get(b.getContext(), dv::MemSpace::UB, {bufElems},
+                               dv::BufType::get(b.getContext(), dv::MemSpace::UB, {elems},
                                                 element, dv::Layout::ND),
                                IntegerAttr())
         .getResult();
   }
 
-  Value gmTile(Value gm) {
+  /// The GM elements [offset * scale, + elems) of `gm`.
+  Value gmTile(Value gm, int64_t elems, int64_t scale) {
     Type element = dv::getElementType(gm.getType());
-    auto type = dv::GmType::get(b.getContext(), {count}, element);
-    return dv::ViewOp::create(b, loc, type, gm, indices, AffineMapAttr::get(offset)).getResult();
+    auto type = dv::GmType::get(b.getContext(), {elems}, element);
+    AffineMap map = offset;
+    if (scale != 1)
+      map = AffineMap::get(offset.getNumDims(), 0, offset.getResult(0) * scale);
+    return dv::ViewOp::create(b, loc, type, gm, indices, AffineMapAttr::get(map)).getResult();
+  }
+
+  /// Copies `rows` rows of rowLen elements between GM (contiguous) and UB
+  /// (rows padLen apart): one burst when rows are not padded.
+  void copyRows(Value src, Value dst, Type element, bool toUb) {
+    int64_t bytes = dv::elementBytes(element);
+    if (geo.rowLen == geo.padLen) {
+      dv::CopyOp::create(b, loc, src, dst, uint64_t(1), uint64_t(count * bytes));
+      return;
+    }
+    uint64_t gap = uint64_t((geo.padLen - geo.rowLen) * bytes);
+    dv::CopyOp::create(b, loc, src, dst, uint64_t(rows), uint64_t(geo.rowLen * bytes),
+                       toUb ? uint64_t(0) : gap, toUb ? gap : uint64_t(0));
   }
 
   /// GM tile -> UB f16 (through an f32 buffer and vconv for f32 tensors).
   Value load(Value gm) {
     Type element = dv::getElementType(gm.getType());
-    Value tile = gmTile(gm);
+    Value tile = gmTile(gm, rows * geo.rowLen, geo.rowLen);
     Value raw = alloc(element);
-    dv::CopyOp::create(b, loc, tile, raw, uint64_t(1), uint64_t(count * dv::elementBytes(element)));
+    copyRows(tile, raw, element, /*toUb=*/true);
     if (element == f16)
       return raw;
     Value half = alloc(f16);
     convert(raw, half);
     return half;
+  }
+
+  /// A column broadcast operand: its `rows` values (one a row) -> UB f16,
+  /// then vbrcb puts value r in every lane of row r (repeat stride = one
+  /// padded row, lanes masked to the row), one vbrcb a 128-lane chunk.
+  Value loadColumn(Value gm) {
+    Type element = dv::getElementType(gm.getType());
+    int64_t valueElems = roundUp(rows, kLanesF16);
+    Value raw = allocN(element, valueElems);
+    dv::CopyOp::create(b, loc, gmTile(gm, rows, 1), raw, uint64_t(1),
+                       uint64_t(rows * dv::elementBytes(element)));
+    Value half = raw;
+    if (element != f16) {
+      half = allocN(f16, valueElems);
+      convertN(raw, half, rows);
+    }
+    Value dst = allocN(f16, bufElems + kLanesF16);
+    // Row chunks of 240 (<= 255 repeats, 32-byte aligned source offsets).
+    constexpr int64_t kRowChunk = 240;
+    for (int64_t c = 0; c < geo.padLen; c += kLanesF16) {
+      int64_t w = std::min(kLanesF16, geo.padLen - c);
+      for (int64_t r0 = 0; r0 < rows; r0 += kRowChunk) {
+        int64_t n = std::min(kRowChunk, rows - r0);
+        dv::VBrcbOp::create(b, loc, view(half, r0, n),
+                            view(dst, r0 * geo.padLen + c, (n - 1) * geo.padLen + kLanesF16),
+                            uint64_t(n), DenseI64ArrayAttr(),
+                            b.getDenseI64ArrayAttr({geo.padLen / 16}),
+                            w < kLanesF16 ? maskOf(w) : DenseI64ArrayAttr());
+      }
+    }
+    return dst;
   }
 
   /// UB f16 -> GM tile (through vconv for f32 tensors).
@@ -182,8 +417,19 @@ private:
       src = alloc(element);
       convert(half, src);
     }
-    dv::CopyOp::create(b, loc, src, gmTile(gm), uint64_t(1),
-                       uint64_t(count * dv::elementBytes(element)));
+    copyRows(src, gmTile(gm, rows * geo.rowLen, geo.rowLen), element, /*toUb=*/false);
+  }
+
+  /// A view of UB buffer `buf` at element `start` spanning `elems` elements
+  /// (the buffer itself when it is exactly that).
+  Value view(Value buf, int64_t start, int64_t elems) {
+    auto bufType = cast<dv::BufType>(buf.getType());
+    if (start == 0 && ArrayRef<int64_t>{elems} == bufType.getShape())
+      return buf;
+    auto type = dv::BufType::get(b.getContext(), dv::MemSpace::UB, {elems},
+                                 dv::getElementType(buf.getType()), dv::Layout::ND);
+    AffineMap map = AffineMap::get(0, 0, b.getAffineConstantExpr(start));
+    return dv::ViewOp::create(b, loc, type, buf, ValueRange{}, AffineMapAttr::get(map)).getResult();
   }
 
   /// A view of UB buffer `buf` at element `start` spanning `elems` elements
@@ -209,11 +455,15 @@ private:
   /// elements and once more, masked, for a partial last repeat.
   void forRepeats(ArrayRef<Value> buffers, int64_t lanes,
                   function_ref<void(ArrayRef<Value>, int64_t, DenseI64ArrayAttr)> fn) {
-    int64_t full = count / lanes, rest = count % lanes;
+    forRepeatsN(buffers, lanes, count, fn);
+  }
+
+  /// forRepeats over the first `n` elements of whole buffers.
+  void forRepeatsN(ArrayRef<Value> buffers, int64_t lanes, int64_t n,
+                   function_ref<void(ArrayRef<Value>, int64_t, DenseI64ArrayAttr)> fn) {
+    int64_t full = n / lanes, rest = n % lanes;
     if (full) {
-      SmallVector<Value> ops;
-      for (Value buf : buffers)
-        ops.push_back(sub(buf, 0, bufElems));
+      SmallVector<Value> ops(buffers);
       fn(ops, full, DenseI64ArrayAttr());
     }
     if (rest) {
@@ -224,11 +474,13 @@ private:
     }
   }
 
-  void convert(Value src, Value dst) {
+  void convert(Value src, Value dst) { convertN(src, dst, count); }
+
+  void convertN(Value src, Value dst, int64_t n) {
     // 64 lanes a repeat (256 bytes of f32): the f16 side advances 4 blocks.
     bool widen = dv::getElementType(dst.getType()) == f32;
     auto rep = b.getDenseI64ArrayAttr(widen ? ArrayRef<int64_t>{8, 4} : ArrayRef<int64_t>{4, 8});
-    forRepeats({src, dst}, kLanesF32,
+    forRepeatsN({src, dst}, kLanesF32, n,
                [&](ArrayRef<Value> o, int64_t repeat, DenseI64ArrayAttr mask) {
                  dv::VConvOp::create(b, loc, o[0], o[1], dv::RoundMode::Rint, uint64_t(repeat),
                                      DenseI64ArrayAttr(), rep, mask);
@@ -341,7 +593,9 @@ private:
   ArrayRef<Value> gmArgs;
   ValueRange indices;
   AffineMap offset;
-  int64_t count, bufElems;
+  const Geometry &geo;
+  ArrayRef<Value> shared;
+  int64_t rows, count, bufElems;
   Type f16, f32;
   llvm::DenseMap<Value, Value> values; // vg tensor -> UB f16 buffer
 };
@@ -363,16 +617,25 @@ int64_t bytesPerElement(func::FuncOp func, ArrayRef<Type> gmElements) {
 }
 
 struct TilePlan {
-  int64_t tile = 0;     // elements of a full tile (multiple of 128)
-  int64_t blockDim = 1; // blocks, dividing the element count
-  int64_t share = 0;    // elements per block
+  int64_t tile = 0;     // rows of a full tile (flat: elements, a multiple of 128)
+  int64_t blockDim = 1; // blocks, dividing the row count
+  int64_t share = 0;    // rows per block
 };
 
-TilePlan planElementwise(int64_t n, int64_t bytesPerElem, const soc::SocSpec &soc) {
+/// Flat kernels (geo.split < 0): n = elements, tiles of a multiple of 128.
+/// Broadcast kernels: n = rows, tiles of whole padded rows; `reserve` UB
+/// bytes are kept for the broadcast operands' small buffers.
+TilePlan planElementwise(int64_t n, int64_t bytesPerElem, const soc::SocSpec &soc,
+                         const Geometry &geo, int64_t reserve) {
   TilePlan plan;
   // Two buffer sets (ping-pong) must fit in UB together.
-  int64_t perSet = static_cast<int64_t>(soc.bufferBytes(soc::Space::UB)) / 2;
-  plan.tile = std::min<int64_t>(kMaxTile, perSet / bytesPerElem / kLanesF16 * kLanesF16);
+  int64_t perSet = (static_cast<int64_t>(soc.bufferBytes(soc::Space::UB)) - reserve) / 2;
+  if (geo.split < 0)
+    plan.tile = std::min<int64_t>(kMaxTile, perSet / bytesPerElem / kLanesF16 * kLanesF16);
+  else
+    plan.tile = std::min<int64_t>(kMaxTile, perSet / bytesPerElem) / geo.padLen;
+  if (plan.tile < 1)
+    return plan;
   int64_t wanted = std::min<int64_t>(
       soc.ai_core_count,
       std::max<int64_t>(1, (n + plan.tile - 1) / std::max<int64_t>(plan.tile, 1)));
@@ -402,13 +665,28 @@ LogicalResult lowerElementwise(func::FuncOp func, func::CallOp call, const soc::
   for (Value result : call.getResults())
     addGm(result);
 
-  int64_t n = cast<RankedTensorType>(call.getResult(0).getType()).getNumElements();
+  std::optional<Geometry> geometry = chooseGeometry(func);
+  if (!geometry)
+    return func.emitError() << "kernel " << func.getSymName()
+                            << ": no broadcast geometry (checked by the template's match)";
+  const Geometry &geo = *geometry;
+  bool flat = geo.split < 0;
+  int64_t n = geo.rows;
   int64_t bytesPerElem = bytesPerElement(func, gmElements);
-  TilePlan plan = planElementwise(n, bytesPerElem, soc);
-  if (plan.tile < kLanesF16)
+  // Broadcast operands' small buffers: lines, values, slack (per set).
+  int64_t reserve = 0;
+  for (Bcast kind : geo.kinds)
+    if (kind != Bcast::Full)
+      reserve += 8192;
+  TilePlan plan = planElementwise(n, bytesPerElem, soc, geo, reserve);
+  if (flat && plan.tile < kLanesF16)
     return func.emitError() << "kernel " << func.getSymName()
                             << ": one 128-element tile of the elementwise template needs "
                             << bytesPerElem * kLanesF16 * 2 << " UB bytes";
+  if (!flat && plan.tile < 1)
+    return func.emitError() << "kernel " << func.getSymName() << ": one row of " << geo.padLen
+                            << " elements of the broadcast elementwise template needs "
+                            << bytesPerElem * geo.padLen * 2 + reserve << " UB bytes";
 
   OpBuilder b(func);
   auto kernel = dv::KernelOp::create(b, loc, func.getSymName(), FunctionType::get(ctx, gmTypes, {}),
@@ -438,6 +716,17 @@ LogicalResult lowerElementwise(func::FuncOp func, func::CallOp call, const soc::
   int64_t T = plan.tile;
   int64_t fullTiles = plan.share / T, tail = plan.share % T;
   int64_t pairs = fullTiles / 2;
+  // Row and scalar broadcast operands: one tile-shaped buffer each, filled
+  // before any tile and only read after.
+  SmallVector<Value> shared(func.getNumArguments());
+  if (!flat) {
+    ElementwiseTile prologue(b, loc, func, gmArgs, ValueRange{},
+                             AffineMap::get(0, 0, b.getAffineConstantExpr(0)), geo,
+                             std::min(T, plan.share), shared);
+    for (auto [index, arg] : llvm::enumerate(func.getArguments()))
+      if (!arg.use_empty() && (geo.kinds[index] == Bcast::Row || geo.kinds[index] == Bcast::Scalar))
+        shared[index] = prologue.prepareShared(gmArgs[index], geo.kinds[index]);
+  }
   if (pairs > 0) {
     // Two buffer sets created before the loop, so they are live for all of
     // it and never share bytes: one tile's copies can overlap the other's
@@ -448,16 +737,17 @@ LogicalResult lowerElementwise(func::FuncOp func, func::CallOp call, const soc::
     SmallVector<Value> indices{loop.getInductionVar()};
     indices.append(blockIndex);
     for (int64_t half = 0; half < 2; ++half)
-      ElementwiseTile(inner, loc, func, gmArgs, indices, offsetMap(true, 2 * T, half * T), T, T,
-                      &hoist)
+      ElementwiseTile(inner, loc, func, gmArgs, indices, offsetMap(true, 2 * T, half * T), geo, T,
+                      shared, &hoist)
           .emit();
   }
   if (fullTiles % 2)
-    ElementwiseTile(b, loc, func, gmArgs, blockIndex, offsetMap(false, 0, 2 * pairs * T), T, T)
+    ElementwiseTile(b, loc, func, gmArgs, blockIndex, offsetMap(false, 0, 2 * pairs * T), geo, T,
+                    shared)
         .emit();
   if (tail)
-    ElementwiseTile(b, loc, func, gmArgs, blockIndex, offsetMap(false, 0, fullTiles * T), tail,
-                    roundUp(tail, kLanesF16))
+    ElementwiseTile(b, loc, func, gmArgs, blockIndex, offsetMap(false, 0, fullTiles * T), geo,
+                    tail, shared)
         .emit();
   dv::ReturnOp::create(b, loc);
 

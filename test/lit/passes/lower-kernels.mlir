@@ -270,10 +270,13 @@ func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) 
   %0 = vg.matmul %arg0, %arg1 : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
   return %0 : tensor<8x32xf32>
 }
-// expected-error @+1 {{kernel k1_add (from /Add): add broadcasts an operand: broadcasts have no lowering template yet}}
+// A broadcast operand computed inside the kernel (here neg of the bias):
+// only kernel arguments are read as broadcasts.
+// expected-error @+1 {{kernel k1_add (from /Add): neg changes the kernel's shape: no lowering template yet}}
 func.func private @k1_add(%arg0: tensor<8x32xf32>, %arg1: tensor<32xf32>) -> tensor<8x32xf32>
     attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Add"]} {
-  %0 = vg.add %arg0, %arg1 : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32>
+  %n = vg.neg %arg1 : tensor<32xf32>
+  %0 = vg.add %arg0, %n : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32>
   return %0 : tensor<8x32xf32>
 }
 // expected-error @+1 {{kernel k2_add (from /AddInt): tensors of i32 have no lowering template yet (f16/f32 only)}}
@@ -281,4 +284,227 @@ func.func private @k2_add(%arg0: tensor<4xi32>, %arg1: tensor<4xi32>) -> tensor<
     attributes {vinci.kernel = "vector", vinci.source_nodes = ["/AddInt"]} {
   %0 = vg.add %arg0, %arg1 : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   return %0 : tensor<4xi32>
+}
+
+// -----
+
+// Broadcasts. The result is viewed as [rows, rowLen] (its dims split where
+// every operand is either the whole tensor, constant along the rows (a row
+// broadcast: the trailing dims), constant along each row (a column
+// broadcast: the leading dims) or one element); each row is padded to a
+// multiple of 16 elements in UB so that rows start 32-byte aligned, and
+// tiles hold whole rows.
+
+// Row broadcast, a [32] bias over [8, 32]: loaded once before any tile,
+// converted to f16 and repeated over the tile's 8 rows by one vcopy whose
+// source repeat stride is 0 (dst repeat stride 2 blocks = one 32-element row,
+// 32 lanes).
+// KEEP-LABEL: func.func @bcast_row
+// KEEP: dv.launch @k0_add
+// CHECK-LABEL: dv.kernel @k0_add
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: !dv.gm<8x32xf32>, [[B:%[a-z0-9_]+]]: !dv.gm<32xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<8x32xf32>)
+// CHECK-SAME: block_dim = 1
+// CHECK-NEXT: [[LINE32:%.+]] = dv.alloc : !dv.buf<ub, 128xf32>
+// CHECK-NEXT: dv.copy [[B]] to [[LINE32]] {burst_bytes = 128 : i64}
+// CHECK-NEXT: [[LINE:%.+]] = dv.alloc : !dv.buf<ub, 128xf16>
+// CHECK: dv.vconv {{.*}} {mask = array<i64: 4294967295, 0>, rep = array<i64: 4, 8>, repeat = 1 : i64}
+// CHECK-NEXT: [[TILED:%.+]] = dv.alloc : !dv.buf<ub, 384xf16>
+// CHECK-NEXT: [[TV:%.+]] = dv.view [[TILED]][0] : !dv.buf<ub, 384xf16> to !dv.buf<ub, 352xf16>
+// CHECK-NEXT: dv.vcopy [[LINE]] to [[TV]] {mask = array<i64: 4294967295, 0>, rep = array<i64: 2, 0>, repeat = 8 : i64}
+// CHECK-NEXT: [[XV:%.+]] = dv.view [[X]][0] : !dv.gm<8x32xf32> to !dv.gm<256xf32>
+// CHECK: dv.copy [[XV]] to {{.*}} {burst_bytes = 1024 : i64}
+// CHECK: dv.vadd [[XH:%.+]], [[TILED]] to {{.*}} {repeat = 2 : i64} : !dv.buf<ub, 256xf16>, !dv.buf<ub, 384xf16> to !dv.buf<ub, 256xf16>
+// CHECK-NOT: dv.vcopy
+// CHECK: dv.return
+func.func @bcast_row(%x: tensor<8x32xf32>, %b: tensor<32xf32>) -> tensor<8x32xf32> {
+  %0 = call @k0_add(%x, %b) : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+func.func private @k0_add(%arg0: tensor<8x32xf32>, %arg1: tensor<32xf32>) -> tensor<8x32xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Add"]} {
+  %0 = vg.add %arg0, %arg1 : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+
+// Row broadcast with padded rows (ONNX test_sub_bcast's shapes, operands
+// swapped): rows of 5 are 16 apart in UB, so the full operand is copied in
+// 12 bursts of 20 bytes with 44-byte destination gaps and stored back with
+// 44-byte source gaps; GM is read and written contiguously, never past the
+// tensors.
+// CHECK-LABEL: dv.kernel @k1_sub
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: !dv.gm<3x4x5xf32>, [[B:%[a-z0-9_]+]]: !dv.gm<5xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<3x4x5xf32>)
+// CHECK: dv.copy [[B]] to {{.*}} {burst_bytes = 20 : i64}
+// CHECK: dv.vcopy {{.*}} {mask = array<i64: 65535, 0>, rep = array<i64: 1, 0>, repeat = 12 : i64} : !dv.buf<ub, 128xf16> to !dv.buf<ub, 304xf16>
+// CHECK: [[XV:%.+]] = dv.view [[X]][0] : !dv.gm<3x4x5xf32> to !dv.gm<60xf32>
+// CHECK: dv.copy [[XV]] to {{.*}} {burst_bytes = 20 : i64, bursts = 12 : i64, dst_gap = 44 : i64} : !dv.gm<60xf32> to !dv.buf<ub, 256xf32>
+// CHECK: dv.vsub [[T:%.+]], {{.*}} {repeat = 1 : i64} : !dv.buf<ub, 384xf16>, !dv.buf<ub, 256xf16> to !dv.buf<ub, 256xf16>
+// CHECK: dv.vsub {{.*}} {mask = array<i64: -1, 0>, repeat = 1 : i64}
+// CHECK: [[YV:%.+]] = dv.view [[Y]][0] : !dv.gm<3x4x5xf32> to !dv.gm<60xf32>
+// CHECK-NEXT: dv.copy {{.*}} to [[YV]] {burst_bytes = 20 : i64, bursts = 12 : i64, src_gap = 44 : i64}
+func.func @bcast_row_padded(%x: tensor<3x4x5xf32>, %b: tensor<5xf32>) -> tensor<3x4x5xf32> {
+  %0 = call @k1_sub(%x, %b) : (tensor<3x4x5xf32>, tensor<5xf32>) -> tensor<3x4x5xf32>
+  return %0 : tensor<3x4x5xf32>
+}
+func.func private @k1_sub(%arg0: tensor<3x4x5xf32>, %arg1: tensor<5xf32>) -> tensor<3x4x5xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Sub"]} {
+  %0 = vg.sub %arg1, %arg0 : (tensor<5xf32>, tensor<3x4x5xf32>) -> tensor<3x4x5xf32>
+  return %0 : tensor<3x4x5xf32>
+}
+
+// Column broadcast, one value a row ([2, 4, 1] over [2, 4, 8], as a
+// LayerNorm-like scaling): per tile the tile's 8 values are copied
+// (8 x 4 bytes), converted, and vbrcb writes value r to the 16 lanes of row r
+// (dst repeat stride 1 block = one padded row).
+// CHECK-LABEL: dv.kernel @k2_mul
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: !dv.gm<2x4x8xf32>, [[S:%[a-z0-9_]+]]: !dv.gm<2x4x1xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<2x4x8xf32>)
+// CHECK: dv.copy {{.*}} {burst_bytes = 32 : i64, bursts = 8 : i64, dst_gap = 32 : i64} : !dv.gm<64xf32> to !dv.buf<ub, 128xf32>
+// CHECK: [[SV:%.+]] = dv.view [[S]][0] : !dv.gm<2x4x1xf32> to !dv.gm<8xf32>
+// CHECK-NEXT: dv.copy [[SV]] to {{.*}} {burst_bytes = 32 : i64}
+// CHECK: dv.vconv {{.*}} {mask = array<i64: 255, 0>, rep = array<i64: 4, 8>, repeat = 1 : i64}
+// CHECK-NEXT: [[COL:%.+]] = dv.alloc : !dv.buf<ub, 256xf16>
+// CHECK: dv.vbrcb {{.*}} {mask = array<i64: 65535, 0>, rep = array<i64: 1>, repeat = 8 : i64} : !dv.buf<ub, 8xf16> to !dv.buf<ub, 240xf16>
+// CHECK: dv.vmul {{.*}}, [[COL]] to
+func.func @bcast_column(%x: tensor<2x4x8xf32>, %s: tensor<2x4x1xf32>) -> tensor<2x4x8xf32> {
+  %0 = call @k2_mul(%x, %s) : (tensor<2x4x8xf32>, tensor<2x4x1xf32>) -> tensor<2x4x8xf32>
+  return %0 : tensor<2x4x8xf32>
+}
+func.func private @k2_mul(%arg0: tensor<2x4x8xf32>, %arg1: tensor<2x4x1xf32>) -> tensor<2x4x8xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Mul"]} {
+  %0 = vg.mul %arg0, %arg1 : (tensor<2x4x8xf32>, tensor<2x4x1xf32>) -> tensor<2x4x8xf32>
+  return %0 : tensor<2x4x8xf32>
+}
+
+// Per-channel [1, 32, 1, 1] over NCHW [1, 32, 20, 20]: a column broadcast
+// with rows of 400 (no padding), 2 blocks of 16 rows; the channel values
+// follow the block (%bid * 16) and one vbrcb a 128-lane chunk of the rows
+// (the last chunk 16 lanes), dst repeat stride 25 blocks = 400 elements.
+// CHECK-LABEL: dv.kernel @k3_mul
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: !dv.gm<1x32x20x20xf16>, [[S:%[a-z0-9_]+]]: !dv.gm<1x32x1x1xf16>, [[Y:%[a-z0-9_]+]]: !dv.gm<1x32x20x20xf16>)
+// CHECK-SAME: block_dim = 2
+// CHECK: [[BID:%.+]] = dv.block_idx
+// CHECK: dv.view [[X]][[[BID]] * 6400] : !dv.gm<1x32x20x20xf16> to !dv.gm<6400xf16>
+// CHECK: dv.copy {{.*}} {burst_bytes = 12800 : i64}
+// CHECK: [[SV:%.+]] = dv.view [[S]][[[BID]] * 16] : !dv.gm<1x32x1x1xf16> to !dv.gm<16xf16>
+// CHECK-NEXT: dv.copy [[SV]] to {{.*}} {burst_bytes = 32 : i64}
+// CHECK-NEXT: [[COL:%.+]] = dv.alloc : !dv.buf<ub, 6528xf16>
+// CHECK: dv.vbrcb {{.*}} {rep = array<i64: 25>, repeat = 16 : i64}
+// CHECK: dv.view [[COL]][128]
+// CHECK: dv.vbrcb {{.*}} {rep = array<i64: 25>, repeat = 16 : i64}
+// CHECK: dv.view [[COL]][256]
+// CHECK: dv.vbrcb {{.*}} {rep = array<i64: 25>, repeat = 16 : i64}
+// CHECK: dv.view [[COL]][384]
+// CHECK: dv.vbrcb {{.*}} {mask = array<i64: 65535, 0>, rep = array<i64: 25>, repeat = 16 : i64}
+// CHECK: dv.vmul {{.*}}, [[COL]] to {{.*}} {repeat = 50 : i64}
+func.func @bcast_per_channel(%x: tensor<1x32x20x20xf16>, %s: tensor<1x32x1x1xf16>) -> tensor<1x32x20x20xf16> {
+  %0 = call @k3_mul(%x, %s) : (tensor<1x32x20x20xf16>, tensor<1x32x1x1xf16>) -> tensor<1x32x20x20xf16>
+  return %0 : tensor<1x32x20x20xf16>
+}
+func.func private @k3_mul(%arg0: tensor<1x32x20x20xf16>, %arg1: tensor<1x32x1x1xf16>) -> tensor<1x32x20x20xf16>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Mul"]} {
+  %0 = vg.mul %arg0, %arg1 : (tensor<1x32x20x20xf16>, tensor<1x32x1x1xf16>) -> tensor<1x32x20x20xf16>
+  return %0 : tensor<1x32x20x20xf16>
+}
+
+// Attention-mask-like [1, 1, 1, 200] over [1, 8, 100, 200]: rows of 200
+// padded to 208, 8 blocks of 100 rows, tiles of 33 rows (a loop over one
+// pair, one more tile, a tail of one row). The mask is tiled once, before
+// the loop, in two vcopy chunks (128 lanes, then 80); GM offsets are rows
+// times 200.
+// CHECK-LABEL: dv.kernel @k4_add
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: !dv.gm<1x8x100x200xf32>, [[M:%[a-z0-9_]+]]: !dv.gm<1x1x1x200xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<1x8x100x200xf32>)
+// CHECK-SAME: block_dim = 8
+// CHECK: dv.copy [[M]] to {{.*}} {burst_bytes = 800 : i64}
+// CHECK: dv.vcopy {{.*}} {rep = array<i64: 13, 0>, repeat = 33 : i64}
+// CHECK: dv.vcopy {{.*}} {mask = array<i64: -1, 65535>, rep = array<i64: 13, 0>, repeat = 33 : i64}
+// CHECK: dv.loop [[I:%.+]] trip 1 {
+// CHECK: dv.view [[X]][([[I]] * 66 + [[BID:%.+]] * 100) * 200] : !dv.gm<1x8x100x200xf32> to !dv.gm<6600xf32>
+// CHECK-NEXT: dv.copy {{.*}} {burst_bytes = 800 : i64, bursts = 33 : i64, dst_gap = 32 : i64}
+// CHECK: dv.view [[Y]][([[I]] * 66 + [[BID]] * 100) * 200]
+// CHECK-NEXT: dv.copy {{.*}} {burst_bytes = 800 : i64, bursts = 33 : i64, src_gap = 32 : i64}
+// CHECK: dv.view [[X]][([[I]] * 66 + [[BID]] * 100 + 33) * 200]
+// CHECK: }
+// CHECK: dv.view [[X]][([[BID]] * 100 + 66) * 200]
+// CHECK: dv.view [[X]][([[BID]] * 100 + 99) * 200] : !dv.gm<1x8x100x200xf32> to !dv.gm<200xf32>
+// CHECK-NEXT: dv.alloc
+// CHECK-NEXT: dv.copy {{.*}} {burst_bytes = 800 : i64, dst_gap = 32 : i64} : !dv.gm<200xf32> to !dv.buf<ub, 256xf32>
+// CHECK-NOT: dv.vcopy
+// CHECK: dv.return
+func.func @bcast_mask_tiled(%x: tensor<1x8x100x200xf32>, %m: tensor<1x1x1x200xf32>) -> tensor<1x8x100x200xf32> {
+  %0 = call @k4_add(%x, %m) : (tensor<1x8x100x200xf32>, tensor<1x1x1x200xf32>) -> tensor<1x8x100x200xf32>
+  return %0 : tensor<1x8x100x200xf32>
+}
+func.func private @k4_add(%arg0: tensor<1x8x100x200xf32>, %arg1: tensor<1x1x1x200xf32>) -> tensor<1x8x100x200xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Add"]} {
+  %0 = vg.add %arg0, %arg1 : (tensor<1x8x100x200xf32>, tensor<1x1x1x200xf32>) -> tensor<1x8x100x200xf32>
+  return %0 : tensor<1x8x100x200xf32>
+}
+
+// A one-element tensor that is not a constant: loaded once, vbrcb to 128
+// lanes, vcopy (source repeat stride 0) over the tile.
+// CHECK-LABEL: dv.kernel @k5_max
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: !dv.gm<4x32xf32>, [[S:%[a-z0-9_]+]]: !dv.gm<1xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<4x32xf32>)
+// CHECK: dv.copy [[S]] to {{.*}} {burst_bytes = 4 : i64}
+// CHECK: dv.vconv {{.*}} {mask = array<i64: 1, 0>
+// CHECK: [[TILED:%.+]] = dv.alloc : !dv.buf<ub, 256xf16>
+// CHECK-NEXT: [[LANES:%.+]] = dv.alloc : !dv.buf<ub, 128xf16>
+// CHECK-NEXT: dv.vbrcb {{.*}} to [[LANES]] {repeat = 1 : i64}
+// CHECK: dv.vcopy [[LANES]] to {{.*}} {rep = array<i64: 8, 0>, repeat = 1 : i64}
+// CHECK: dv.vmax {{.*}}, [[TILED]] to
+func.func @bcast_scalar_tensor(%x: tensor<4x32xf32>, %s: tensor<1xf32>) -> tensor<4x32xf32> {
+  %0 = call @k5_max(%x, %s) : (tensor<4x32xf32>, tensor<1xf32>) -> tensor<4x32xf32>
+  return %0 : tensor<4x32xf32>
+}
+func.func private @k5_max(%arg0: tensor<4x32xf32>, %arg1: tensor<1xf32>) -> tensor<4x32xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Max"]} {
+  %0 = vg.max %arg0, %arg1 : (tensor<4x32xf32>, tensor<1xf32>) -> tensor<4x32xf32>
+  return %0 : tensor<4x32xf32>
+}
+
+// Both kinds at once, an outer sum [8, 1] + [1, 32]: the row operand tiled
+// once, the column operand spread per tile.
+// CHECK-LABEL: dv.kernel @k6_add
+// CHECK-SAME: ([[C:%[a-z0-9_]+]]: !dv.gm<8x1xf32>, [[R:%[a-z0-9_]+]]: !dv.gm<1x32xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<8x32xf32>)
+// CHECK: dv.copy [[R]] to
+// CHECK: dv.vcopy {{.*}} {mask = array<i64: 4294967295, 0>, rep = array<i64: 2, 0>, repeat = 8 : i64}
+// CHECK: dv.view [[C]][0] : !dv.gm<8x1xf32> to !dv.gm<8xf32>
+// CHECK: dv.vbrcb {{.*}} {mask = array<i64: 4294967295, 0>, rep = array<i64: 2>, repeat = 8 : i64}
+// CHECK: dv.vadd
+// CHECK: dv.copy {{.*}} to {{.*}} {burst_bytes = 1024 : i64} : !dv.buf<ub, 256xf32> to !dv.gm<256xf32>
+func.func @bcast_outer(%c: tensor<8x1xf32>, %r: tensor<1x32xf32>) -> tensor<8x32xf32> {
+  %0 = call @k6_add(%c, %r) : (tensor<8x1xf32>, tensor<1x32xf32>) -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+func.func private @k6_add(%arg0: tensor<8x1xf32>, %arg1: tensor<1x32xf32>) -> tensor<8x32xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Add"]} {
+  %0 = vg.add %arg0, %arg1 : (tensor<8x1xf32>, tensor<1x32xf32>) -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+
+// -----
+
+// Broadcast near-misses keep a reason: a per-channel operand with a batch
+// above 1 (constant along both the batch and the pixels: not one of the
+// two kinds), rows longer than 2048 elements, and an operand broadcast
+// against another broadcast operand only.
+// KEEP-LABEL: func.func @bcast_near_misses
+// KEEP: call @k0_mul
+// KEEP: call @k1_add
+// KEEP-NOT: dv.kernel
+func.func @bcast_near_misses(%x: tensor<2x3x4x5xf32>, %c: tensor<1x3x1x1xf32>, %l: tensor<3x4000xf32>,
+                             %b: tensor<4000xf32>) -> (tensor<2x3x4x5xf32>, tensor<3x4000xf32>) {
+  %0 = call @k0_mul(%x, %c) : (tensor<2x3x4x5xf32>, tensor<1x3x1x1xf32>) -> tensor<2x3x4x5xf32>
+  %1 = call @k1_add(%l, %b) : (tensor<3x4000xf32>, tensor<4000xf32>) -> tensor<3x4000xf32>
+  return %0, %1 : tensor<2x3x4x5xf32>, tensor<3x4000xf32>
+}
+// expected-error @+1 {{kernel k0_mul (from /Mul): broadcast of tensor<1x3x1x1xf32> to tensor<2x3x4x5xf32> is not supported yet}}
+func.func private @k0_mul(%arg0: tensor<2x3x4x5xf32>, %arg1: tensor<1x3x1x1xf32>) -> tensor<2x3x4x5xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Mul"]} {
+  %0 = vg.mul %arg0, %arg1 : (tensor<2x3x4x5xf32>, tensor<1x3x1x1xf32>) -> tensor<2x3x4x5xf32>
+  return %0 : tensor<2x3x4x5xf32>
+}
+// expected-error @+1 {{kernel k1_add (from /Add): broadcast of tensor<4000xf32> to tensor<3x4000xf32> is not supported yet (with the kernel's other operands: rows of at most 2048 elements, each operand constant along the rows or along each row)}}
+func.func private @k1_add(%arg0: tensor<3x4000xf32>, %arg1: tensor<4000xf32>) -> tensor<3x4000xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Add"]} {
+  %0 = vg.add %arg0, %arg1 : (tensor<3x4000xf32>, tensor<4000xf32>) -> tensor<3x4000xf32>
+  return %0 : tensor<3x4000xf32>
 }
