@@ -23,6 +23,8 @@
 
 namespace vinci::lower { extern const KernelTemplate kRowsTemplate; } // passes/lower/Rows.cpp
 
+namespace vinci::lower { extern const KernelTemplate kMatmulTemplate; } // passes/lower/Matmul.cpp
+
 namespace vinci {
 #define GEN_PASS_DEF_LOWERKERNELS
 #include "passes/Passes.h.inc"
@@ -35,6 +37,7 @@ namespace {
 
 /// Most specific first: the first template that takes a kernel lowers it.
 const lower::KernelTemplate *const kTemplates[] = {
+    &lower::kMatmulTemplate,
     &lower::kRowsTemplate,
     &lower::kElementwiseTemplate,
 };

@@ -40,6 +40,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
@@ -54,9 +55,17 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 struct Epilogue {
-  enum Kind { BiasRow, BiasScalar, Residual, AddScalar, MulScalar, Relu } kind;
-  unsigned arg = 0; // BiasRow, BiasScalar, Residual: the kernel argument
-  double value = 0; // AddScalar, MulScalar
+  /// Unary: `op` on the tile; Scalar: `op` with the immediate `value`
+  /// (`left`: the immediate is the left operand); Row: `op` with a [N] row
+  /// of argument `arg` broadcast over the rows; Elem: with a one-element
+  /// tensor; Full: with a tensor of the output's shape.
+  enum Kind { Unary, Scalar, Row, Elem, Full } kind;
+  enum Op { Add, Sub, Mul, Div, Max, Min, Relu, Sigmoid, Tanh, Exp, Log, Sqrt, Rec, Abs, Neg,
+            LRelu, Clip, Copy } op;
+  unsigned arg = 0;
+  double value = 0, value2 = 0; // scalars; lrelu alpha; clip bounds
+  bool left = false;            // the tile is the right operand (sub, div)
+  bool hasLo = false, hasHi = false;
 };
 
 struct MatmulInfo {
@@ -143,43 +152,79 @@ std::string analyzeMatmul(func::FuncOp func, vg::MatMulOp mm, MatmulInfo &info) 
     if (!resultType.getElementType().isF16() && !resultType.getElementType().isF32())
       return (opName(&op) + " to a non-float type has no Cube epilogue").str();
     Epilogue e;
-    if (isa<vg::ReluOp>(op)) {
-      e.kind = Epilogue::Relu;
-    } else if (isa<vg::AddOp, vg::MulOp>(op)) {
-      Value other = op.getOperand(0) == current ? op.getOperand(1) : op.getOperand(0);
+    std::optional<Epilogue::Op> binary =
+        llvm::TypeSwitch<Operation *, std::optional<Epilogue::Op>>(&op)
+            .Case<vg::AddOp>([](auto) { return Epilogue::Add; })
+            .Case<vg::SubOp>([](auto) { return Epilogue::Sub; })
+            .Case<vg::MulOp>([](auto) { return Epilogue::Mul; })
+            .Case<vg::DivOp>([](auto) { return Epilogue::Div; })
+            .Case<vg::MaxOp>([](auto) { return Epilogue::Max; })
+            .Case<vg::MinOp>([](auto) { return Epilogue::Min; })
+            .Default([](Operation *) { return std::nullopt; });
+    std::optional<Epilogue::Op> unary =
+        llvm::TypeSwitch<Operation *, std::optional<Epilogue::Op>>(&op)
+            .Case<vg::ReluOp>([](auto) { return Epilogue::Relu; })
+            .Case<vg::SigmoidOp>([](auto) { return Epilogue::Sigmoid; })
+            .Case<vg::TanhOp>([](auto) { return Epilogue::Tanh; })
+            .Case<vg::ExpOp>([](auto) { return Epilogue::Exp; })
+            .Case<vg::LogOp>([](auto) { return Epilogue::Log; })
+            .Case<vg::SqrtOp>([](auto) { return Epilogue::Sqrt; })
+            .Case<vg::ReciprocalOp>([](auto) { return Epilogue::Rec; })
+            .Case<vg::AbsOp>([](auto) { return Epilogue::Abs; })
+            .Case<vg::NegOp>([](auto) { return Epilogue::Neg; })
+            .Case<vg::LeakyReluOp>([](auto) { return Epilogue::LRelu; })
+            .Case<vg::ClipOp>([](auto) { return Epilogue::Clip; })
+            .Case<vg::CastOp>([](auto) { return Epilogue::Copy; })
+            .Default([](Operation *) { return std::nullopt; });
+    if (unary) {
+      e.kind = Epilogue::Unary;
+      e.op = *unary;
+      if (auto lrelu = dyn_cast<vg::LeakyReluOp>(op))
+        e.value = lrelu.getAlpha().convertToDouble();
+      if (auto clip = dyn_cast<vg::ClipOp>(op)) {
+        if (auto lo = clip.getMin()) {
+          e.hasLo = true;
+          e.value = lo->convertToDouble();
+        }
+        if (auto hi = clip.getMax()) {
+          e.hasHi = true;
+          e.value2 = hi->convertToDouble();
+        }
+      }
+    } else if (binary) {
+      e.op = *binary;
+      e.left = op.getOperand(0) != current;
+      Value other = e.left ? op.getOperand(0) : op.getOperand(1);
       if (other == current)
-        return (opName(&op) + " of the matmul with itself has no Cube epilogue yet").str();
+        return (opName(&op) + " of the matmul's result with itself has no Cube epilogue yet").str();
       if (std::optional<double> imm = scalarImmediate(other)) {
-        e.kind = isa<vg::AddOp>(op) ? Epilogue::AddScalar : Epilogue::MulScalar;
+        e.kind = Epilogue::Scalar;
         e.value = *imm;
-      } else if (isa<vg::MulOp>(op)) {
-        return "vg.mul by a tensor in a Cube epilogue has no lowering yet (scalar immediates only)";
       } else {
         auto arg = dyn_cast<BlockArgument>(other);
         if (!arg || arg.getOwner() != &body)
-          return "vg.add of a value computed inside the kernel has no Cube epilogue yet";
+          return (opName(&op) + " of a value computed inside the kernel has no Cube epilogue yet")
+              .str();
         auto type = cast<RankedTensorType>(other.getType());
         if (!type.getElementType().isF16() && !type.getElementType().isF32())
-          return "vg.add of a non-float tensor has no Cube epilogue";
+          return (opName(&op) + " of a non-float tensor has no Cube epilogue").str();
         ArrayRef<int64_t> s = type.getShape();
         bool row = !s.empty() && s.back() == info.N && product(s) == info.N;
         if (type.getShape() == outShape)
-          e.kind = Epilogue::Residual;
-        else if (row && info.N > 1)
-          e.kind = Epilogue::BiasRow;
-        else if (row) // N == 1: a one-element row
-          e.kind = Epilogue::BiasRow;
+          e.kind = Epilogue::Full;
+        else if (row)
+          e.kind = Epilogue::Row;
         else if (product(s) == 1)
-          e.kind = Epilogue::BiasScalar;
+          e.kind = Epilogue::Elem;
         else
-          return "vg.add broadcasting other than a [N] bias row in a Cube epilogue has no lowering "
-                 "yet";
+          return (opName(&op) +
+                  " broadcasting other than a [N] row or one element in a Cube epilogue has no "
+                  "lowering yet")
+              .str();
         e.arg = arg.getArgNumber();
       }
     } else {
-      return (opName(&op) + " has no Cube epilogue yet (bias add, residual add, scalar add/mul, "
-                            "relu)")
-          .str();
+      return (opName(&op) + " has no Cube epilogue yet").str();
     }
     info.epilogue.push_back(e);
     current = op.getResult(0);
@@ -288,17 +333,25 @@ public:
     l0B = alloc(dv::MemSpace::L0B, Kt, Nt, f16);
     l0C = alloc(dv::MemSpace::L0C, Mt, Nt, f32);
     ubOut = alloc(dv::MemSpace::UB, Mt, Nt, outType);
+    // Epilogue operands: raw buffers per GM element type, converted ones in
+    // the output's type.
     for (const Epilogue &e : info.epilogue) {
+      if (e.kind != Epilogue::Row && e.kind != Epilogue::Elem && e.kind != Epilogue::Full)
+        continue;
       Type t = dv::getElementType(gm[e.arg].getType());
-      if ((e.kind == Epilogue::BiasRow || e.kind == Epilogue::BiasScalar) && !ubBiasRaw) {
-        ubBiasRaw = allocNd(roundUp(Nt, 64), t);
-        ubBias = t == outType ? ubBiasRaw : allocNd(roundUp(Nt, 64), outType);
+      if (e.kind != Epilogue::Full) {
+        if (!ubRow)
+          ubRow = allocNd(roundUp(Nt, 128), outType);
+        if (t != outType && !ubRowRaw.count(t))
+          ubRowRaw[t] = allocNd(roundUp(Nt, 128), t);
       }
-      if (e.kind == Epilogue::BiasScalar && !ubBcast)
+      if (e.kind == Epilogue::Elem && !ubBcast)
         ubBcast = allocNd(256 / dv::elementBytes(outType), outType);
-      if (e.kind == Epilogue::Residual && !ubResRaw) {
-        ubResRaw = alloc(dv::MemSpace::UB, Mt, Nt, t);
-        ubRes = t == outType ? ubResRaw : alloc(dv::MemSpace::UB, Mt, Nt, outType);
+      if (e.kind == Epilogue::Full) {
+        if (!ubRes)
+          ubRes = alloc(dv::MemSpace::UB, Mt, Nt, outType);
+        if (t != outType && !ubResRaw.count(t))
+          ubResRaw[t] = alloc(dv::MemSpace::UB, Mt, Nt, t);
       }
     }
 
@@ -470,19 +523,15 @@ private:
                        init ? b.getUnitAttr() : UnitAttr());
   }
 
-  template <typename OpTy> void wholeTile(Value tile, int64_t elems, Value other = Value()) {
+  template <typename OpTy> void tileUnary(Value tile, int64_t elems) {
     int64_t lanes = 256 / dv::elementBytes(outType);
     chunks(elems, lanes, [&](int64_t off, int64_t n) {
       Value v = ndView(tile, off, n * lanes);
-      if constexpr (std::is_same_v<OpTy, dv::VAddOp>)
-        OpTy::create(b, loc, v, ndView(other, off, n * lanes), v, I(n), DenseI64ArrayAttr(),
-                     DenseI64ArrayAttr(), DenseI64ArrayAttr());
-      else
-        OpTy::create(b, loc, v, v, I(n), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
-                     DenseI64ArrayAttr());
+      OpTy::create(b, loc, v, v, I(n), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                   DenseI64ArrayAttr());
     });
   }
-  template <typename OpTy> void wholeTileScalar(Value tile, int64_t elems, double c) {
+  template <typename OpTy> void tileScalar(Value tile, int64_t elems, double c) {
     int64_t lanes = 256 / dv::elementBytes(outType);
     chunks(elems, lanes, [&](int64_t off, int64_t n) {
       Value v = ndView(tile, off, n * lanes);
@@ -491,27 +540,98 @@ private:
     });
   }
 
-  /// out[m][n] += bias[n] over an NZ tile Mp x Np: per 16-column fractal
-  /// column, every 32-byte row block (f16: one row; f32: half a row) adds
-  /// the same bias block (stride 0).
-  void biasRow(Value out, Value bias, int64_t Mp, int64_t Np, bool scalar = false) {
-    bool half = outType.isF16();
+  /// dst = x op y over views, with the tile on the left unless `left`.
+  void binaryOp(Epilogue::Op op, Value tileV, Value otherV, bool left, int64_t repeat,
+                DenseI64ArrayAttr blk, DenseI64ArrayAttr rep) {
+    Value x = left ? otherV : tileV, y = left ? tileV : otherV;
+    if (left && blk) { // the strides follow their operands
+      blk = b.getDenseI64ArrayAttr({blk[0], blk[2], blk[1]});
+      rep = b.getDenseI64ArrayAttr({rep[0], rep[2], rep[1]});
+    }
+    auto make = [&](auto tag) {
+      using OpTy = decltype(tag);
+      OpTy::create(b, loc, x, y, tileV, I(repeat), blk, rep, DenseI64ArrayAttr());
+    };
+    switch (op) {
+    case Epilogue::Add: return make(dv::VAddOp());
+    case Epilogue::Sub: return make(dv::VSubOp());
+    case Epilogue::Mul: return make(dv::VMulOp());
+    case Epilogue::Div: return make(dv::VDivOp());
+    case Epilogue::Max: return make(dv::VMaxOp());
+    case Epilogue::Min: return make(dv::VMinOp());
+    default: llvm_unreachable("not a binary epilogue op");
+    }
+  }
+
+  /// out[m][n] = out[m][n] op row[n] over an NZ tile Mp x Np: per 16-column
+  /// fractal column, every 32-byte row block (f16: one row; f32: half a
+  /// row) meets the same block of the row (stride 0). `scalar`: the row is
+  /// one broadcast value (offset 0 for every fractal column).
+  void rowOp(const Epilogue &e, Value out, Value row, int64_t Mp, int64_t Np, bool scalar) {
     int64_t repeats = Mp / 8; // 8 rows of 16 per repeat
     for (int64_t n1 = 0; n1 < Np / 16; ++n1) {
-      if (half) {
-        dv::VAddOp::create(b, loc, ndView(out, n1 * Mp * 16, Mp * 16),
-                           ndView(bias, scalar ? 0 : n1 * 16, 16),
-                           ndView(out, n1 * Mp * 16, Mp * 16), I(repeats),
-                           b.getDenseI64ArrayAttr({1, 1, 0}), b.getDenseI64ArrayAttr({8, 8, 0}),
-                           DenseI64ArrayAttr());
+      int64_t at = scalar ? 0 : n1 * 16;
+      if (outType.isF16()) {
+        binaryOp(e.op, ndView(out, n1 * Mp * 16, Mp * 16), ndView(row, at, 16), e.left, repeats,
+                 b.getDenseI64ArrayAttr({1, 1, 0}), b.getDenseI64ArrayAttr({8, 8, 0}));
         continue;
       }
-      for (int64_t h = 0; h < 2; ++h) {
-        Value o = ndView(out, n1 * Mp * 16 + h * 8, Mp * 16 - 8);
-        dv::VAddOp::create(b, loc, o, ndView(bias, (scalar ? 0 : n1 * 16) + h * 8, 8), o, I(repeats),
-                           b.getDenseI64ArrayAttr({2, 2, 0}), b.getDenseI64ArrayAttr({16, 16, 0}),
-                           DenseI64ArrayAttr());
-      }
+      for (int64_t h = 0; h < 2; ++h)
+        binaryOp(e.op, ndView(out, n1 * Mp * 16 + h * 8, Mp * 16 - 8), ndView(row, at + h * 8, 8),
+                 e.left, repeats, b.getDenseI64ArrayAttr({2, 2, 0}),
+                 b.getDenseI64ArrayAttr({16, 16, 0}));
+    }
+  }
+
+  void unaryEpilogue(const Epilogue &e, Value out, int64_t elems) {
+    switch (e.op) {
+    case Epilogue::Relu: return tileUnary<dv::VReluOp>(out, elems);
+    case Epilogue::Exp: return tileUnary<dv::VExpOp>(out, elems);
+    case Epilogue::Log: return tileUnary<dv::VLnOp>(out, elems);
+    case Epilogue::Sqrt: return tileUnary<dv::VSqrtOp>(out, elems);
+    case Epilogue::Rec: return tileUnary<dv::VRecOp>(out, elems);
+    case Epilogue::Abs: return tileUnary<dv::VAbsOp>(out, elems);
+    case Epilogue::Neg: return tileUnary<dv::VNegOp>(out, elems);
+    case Epilogue::LRelu: return tileScalar<dv::VLeakyReluOp>(out, elems, e.value);
+    case Epilogue::Copy: return;
+    case Epilogue::Clip:
+      if (e.hasLo)
+        tileScalar<dv::VMaxsOp>(out, elems, e.value);
+      if (e.hasHi)
+        tileScalar<dv::VMinsOp>(out, elems, e.value2);
+      return;
+    case Epilogue::Sigmoid: // 1 / (1 + e^-x)
+      tileUnary<dv::VNegOp>(out, elems);
+      tileUnary<dv::VExpOp>(out, elems);
+      tileScalar<dv::VAddsOp>(out, elems, 1.0);
+      return tileUnary<dv::VRecOp>(out, elems);
+    case Epilogue::Tanh: // 2 / (1 + e^-2x) - 1
+      tileScalar<dv::VMulsOp>(out, elems, -2.0);
+      tileUnary<dv::VExpOp>(out, elems);
+      tileScalar<dv::VAddsOp>(out, elems, 1.0);
+      tileUnary<dv::VRecOp>(out, elems);
+      tileScalar<dv::VMulsOp>(out, elems, 2.0);
+      return tileScalar<dv::VAddsOp>(out, elems, -1.0);
+    default: llvm_unreachable("not a unary epilogue op");
+    }
+  }
+
+  void scalarEpilogue(const Epilogue &e, Value out, int64_t elems) {
+    double c = e.value;
+    switch (e.op) {
+    case Epilogue::Add: return tileScalar<dv::VAddsOp>(out, elems, c);
+    case Epilogue::Mul: return tileScalar<dv::VMulsOp>(out, elems, c);
+    case Epilogue::Max: return tileScalar<dv::VMaxsOp>(out, elems, c);
+    case Epilogue::Min: return tileScalar<dv::VMinsOp>(out, elems, c);
+    case Epilogue::Sub: // x - c = x + (-c); c - x = -x + c
+      if (e.left)
+        tileUnary<dv::VNegOp>(out, elems);
+      return tileScalar<dv::VAddsOp>(out, elems, e.left ? c : -c);
+    case Epilogue::Div: // x / c = x * (1/c); c / x = (1/x) * c
+      if (e.left)
+        tileUnary<dv::VRecOp>(out, elems);
+      return tileScalar<dv::VMulsOp>(out, elems, e.left ? c : 1.0 / c);
+    default: llvm_unreachable("not a binary epilogue op");
     }
   }
 
@@ -535,50 +655,55 @@ private:
     // Epilogue in UB, in the output's GM type.
     int64_t Mp = roundUp(t.ms, 16), Np = roundUp(t.ns, 16), N = info.N;
     Value out = tileView(ubOut, Mp, Np);
-    bool reluFirst = !info.epilogue.empty() && info.epilogue.front().kind == Epilogue::Relu;
+    bool reluFirst = !info.epilogue.empty() && info.epilogue.front().kind == Epilogue::Unary &&
+                     info.epilogue.front().op == Epilogue::Relu;
     dv::MoveL0cUbOp::create(b, loc, tileView(l0C, Mp, Np), out, I(1), I(Mp * Np), I(0), I(0),
                             reluFirst ? b.getUnitAttr() : UnitAttr(), FloatAttr());
     Aff outOffset = t.batch * (info.M * N) + t.row * N + t.col;
+    int64_t elems = Mp * Np;
     for (auto [index, e] : llvm::enumerate(info.epilogue)) {
       switch (e.kind) {
-      case Epilogue::Relu:
-        if (index != 0)
-          wholeTile<dv::VReluOp>(out, Mp * Np);
+      case Epilogue::Unary:
+        if (!(index == 0 && reluFirst))
+          unaryEpilogue(e, out, elems);
         break;
-      case Epilogue::AddScalar:
-        wholeTileScalar<dv::VAddsOp>(out, Mp * Np, e.value);
+      case Epilogue::Scalar:
+        scalarEpilogue(e, out, elems);
         break;
-      case Epilogue::MulScalar:
-        wholeTileScalar<dv::VMulsOp>(out, Mp * Np, e.value);
-        break;
-      case Epilogue::BiasRow: {
+      case Epilogue::Row:
+      case Epilogue::Elem: {
+        // The row's ns columns (or the one element) -> UB, in the output's type.
         Type t0 = dv::getElementType(gm[e.arg].getType());
-        dv::CopyOp::create(b, loc, gmView(gm[e.arg], t.col, t.ns), ndView(ubBiasRaw, 0, t.ns),
-                           I(1), I(t.ns * dv::elementBytes(t0)), IntegerAttr(), IntegerAttr());
-        if (ubBias != ubBiasRaw)
-          convert(ubBiasRaw, ubBias, roundUp(Np, 64));
-        biasRow(out, ubBias, Mp, Np);
+        bool one = e.kind == Epilogue::Elem;
+        int64_t count = one ? 1 : t.ns;
+        Value raw = t0 == outType ? ubRow : ubRowRaw.lookup(t0);
+        dv::CopyOp::create(b, loc, gmView(gm[e.arg], one ? Aff() : t.col, count),
+                           ndView(raw, 0, count), I(1), I(count * dv::elementBytes(t0)),
+                           IntegerAttr(), IntegerAttr());
+        if (raw != ubRow)
+          convert(raw, ubRow, roundUp(count, 64));
+        Value row = ubRow;
+        if (one) {
+          dv::VBrcbOp::create(b, loc, ndView(ubRow, 0, 16), ubBcast, I(1), DenseI64ArrayAttr(),
+                              DenseI64ArrayAttr(), DenseI64ArrayAttr());
+          row = ubBcast;
+        }
+        rowOp(e, out, row, Mp, Np, one);
         break;
       }
-      case Epilogue::BiasScalar: {
-        // One element, broadcast over a repeat with vbrcb, added like a row.
+      case Epilogue::Full: {
         Type t0 = dv::getElementType(gm[e.arg].getType());
-        dv::CopyOp::create(b, loc, gmView(gm[e.arg], Aff(), 1), ndView(ubBiasRaw, 0, 1), I(1),
-                           I(dv::elementBytes(t0)), IntegerAttr(), IntegerAttr());
-        if (ubBias != ubBiasRaw)
-          convert(ubBiasRaw, ubBias, 64);
-        dv::VBrcbOp::create(b, loc, ndView(ubBias, 0, 16), ubBcast,
-                            I(1), DenseI64ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr());
-        biasRow(out, ubBcast, Mp, Np, /*scalar=*/true);
-        break;
-      }
-      case Epilogue::Residual: {
-        Value raw = tileView(ubResRaw, Mp, Np), res = tileView(ubRes, Mp, Np);
+        Value res = tileView(ubRes, Mp, Np);
+        Value raw = t0 == outType ? res : tileView(ubResRaw.lookup(t0), Mp, Np);
         dv::CopyNd2NzOp::create(b, loc, gmView(gm[e.arg], outOffset, (t.ms - 1) * N + t.ns), raw,
                                 I(t.ms), I(t.ns), I(N), I(Mp), I(Np));
         if (res != raw)
-          convert(raw, res, Mp * Np);
-        wholeTile<dv::VAddOp>(out, Mp * Np, res);
+          convert(raw, res, elems);
+        int64_t lanes = 256 / dv::elementBytes(outType);
+        chunks(elems, lanes, [&](int64_t off, int64_t n) {
+          binaryOp(e.op, ndView(out, off, n * lanes), ndView(res, off, n * lanes), e.left, n,
+                   DenseI64ArrayAttr(), DenseI64ArrayAttr());
+        });
         break;
       }
       }
@@ -597,7 +722,8 @@ private:
   Type f16, f32, outType, aType, bType;
   Value bid;
   Value l1A, l1B, ubA32, ubA16, ubB32, ubB16, l0A, l0B, l0C, ubOut;
-  Value ubBiasRaw, ubBias, ubBcast, ubResRaw, ubRes;
+  Value ubRow, ubBcast, ubRes;
+  llvm::DenseMap<Type, Value> ubRowRaw, ubResRaw;
 };
 
 /// Tile sizes that fit the SoC's buffers with one buffer set.
@@ -608,12 +734,12 @@ bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, un
   int64_t eOut = gmElements[outArg].isF16() ? 2 : 4;
   bool bias = false, residual = false;
   for (const Epilogue &e : info.epilogue) {
-    bias |= e.kind == Epilogue::BiasRow || e.kind == Epilogue::BiasScalar;
-    residual |= e.kind == Epilogue::Residual;
+    bias |= e.kind == Epilogue::Row || e.kind == Epilogue::Elem;
+    residual |= e.kind == Epilogue::Full;
   }
   auto fits = [&](int64_t Mt, int64_t Nt, int64_t Kt) {
     int64_t ub = (aF32 ? Mt * Kt * 6 : 0) + (bF32 ? Kt * Nt * 6 : 0) + Mt * Nt * eOut +
-                 (bias ? roundUp(Nt, 64) * 8 + 256 : 0) + (residual ? Mt * Nt * 8 : 0) + 32 * 8;
+                 (bias ? roundUp(Nt, 128) * 6 + 256 : 0) + (residual ? Mt * Nt * 8 : 0) + 32 * 8;
     return (Mt * Kt + Kt * Nt) * 2 <= bytes(soc::Space::L1) &&
            Mt * Kt * 2 <= bytes(soc::Space::L0A) && Kt * Nt * 2 <= bytes(soc::Space::L0B) &&
            Mt * Nt * 4 <= bytes(soc::Space::L0C) && ub <= bytes(soc::Space::UB) &&

@@ -77,7 +77,7 @@ func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) 
 // CHECK-SAME: attributes {block_dim = 3 : i64, kind = "cube"}
 // CHECK: [[L1B:%.+]] = dv.alloc : !dv.buf<l1, 16x64xf16, nz>
 // CHECK: [[OUT:%.+]] = dv.alloc : !dv.buf<ub, 32x16xf16, nz>
-// CHECK-NEXT: [[UBIAS:%.+]] = dv.alloc : !dv.buf<ub, 64xf16>
+// CHECK-NEXT: [[UBIAS:%.+]] = dv.alloc : !dv.buf<ub, 128xf16>
 // CHECK: dv.copy_nd2nz {{.*}} {cols = 64 : i64, dst_cols = 64 : i64, dst_rows = 32 : i64, rows = 20 : i64, src_row_stride = 64 : i64} : !dv.gm<1280xf32> to !dv.buf<ub, 32x64xf32, nz>
 // CHECK: [[GW:%.+]] = dv.view [[W]][[[BID:%.+]] * 1024] : !dv.gm<48x64xf16> to !dv.gm<1024xf16>
 // CHECK-NEXT: dv.copy_nd2nz [[GW]] to [[L1B]] {cols = 64 : i64, dst_cols = 64 : i64, dst_rows = 16 : i64, rows = 16 : i64, src_row_stride = 64 : i64}
@@ -85,7 +85,7 @@ func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) 
 // CHECK-NEXT: dv.load_fractals [[L1B]] to {{%.+}} {dst_inner_stride = 1 : i64, dst_outer_stride = 1 : i64, inner = 1 : i64, outer = 4 : i64, src_inner_stride = 1 : i64, src_outer_stride = 1 : i64} :
 // CHECK-NEXT: dv.mmad {{.*}} {init, k = 64 : i64, m = 32 : i64, n = 16 : i64}
 // CHECK-NEXT: dv.move_l0c_ub {{%.+}} to [[OUT]] {burst_elems = 512 : i64} : !dv.buf<l0c, 32x16xf32, nz> to !dv.buf<ub, 32x16xf16, nz>
-// CHECK-NEXT: [[UB16:%.+]] = dv.view [[UBIAS]][0] : !dv.buf<ub, 64xf16> to !dv.buf<ub, 16xf16>
+// CHECK-NEXT: [[UB16:%.+]] = dv.view [[UBIAS]][0] : !dv.buf<ub, 128xf16> to !dv.buf<ub, 16xf16>
 // CHECK-NEXT: [[GBIAS:%.+]] = dv.view [[BIAS]][[[BID]] * 16] : !dv.gm<48xf16> to !dv.gm<16xf16>
 // CHECK-NEXT: dv.copy [[GBIAS]] to [[UB16]] {burst_bytes = 32 : i64}
 // CHECK: dv.vadd {{.*}} {blk = array<i64: 1, 1, 0>, rep = array<i64: 8, 8, 0>, repeat = 4 : i64} : !dv.buf<ub, 512xf16>, !dv.buf<ub, 16xf16> to !dv.buf<ub, 512xf16>
@@ -242,6 +242,47 @@ func.func private @k0_matmul(%arg0: tensor<2x33x64xf32>, %arg1: tensor<64x48xf32
 
 // -----
 
+// Epilogue chains in place on the output tile (f32 graph output): r - mm
+// keeps the tensor on the left (vsub r, tile), a [N] row on the left of a
+// div swaps the stride-0 operand into src0, x / 4 is vmuls 0.25, sigmoid is
+// vneg, vexp, vadds 1, vrec.
+// CHECK-LABEL: func.func @epilogue_chain
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK: dv.move_l0c_ub
+// CHECK: dv.copy_nd2nz {{.*}} to [[RES:%.+]] {{{.*}}} : !dv.gm<{{[0-9]+}}xf32> to !dv.buf<ub, 16x16xf32, nz>
+// CHECK-NEXT: [[R:%.+]] = dv.view [[RES]][0] : !dv.buf<ub, 16x16xf32, nz> to !dv.buf<ub, 256xf32>
+// CHECK-NEXT: [[T:%.+]] = dv.view {{%.+}}[0] : !dv.buf<ub, 16x16xf32, nz> to !dv.buf<ub, 256xf32>
+// CHECK-NEXT: dv.vsub [[R]], [[T]] to [[T]] {repeat = 4 : i64}
+// CHECK: dv.vmuls {{%.+}}, 2.500000e-01 : f32 to
+// CHECK: dv.vdiv {{.*}} {blk = array<i64: 2, 0, 2>, rep = array<i64: 16, 0, 16>, repeat = 2 : i64}
+// CHECK: dv.vneg
+// CHECK-NEXT: dv.view
+// CHECK-NEXT: dv.vexp
+// CHECK-NEXT: dv.view
+// CHECK-NEXT: dv.vadds {{%.+}}, 1.000000e+00 : f32
+// CHECK-NEXT: dv.view
+// CHECK-NEXT: dv.vrec
+// CHECK: dv.copy_nz2nd
+// SYNC-LABEL: func.func @epilogue_chain
+// SYNC: dv.kernel @k0_matmul
+// SYNC: dv.return
+func.func @epilogue_chain(%x: tensor<16x64xf32>, %w: tensor<64x32xf32>, %r: tensor<16x32xf32>, %s: tensor<32xf32>) -> tensor<16x32xf32> {
+  %0 = call @k0_matmul(%x, %w, %r, %s) : (tensor<16x64xf32>, tensor<64x32xf32>, tensor<16x32xf32>, tensor<32xf32>) -> tensor<16x32xf32>
+  return %0 : tensor<16x32xf32>
+}
+func.func private @k0_matmul(%arg0: tensor<16x64xf32>, %arg1: tensor<64x32xf32>, %arg2: tensor<16x32xf32>, %arg3: tensor<32xf32>) -> tensor<16x32xf32>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul", "/Sub", "/Div", "/Div_1", "/Sigmoid"]} {
+  %0 = vg.matmul %arg0, %arg1 : (tensor<16x64xf32>, tensor<64x32xf32>) -> tensor<16x32xf32>
+  %1 = vg.sub %arg2, %0 : (tensor<16x32xf32>, tensor<16x32xf32>) -> tensor<16x32xf32>
+  %four = vg.constant dense<4.0> : tensor<f32>
+  %2 = vg.div %1, %four : (tensor<16x32xf32>, tensor<f32>) -> tensor<16x32xf32>
+  %3 = vg.div %arg3, %2 : (tensor<32xf32>, tensor<16x32xf32>) -> tensor<16x32xf32>
+  %4 = vg.sigmoid %3 : tensor<16x32xf32>
+  return %4 : tensor<16x32xf32>
+}
+
+// -----
+
 // Near-misses: what the template does not lower names the reason.
 // SYNC-LABEL: func.func @near_misses
 // SYNC: call @k0_matmul
@@ -257,14 +298,14 @@ func.func @near_misses(%x: tensor<8x64xf32>, %w: tensor<64x32xf32>, %a3: tensor<
   %3 = call @k3_matmul(%x, %v) : (tensor<8x64xf32>, tensor<64xf32>) -> tensor<8xf32>
   return %0, %1, %2, %3 : tensor<8x32xf32>, tensor<8x32xf32>, tensor<2x8x32xf32>, tensor<8xf32>
 }
-// expected-error @+1 {{kernel k0_matmul (from /MatMul, /Sigmoid): sigmoid has no Cube epilogue yet (bias add, residual add, scalar add/mul, relu)}}
+// expected-error @+1 {{kernel k0_matmul (from /MatMul, /Gelu): gelu has no Cube epilogue yet}}
 func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) -> tensor<8x32xf32>
-    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul", "/Sigmoid"]} {
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul", "/Gelu"]} {
   %0 = vg.matmul %arg0, %arg1 : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
-  %1 = vg.sigmoid %0 : tensor<8x32xf32>
+  %1 = vg.gelu %0 : tensor<8x32xf32>
   return %1 : tensor<8x32xf32>
 }
-// expected-error @+1 {{kernel k1_matmul (from /MatMul, /Mul): vg.mul by a tensor in a Cube epilogue has no lowering yet (scalar immediates only)}}
+// expected-error @+1 {{kernel k1_matmul (from /MatMul, /Mul): mul of a value computed inside the kernel has no Cube epilogue yet}}
 func.func private @k1_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>, %arg2: tensor<8x64xf32>) -> tensor<8x32xf32>
     attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul", "/Mul"]} {
   %0 = vg.matmul %arg0, %arg1 : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
