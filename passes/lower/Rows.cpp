@@ -72,6 +72,9 @@ struct RowPlan {
   RowKind kind;
   Operation *anchor = nullptr;
   int64_t rows = 0, cols = 0;
+  /// > 1: column mode, the op runs along a middle axis: [rows, cols, inner]
+  /// with the statistic over `cols`, one per (row, inner position).
+  int64_t inner = 1;
   double epsilon = 0;
   Value input, scale, bias; // kernel block arguments (scale/bias may be null)
 };
@@ -130,6 +133,27 @@ int64_t rowBytes(const RowPlan &plan, Type inElem, Type outElem, Type scaleElem,
   return bytes + 4 * 256; // stat, broadcast, f16 stat
 }
 
+bool isReduce(RowKind kind) {
+  return kind == RowKind::Sum || kind == RowKind::Mean || kind == RowKind::Max ||
+         kind == RowKind::Min;
+}
+
+/// UB bytes of the column mode's buffers: the slab (cols rows of `inner`
+/// elements, each padded to 64) in f32, its f16 staging, exp of the slab
+/// (log_softmax), the f16 result, and the per-column statistic.
+int64_t columnBytes(const RowPlan &plan, Type inElem, Type outElem) {
+  int64_t bp = roundUp(plan.inner, kLanes);
+  int64_t slab = plan.cols * bp;
+  int64_t bytes = 4 * slab + 4 * bp;
+  if (inElem.isF16())
+    bytes += 2 * slab;
+  if (plan.kind == RowKind::LogSoftmax)
+    bytes += 4 * slab;
+  if (outElem.isF16())
+    bytes += isReduce(plan.kind) ? 2 * bp : 2 * slab;
+  return bytes;
+}
+
 /// nullopt: not a row kernel; "": lowerable (plan filled); else why not.
 std::optional<std::string> analyse(func::FuncOp func, RowPlan &plan) {
   Operation *anchor = findAnchor(func);
@@ -172,11 +196,11 @@ std::optional<std::string> analyse(func::FuncOp func, RowPlan &plan) {
           .Case<vg::SoftmaxOp, vg::LogSoftmaxOp>([&](auto op) -> std::optional<std::string> {
             plan.kind = isa<vg::SoftmaxOp>(op) ? RowKind::Softmax : RowKind::LogSoftmax;
             int64_t axis = rank == 0 ? 0 : normAxis(int64_t(op.getAxis()));
-            if (rank > 0 && product(shape.drop_front(axis + 1)) != 1)
-              return (name + " over axis " + std::to_string(axis) + " of " + typeText(inType) +
-                      " has no lowering template: the row template takes the last axis only")
-                  .str();
             splitAt(plan, shape, std::min(axis, rank));
+            if (rank > 0 && product(shape.drop_front(axis + 1)) != 1) {
+              plan.inner = product(shape.drop_front(axis + 1));
+              plan.cols = shape[axis];
+            }
             return std::nullopt;
           })
           .Case<vg::LayerNormOp, vg::RmsNormOp>([&](auto op) -> std::optional<std::string> {
@@ -217,21 +241,30 @@ std::optional<std::string> analyse(func::FuncOp func, RowPlan &plan) {
                 reduced[n] = true;
               }
             }
-            // Reduced dims (ignoring size-1 dims) must be a trailing suffix.
-            int64_t firstReduced = rank;
+            // Reduced dims (ignoring size-1 dims) must be contiguous: the
+            // last ones (rows), or a middle block (columns).
+            int64_t firstReduced = rank, lastReduced = rank - 1;
             for (int64_t d = 0; d < rank; ++d)
               if (reduced[d] && shape[d] != 1) {
                 firstReduced = d;
                 break;
               }
-            for (int64_t d = firstReduced; d < rank; ++d)
+            for (int64_t d = rank - 1; d >= firstReduced; --d)
+              if (reduced[d] && shape[d] != 1) {
+                lastReduced = d;
+                break;
+              }
+            for (int64_t d = firstReduced; d <= lastReduced; ++d)
               if (!reduced[d] && shape[d] != 1)
-                return (name + " over dims that are not trailing in " + typeText(inType) +
-                        " has no lowering template yet (the row template reduces the last "
-                        "dims)")
+                return (name + " over dims that are not contiguous in " + typeText(inType) +
+                        " has no lowering template yet")
                     .str();
             splitAt(plan, shape, firstReduced);
-            if (outType.getNumElements() != plan.rows)
+            if (firstReduced < rank && product(shape.drop_front(lastReduced + 1)) != 1) {
+              plan.inner = product(shape.drop_front(lastReduced + 1));
+              plan.cols = plan.cols / plan.inner;
+            }
+            if (outType.getNumElements() != plan.rows * plan.inner)
               return (name + ": unexpected result " + typeText(outType)).str();
             return std::nullopt;
           });
@@ -240,13 +273,24 @@ std::optional<std::string> analyse(func::FuncOp func, RowPlan &plan) {
   if (plan.cols < 1 || plan.rows < 1)
     return (name + " of an empty tensor has no lowering template").str();
 
-  // The whole row must fit in UB.
+  // The whole row (column mode: the cols x inner slab) must fit in UB.
   const soc::SocSpec &soc = dv::getSoc(func);
   auto elemOf = [](Value v) -> Type { return v ? storageElementType(v) : Type(); };
-  int64_t bytes = rowBytes(plan, storageElementType(plan.input),
-                           storageElementType(anchor->getResult(0)), elemOf(plan.scale),
-                           elemOf(plan.bias));
+  Type inElem = storageElementType(plan.input);
+  Type outElem = storageElementType(anchor->getResult(0));
   int64_t ub = static_cast<int64_t>(soc.bufferBytes(soc::Space::UB));
+  if (plan.inner > 1) {
+    int64_t bytes = columnBytes(plan, inElem, outElem);
+    if (bytes > ub)
+      return (name + ": a slab of " + std::to_string(plan.cols) + " x " +
+              std::to_string(plan.inner) + " elements (the reduced axis by the dims after it) " +
+              "needs " + std::to_string(bytes) + " UB bytes, more than the " +
+              std::to_string(ub) + " bytes of UB on " + soc.name +
+              ": slabs that do not fit UB have no lowering template yet")
+          .str();
+    return std::string();
+  }
+  int64_t bytes = rowBytes(plan, inElem, outElem, elemOf(plan.scale), elemOf(plan.bias));
   if (bytes > ub)
     return (name + ": a row of " + std::to_string(plan.cols) + " elements needs " +
             std::to_string(bytes) + " UB bytes, more than the " + std::to_string(ub) +
@@ -420,6 +464,130 @@ public:
   std::map<std::tuple<const void *, int64_t, int64_t, void *>, Value> views;
 };
 
+/// Column mode: slabs of `plan.cols` sub-rows of `plan.inner` elements (the
+/// op's axis is a middle one), one slab an iteration of the block's loop.
+/// Each sub-row is padded to a multiple of 64 in UB (bursts with a gap), so
+/// the statistic is a lane-wise vmax/vadd over the sub-rows (an inner
+/// dv.loop whose views step one padded sub-row an iteration).
+void emitColumns(OpBuilder &b, Location loc, const RowPlan &plan, Value gmIn, Value gmOut,
+                 Value bid, int64_t share, Type inElem, Type outElem) {
+  MLIRContext *ctx = b.getContext();
+  int64_t R = plan.cols, B = plan.inner;
+  RowEmitter col(b, loc, B); // one sub-row
+  int64_t bp = col.cp;
+  RowEmitter flat(b, loc, R * bp); // the whole slab (a multiple of 64: no tail)
+  Type f16 = b.getF16Type(), f32 = b.getF32Type();
+  bool reduce = isReduce(plan.kind);
+  Value raw = inElem.isF16() ? flat.rowBuf(f16) : Value();
+  Value x = flat.rowBuf(f32);
+  Value t = plan.kind == RowKind::LogSoftmax ? flat.rowBuf(f32) : Value();
+  Value out16 = (!reduce && outElem.isF16()) ? flat.rowBuf(f16) : Value();
+  Value acc = col.rowBuf(f32);
+  Value acc16 = (reduce && outElem.isF16()) ? col.rowBuf(f16) : Value();
+
+  auto loop = dv::LoopOp::create(b, loc, share);
+  b.setInsertionPointToStart(&loop.getBody().front());
+  Value iv = loop.getInductionVar();
+  auto gmView = [&](Value gm, int64_t elems) {
+    SmallVector<Value> indices{iv};
+    AffineExpr expr = b.getAffineDimExpr(0) * elems;
+    if (bid) {
+      indices.push_back(bid);
+      expr = expr + b.getAffineDimExpr(1) * (share * elems);
+    }
+    Type element = dv::getElementType(gm.getType());
+    return dv::ViewOp::create(b, loc, dv::GmType::get(ctx, {elems}, element), gm, indices,
+                              AffineMapAttr::get(AffineMap::get(indices.size(), 0, expr)))
+        .getResult();
+  };
+  // fn(subRow) in a dv.loop over the R sub-rows; subRow(buf) views the
+  // current padded sub-row of a slab buffer.
+  auto overSubRows = [&](function_ref<void(function_ref<Value(Value)>)> fn) {
+    auto inner = dv::LoopOp::create(b, loc, R);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&inner.getBody().front());
+    Value r = inner.getInductionVar();
+    auto subRow = [&](Value buf) -> Value {
+      Type element = dv::getElementType(buf.getType());
+      auto type = dv::BufType::get(ctx, dv::MemSpace::UB, {bp}, element, dv::Layout::ND);
+      AffineMap map = AffineMap::get(1, 0, b.getAffineDimExpr(0) * bp);
+      return dv::ViewOp::create(b, loc, type, buf, ValueRange{r}, AffineMapAttr::get(map))
+          .getResult();
+    };
+    fn(subRow);
+  };
+  // acc = the lane-wise reduction of the sub-rows of `src`.
+  auto reduceSubRows = [&](RowKind kind, Value src) {
+    double identity = kind == RowKind::Max   ? -std::numeric_limits<double>::infinity()
+                      : kind == RowKind::Min ? std::numeric_limits<double>::infinity()
+                                             : 0.0;
+    Attribute id = b.getF32FloatAttr(static_cast<float>(identity));
+    col.forRow([&](int64_t s, int64_t r, DenseI64ArrayAttr m) {
+      dv::VDupOp::create(b, loc, id, col.at(acc, s, r), uint64_t(r), DenseI64ArrayAttr(),
+                         DenseI64ArrayAttr(), m);
+    });
+    overSubRows([&](function_ref<Value(Value)> subRow) {
+      Value sr = subRow(src);
+      if (kind == RowKind::Max)
+        col.binary<dv::VMaxOp>(acc, sr, acc);
+      else if (kind == RowKind::Min)
+        col.binary<dv::VMinOp>(acc, sr, acc);
+      else
+        col.binary<dv::VAddOp>(acc, sr, acc);
+    });
+  };
+
+  // Load the slab, each sub-row padded to bp elements.
+  int64_t inBytes = dv::elementBytes(inElem);
+  dv::CopyOp::create(b, loc, gmView(gmIn, R * B), raw ? raw : x, uint64_t(R),
+                     uint64_t(B * inBytes), uint64_t(0), uint64_t((bp - B) * inBytes));
+  if (raw)
+    flat.convert(raw, x);
+
+  int64_t outBytes = dv::elementBytes(outElem);
+  if (reduce) {
+    reduceSubRows(plan.kind == RowKind::Mean ? RowKind::Sum : plan.kind, x);
+    if (plan.kind == RowKind::Mean)
+      col.scalar<dv::VMulsOp>(acc, 1.0 / double(R), acc);
+    Value src = acc;
+    if (acc16) {
+      col.convert(acc, acc16);
+      src = acc16;
+    }
+    dv::CopyOp::create(b, loc, src, gmView(gmOut, B), uint64_t(1), uint64_t(B * outBytes));
+  } else {
+    double range = inElem.isF16() ? 65504.0 : double(std::numeric_limits<float>::max());
+    flat.scalar<dv::VMinsOp>(x, range, x);
+    flat.scalar<dv::VMaxsOp>(x, -range, x);
+    reduceSubRows(RowKind::Max, x);
+    overSubRows([&](function_ref<Value(Value)> subRow) {
+      Value xr = subRow(x);
+      col.binary<dv::VSubOp>(xr, acc, xr);
+    });
+    Value ex = plan.kind == RowKind::Softmax ? x : t;
+    flat.scalar<dv::VMaxsOp>(x, -kSoftmaxClip, ex);
+    flat.unary<dv::VExpOp>(ex, ex);
+    reduceSubRows(RowKind::Sum, ex);
+    if (plan.kind == RowKind::LogSoftmax)
+      col.unary<dv::VLnOp>(acc, acc);
+    overSubRows([&](function_ref<Value(Value)> subRow) {
+      Value xr = subRow(x);
+      if (plan.kind == RowKind::Softmax)
+        col.binary<dv::VDivOp>(xr, acc, xr);
+      else
+        col.binary<dv::VSubOp>(xr, acc, xr);
+    });
+    Value src = x;
+    if (out16) {
+      flat.convert(x, out16);
+      src = out16;
+    }
+    dv::CopyOp::create(b, loc, src, gmView(gmOut, R * B), uint64_t(R), uint64_t(B * outBytes),
+                       uint64_t((bp - B) * outBytes), uint64_t(0));
+  }
+  b.setInsertionPointAfter(loop);
+}
+
 LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
   RowPlan plan;
   std::optional<std::string> why = analyse(func, plan);
@@ -468,6 +636,22 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
   Value bid;
   if (blockDim > 1)
     bid = dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult();
+
+  auto finish = [&]() -> LogicalResult {
+    dv::ReturnOp::create(b, loc);
+    OpBuilder caller(call);
+    auto launch = dv::LaunchOp::create(caller, call.getLoc(), call.getResultTypes(),
+                                       func.getSymName(), call.getOperands());
+    call.replaceAllUsesWith(launch.getResults());
+    call.erase();
+    func.erase();
+    return success();
+  };
+  if (plan.inner > 1) {
+    emitColumns(b, loc, plan, entry->getArgument(argIndex(plan.input)),
+                entry->getArgument(outIndex), bid, share, inElem, outElem);
+    return finish();
+  }
 
   RowEmitter e(b, loc, C);
   Type f16 = b.getF16Type(), f32 = b.getF32Type();
@@ -609,15 +793,7 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
   }
 
   b.setInsertionPointAfter(loop);
-  dv::ReturnOp::create(b, loc);
-
-  OpBuilder caller(call);
-  auto launch = dv::LaunchOp::create(caller, call.getLoc(), call.getResultTypes(),
-                                     func.getSymName(), call.getOperands());
-  call.replaceAllUsesWith(launch.getResults());
-  call.erase();
-  func.erase();
-  return success();
+  return finish();
 }
 
 std::optional<std::string> rowsMismatch(func::FuncOp func) {
