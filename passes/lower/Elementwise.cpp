@@ -1,8 +1,25 @@
 //===- Elementwise.cpp - the elementwise Vector template ------------------===//
 //
 //  - elementwise (Vector): every op a float elementwise vg op whose tensor
-//    operands all have the result's shape; scalar immediates (one-element
-//    constants) become the scalar forms vadds/vmuls/vmaxs/vmins.
+//    operands have the result's shape or broadcast to it (numpy rules, see
+//    Broadcasts below); scalar immediates (one-element constants) become the
+//    scalar forms vadds/vmuls/vmaxs/vmins.
+//
+// Broadcasts: the result is viewed as [rows, rowLen], its dims split where
+// every kernel argument is the whole tensor (Full), constant along the rows
+// (Row: a bias [C] over [.., C], a mask [1, 1, 1, S] over [1, H, S, S]),
+// constant along each row (Col: [.., R, 1] over [.., R, C], per-channel
+// [1, C, 1, 1] over [1, C, H, W]) or one element (Scalar); the split with
+// the fewest padded elements wins. Rows are padded to a multiple of 16
+// elements in UB (32-byte aligned rows) and tiles hold whole rows, so GM is
+// copied in bursts of one row with gaps on the UB side and never past a
+// tensor. Row and Scalar operands are tiled into one UB buffer before any
+// tile (vcopy with a source repeat stride of 0 re-reads the same 256 bytes
+// for every row); Col operands load the tile's row values and vbrcb spreads
+// value r over row r (dst repeat stride = one padded row, masked lanes).
+// Anything else (e.g. [1, C, 1, 1] over [N > 1, C, H, W], rows longer than
+// kMaxRow) is rejected with the reason "broadcast of A to B is not
+// supported yet".
 //
 // Storage precision is force_fp16: graph inputs and outputs keep their type
 // in GM (f32 as the model says), every other float tensor (weights,
@@ -57,6 +74,7 @@ int64_t scratchBuffers(Operation *op) {
   return llvm::TypeSwitch<Operation *, int64_t>(op)
       .Case<vg::SigmoidOp>([](auto) { return 3; })
       .Case<vg::TanhOp>([](auto) { return 5; })
+      .Case<vg::PReluOp>([](auto) { return 3; })
       .Case<vg::ClipOp, vg::SubOp, vg::DivOp>([](auto) { return 1; })
       .Default([](Operation *) { return 0; });
 }
@@ -197,7 +215,7 @@ std::string elementwiseMismatch(func::FuncOp func) {
     bool elementwise =
         isa<vg::AddOp, vg::SubOp, vg::MulOp, vg::DivOp, vg::MaxOp, vg::MinOp, vg::ReluOp,
             vg::LeakyReluOp, vg::ExpOp, vg::LogOp, vg::SqrtOp, vg::ReciprocalOp, vg::AbsOp,
-            vg::NegOp, vg::SigmoidOp, vg::TanhOp, vg::ClipOp, vg::CastOp>(op);
+            vg::NegOp, vg::SigmoidOp, vg::TanhOp, vg::ClipOp, vg::CastOp, vg::PReluOp>(op);
     if (!elementwise)
       return (opName(&op) + " has no lowering template yet").str();
     auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
@@ -219,6 +237,8 @@ std::string elementwiseMismatch(func::FuncOp func) {
     }
     if (tensors == 0)
       return (opName(&op) + " of two constants has no lowering template (fold it)").str();
+    if (isa<vg::PReluOp>(op) && scalarImmediate(op.getOperand(0)))
+      return "prelu of a constant input has no lowering template yet";
   }
   for (Type type : results)
     if (cast<RankedTensorType>(type).getShape() != shape)
@@ -554,6 +574,14 @@ private:
             return immLeft ? scalar<dv::VMulsOp>(unary<dv::VRecOp>(x), c)
                            : scalar<dv::VMulsOp>(x, 1.0 / c);
           });
+    }
+    // prelu(x, slope) = max(x, 0) + slope * min(x, 0): x exactly where
+    // x >= 0, one rounding of slope * x elsewhere; a scalar slope is vlrelu.
+    if (isa<vg::PReluOp>(op)) {
+      if (std::optional<double> slope = scalarImmediate(op->getOperand(1)))
+        return scalar<dv::VLeakyReluOp>(in(0), *slope);
+      Value negative = binary<dv::VMulOp>(scalar<dv::VMinsOp>(in(0), 0.0), in(1));
+      return binary<dv::VAddOp>(unary<dv::VReluOp>(in(0)), negative);
     }
     return llvm::TypeSwitch<Operation *, Value>(op)
         .Case<vg::ReluOp>([&](auto) { return unary<dv::VReluOp>(in(0)); })

@@ -483,6 +483,30 @@ func.func private @k6_add(%arg0: tensor<8x1xf32>, %arg1: tensor<1x32xf32>) -> te
   return %0 : tensor<8x32xf32>
 }
 
+// PRelu with a row-broadcast slope: max(x, 0) + slope * min(x, 0) (x exact
+// where x >= 0); f16 rows of 30 padded to 32 (4-byte gaps).
+// CHECK-LABEL: dv.kernel @k7_prelu
+// CHECK: dv.copy {{.*}} {burst_bytes = 60 : i64} : !dv.gm<30xf16> to !dv.buf<ub, 128xf16>
+// CHECK: dv.vcopy {{.*}} {mask = array<i64: 4294967295, 0>, rep = array<i64: 2, 0>, repeat = 4 : i64}
+// CHECK: dv.copy {{.*}} {burst_bytes = 60 : i64, bursts = 4 : i64, dst_gap = 4 : i64}
+// CHECK-NEXT: dv.alloc
+// CHECK-NEXT: dv.vmins [[X:%.+]], 0.000000e+00 : f32 to [[NEG:%.+]] {repeat = 1 : i64}
+// CHECK-NEXT: dv.alloc
+// CHECK-NEXT: dv.vmul [[NEG]], [[SLOPE:%.+]] to [[T:%.+]] {repeat = 1 : i64} : !dv.buf<ub, 128xf16>, !dv.buf<ub, 256xf16>
+// CHECK-NEXT: dv.alloc
+// CHECK-NEXT: dv.vrelu [[X]] to [[POS:%.+]] {repeat = 1 : i64}
+// CHECK-NEXT: dv.alloc
+// CHECK-NEXT: dv.vadd [[POS]], [[T]] to
+func.func @bcast_prelu(%x: tensor<4x30xf16>, %a: tensor<30xf16>) -> tensor<4x30xf16> {
+  %0 = call @k7_prelu(%x, %a) : (tensor<4x30xf16>, tensor<30xf16>) -> tensor<4x30xf16>
+  return %0 : tensor<4x30xf16>
+}
+func.func private @k7_prelu(%arg0: tensor<4x30xf16>, %arg1: tensor<30xf16>) -> tensor<4x30xf16>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/PRelu"]} {
+  %0 = vg.prelu %arg0, %arg1 : (tensor<4x30xf16>, tensor<30xf16>) -> tensor<4x30xf16>
+  return %0 : tensor<4x30xf16>
+}
+
 // -----
 
 // Broadcast near-misses keep a reason: a per-channel operand with a batch
