@@ -154,6 +154,19 @@ int64_t columnBytes(const RowPlan &plan, Type inElem, Type outElem) {
   return bytes;
 }
 
+/// Blocks: the largest divisor of `rows` that is <= the AI core count (equal
+/// contiguous shares, so every block runs the same program).
+int64_t blockDimFor(int64_t rows, const soc::SocSpec &soc) {
+  int64_t blockDim = std::max<int64_t>(1, std::min<int64_t>(soc.ai_core_count, rows));
+  while (rows % blockDim)
+    --blockDim;
+  return blockDim;
+}
+
+/// Rows (slabs) one block may loop over: keeps the dynamic instruction count
+/// of a block (a few dozen a row) far below the ISA's 2^26.
+constexpr int64_t kMaxRowsPerBlock = int64_t(1) << 20;
+
 /// nullopt: not a row kernel; "": lowerable (plan filled); else why not.
 std::optional<std::string> analyse(func::FuncOp func, RowPlan &plan) {
   Operation *anchor = findAnchor(func);
@@ -273,8 +286,13 @@ std::optional<std::string> analyse(func::FuncOp func, RowPlan &plan) {
   if (plan.cols < 1 || plan.rows < 1)
     return (name + " of an empty tensor has no lowering template").str();
 
-  // The whole row (column mode: the cols x inner slab) must fit in UB.
   const soc::SocSpec &soc = dv::getSoc(func);
+  if (int64_t share = plan.rows / blockDimFor(plan.rows, soc); share > kMaxRowsPerBlock)
+    return (name + ": " + std::to_string(share) + " rows a block (of " +
+            std::to_string(plan.rows) + ") exceed the " + std::to_string(kMaxRowsPerBlock) +
+            " one block loops over")
+        .str();
+  // The whole row (column mode: the cols x inner slab) must fit in UB.
   auto elemOf = [](Value v) -> Type { return v ? storageElementType(v) : Type(); };
   Type inElem = storageElementType(plan.input);
   Type outElem = storageElementType(anchor->getResult(0));
@@ -618,9 +636,7 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
   Type outElem = gmElements[outIndex];
 
   int64_t R = plan.rows, C = plan.cols;
-  int64_t blockDim = std::min<int64_t>(soc.ai_core_count, R);
-  while (R % blockDim)
-    --blockDim;
+  int64_t blockDim = blockDimFor(R, soc);
   int64_t share = R / blockDim;
   bool reduceKind = plan.kind == RowKind::Sum || plan.kind == RowKind::Mean ||
                     plan.kind == RowKind::Max || plan.kind == RowKind::Min;
