@@ -3,19 +3,24 @@
 //  - matmul (Cube): a cube kernel whose anchor is vg.matmul, [M,K] x [K,N],
 //    [B..,M,K] x [B..,K,N] (equal batch dims) or [B..,M,K] x [K,N] (a 2-D
 //    weight broadcast over the batch: folded into M), transpose_a /
-//    transpose_b, any M, N, K; followed by an epilogue chain applied in UB
-//    after move_l0c_ub: bias add ([N] or [1,..,N] broadcast over rows),
-//    residual add (a tensor of the output's shape), scalar add / mul
-//    (immediates) and relu. Anything else is rejected with a reason.
+//    transpose_b, any M, N, K; followed by the epilogue chain the partition
+//    fused (applied in UB after move_l0c_ub, in place on the output tile):
+//    relu, sigmoid, tanh, gelu (tanh form, also for approximate = "none"),
+//    exp, log, sqrt, reciprocal, abs, neg, leaky relu, clip, cast; add, sub,
+//    mul, div, max, min with a scalar immediate, a [N] (or [1,..,N]) row
+//    broadcast over the rows, a one-element tensor, or a tensor of the
+//    output's shape, on either side. Anything else is rejected with a reason.
 //
 // Storage precision (force_fp16): the Cube reads f16. f16 operands in GM go
 // GM -ND->NZ-> L1 with copy_nd2nz; f32 operands (graph inputs) go GM -> UB
 // (NZ, f32) -> vconv f16 -> L1. L1 -> L0A is a fractal gather (transposed
 // for transpose_a), L1 -> L0B a gather with transpose (none for
-// transpose_b). L0C accumulates in f32; move_l0c_ub converts to the output's
-// GM type (f16 or f32), the epilogue runs in that type, copy_nz2nd writes
-// the valid rows and columns only. Tiles are zero padded to 16 x 16
-// fractals in L1 (copy_nd2nz pads), so padded rows/columns/K contribute 0.
+// transpose_b). L0C accumulates in f32; with an epilogue, move_l0c_ub keeps
+// f32 and the epilogue computes in f32 (one vconv to f16 at the end for an
+// f16 output); without one it converts straight to the output's GM type.
+// copy_nz2nd writes the valid rows and columns only. Tiles are zero padded
+// to 16 x 16 fractals in L1 (copy_nd2nz pads), so padded rows, columns and
+// K contribute 0.
 //
 // Tiling: output tiles Mt x Nt and K steps Kt, multiples of 16, start at
 // 128 x 128 x 256 and are halved until every buffer fits the SoC table's
@@ -61,7 +66,7 @@ struct Epilogue {
   /// tensor; Full: with a tensor of the output's shape.
   enum Kind { Unary, Scalar, Row, Elem, Full } kind;
   enum Op { Add, Sub, Mul, Div, Max, Min, Relu, Sigmoid, Tanh, Exp, Log, Sqrt, Rec, Abs, Neg,
-            LRelu, Clip, Copy } op;
+            LRelu, Clip, Copy, Gelu } op;
   unsigned arg = 0;
   double value = 0, value2 = 0; // scalars; lrelu alpha; clip bounds
   bool left = false;            // the tile is the right operand (sub, div)
@@ -175,6 +180,7 @@ std::string analyzeMatmul(func::FuncOp func, vg::MatMulOp mm, MatmulInfo &info) 
             .Case<vg::LeakyReluOp>([](auto) { return Epilogue::LRelu; })
             .Case<vg::ClipOp>([](auto) { return Epilogue::Clip; })
             .Case<vg::CastOp>([](auto) { return Epilogue::Copy; })
+            .Case<vg::GeluOp>([](auto) { return Epilogue::Gelu; })
             .Default([](Operation *) { return std::nullopt; });
     if (unary) {
       e.kind = Epilogue::Unary;
@@ -314,7 +320,10 @@ public:
   void emit() {
     if (plan.blockDim > 1)
       bid = dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult();
-    outType = dv::getElementType(gm[outArg].getType());
+    // The epilogue computes in f32 (L0C's precision); without one the tile
+    // moves out of L0C straight into the output's GM type.
+    gmOutType = dv::getElementType(gm[outArg].getType());
+    outType = info.epilogue.empty() ? gmOutType : f32;
     aType = dv::getElementType(gm[info.aArg].getType());
     bType = dv::getElementType(gm[info.bArg].getType());
     int64_t Mt = plan.Mt, Nt = plan.Nt, Kt = plan.Kt;
@@ -333,9 +342,13 @@ public:
     l0B = alloc(dv::MemSpace::L0B, Kt, Nt, f16);
     l0C = alloc(dv::MemSpace::L0C, Mt, Nt, f32);
     ubOut = alloc(dv::MemSpace::UB, Mt, Nt, outType);
+    if (gmOutType != outType)
+      ubOutGm = alloc(dv::MemSpace::UB, Mt, Nt, gmOutType);
     // Epilogue operands: raw buffers per GM element type, converted ones in
-    // the output's type.
+    // the output's type; gelu's scratch tile.
     for (const Epilogue &e : info.epilogue) {
+      if (e.kind == Epilogue::Unary && e.op == Epilogue::Gelu && !ubScratch)
+        ubScratch = alloc(dv::MemSpace::UB, Mt, Nt, outType);
       if (e.kind != Epilogue::Row && e.kind != Epilogue::Elem && e.kind != Epilogue::Full)
         continue;
       Type t = dv::getElementType(gm[e.arg].getType());
@@ -594,6 +607,39 @@ private:
     case Epilogue::Neg: return tileUnary<dv::VNegOp>(out, elems);
     case Epilogue::LRelu: return tileScalar<dv::VLeakyReluOp>(out, elems, e.value);
     case Epilogue::Copy: return;
+    case Epilogue::Gelu: {
+      // x * sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)): the tanh form, also
+      // for approximate = "none" (within 3e-4 of the erf form). Overflow
+      // saturates correctly: e^-inf -> 1 * x, e^inf -> 0.
+      Value sv = ndView(ubScratch, 0, elems);
+      int64_t lanes = 256 / dv::elementBytes(outType);
+      auto both = [&](auto tag) {
+        using OpTy = decltype(tag);
+        chunks(elems, lanes, [&](int64_t off, int64_t n) {
+          Value x = ndView(out, off, n * lanes), y = ndView(sv, off, n * lanes);
+          if constexpr (std::is_same_v<OpTy, dv::VCopyOp>)
+            OpTy::create(b, loc, x, y, I(n), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                         DenseI64ArrayAttr());
+          else if constexpr (std::is_same_v<OpTy, dv::VAddOp>) // y = y * x (scratch)
+            dv::VMulOp::create(b, loc, y, x, y, I(n), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                               DenseI64ArrayAttr());
+          else // x = x * y (the tile)
+            dv::VMulOp::create(b, loc, x, y, x, I(n), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                               DenseI64ArrayAttr());
+        });
+      };
+      both(dv::VCopyOp());                              // s = x
+      both(dv::VAddOp());                               // s = x^2
+      tileScalar<dv::VMulsOp>(sv, elems, 0.044715);     // s = 0.044715 x^2
+      tileScalar<dv::VAddsOp>(sv, elems, 1.0);          // s = 1 + 0.044715 x^2
+      both(dv::VAddOp());                               // s = x + 0.044715 x^3
+      tileScalar<dv::VMulsOp>(sv, elems, -1.5957691216); // -2 sqrt(2/pi) s
+      tileUnary<dv::VExpOp>(sv, elems);
+      tileScalar<dv::VAddsOp>(sv, elems, 1.0);
+      tileUnary<dv::VRecOp>(sv, elems);                 // sigmoid
+      both(dv::VMulOp());                               // x = x * sigmoid
+      return;
+    }
     case Epilogue::Clip:
       if (e.hasLo)
         tileScalar<dv::VMaxsOp>(out, elems, e.value);
@@ -708,6 +754,11 @@ private:
       }
       }
     }
+    if (ubOutGm) {
+      Value half = tileView(ubOutGm, Mp, Np);
+      convert(out, half, elems);
+      out = half;
+    }
     dv::CopyNz2NdOp::create(b, loc, out, gmView(gm[outArg], outOffset, (t.ms - 1) * N + t.ns),
                             I(t.ms), I(t.ns), I(N), I(Mp));
   }
@@ -719,10 +770,11 @@ private:
   ArrayRef<Value> gm;
   unsigned outArg;
   const soc::SocSpec &soc;
-  Type f16, f32, outType, aType, bType;
+  Type f16, f32, outType, gmOutType, aType, bType;
+  Value ubOutGm;
   Value bid;
   Value l1A, l1B, ubA32, ubA16, ubB32, ubB16, l0A, l0B, l0C, ubOut;
-  Value ubRow, ubBcast, ubRes;
+  Value ubRow, ubBcast, ubRes, ubScratch;
   llvm::DenseMap<Type, Value> ubRowRaw, ubResRaw;
 };
 
@@ -731,15 +783,18 @@ bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, un
                const soc::SocSpec &soc) {
   auto bytes = [&](soc::Space s) { return static_cast<int64_t>(soc.bufferBytes(s)); };
   bool aF32 = !gmElements[info.aArg].isF16(), bF32 = !gmElements[info.bArg].isF16();
-  int64_t eOut = gmElements[outArg].isF16() ? 2 : 4;
-  bool bias = false, residual = false;
+  int64_t eOut = info.epilogue.empty() ? (gmElements[outArg].isF16() ? 2 : 4)
+                                        : (gmElements[outArg].isF16() ? 6 : 4);
+  bool bias = false, residual = false, gelu = false;
   for (const Epilogue &e : info.epilogue) {
     bias |= e.kind == Epilogue::Row || e.kind == Epilogue::Elem;
     residual |= e.kind == Epilogue::Full;
+    gelu |= e.kind == Epilogue::Unary && e.op == Epilogue::Gelu;
   }
   auto fits = [&](int64_t Mt, int64_t Nt, int64_t Kt) {
     int64_t ub = (aF32 ? Mt * Kt * 6 : 0) + (bF32 ? Kt * Nt * 6 : 0) + Mt * Nt * eOut +
-                 (bias ? roundUp(Nt, 128) * 6 + 256 : 0) + (residual ? Mt * Nt * 8 : 0) + 32 * 8;
+                 (bias ? roundUp(Nt, 128) * 8 + 256 : 0) + (gelu ? Mt * Nt * 4 : 0) +
+                 (residual ? Mt * Nt * 8 : 0) + 32 * 8;
     return (Mt * Kt + Kt * Nt) * 2 <= bytes(soc::Space::L1) &&
            Mt * Kt * 2 <= bytes(soc::Space::L0A) && Kt * Nt * 2 <= bytes(soc::Space::L0B) &&
            Mt * Nt * 4 <= bytes(soc::Space::L0C) && ub <= bytes(soc::Space::UB) &&

@@ -68,36 +68,45 @@ func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) 
 // -----
 
 // A Linear layer as Gemm exports it (transB = 1) with a [N] bias and a relu:
-// the weight and bias are f16 in GM (no vconv), B^T in L1 is already L0B's
-// n-major fractal (no transpose), the f16 intermediate output tile gets the
-// bias row added with a zero src1 stride (every row block reads the same 16
-// bias values), then vrelu; rows 20 pad to 32 in L1/L0, 20 are written.
+// the weight and bias are f16 in GM (no vconv on load), B^T in L1 is
+// already L0B's n-major fractal (no transpose). The epilogue runs in f32
+// (L0C's precision): the bias row is widened, added half a row (8 f32, one
+// 32-byte block, stride 0) at a time with block stride 2, then vrelu and one
+// vconv to the f16 intermediate; rows 20 pad to 32 in L1/L0, 20 are written.
 // CHECK-LABEL: dv.kernel @k0_matmul
 // CHECK-SAME: ({{%[a-z0-9_]+}}: !dv.gm<20x64xf32>, [[W:%[a-z0-9_]+]]: !dv.gm<48x64xf16>, [[BIAS:%[a-z0-9_]+]]: !dv.gm<48xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<20x48xf16>)
 // CHECK-SAME: attributes {block_dim = 3 : i64, kind = "cube"}
 // CHECK: [[L1B:%.+]] = dv.alloc : !dv.buf<l1, 16x64xf16, nz>
-// CHECK: [[OUT:%.+]] = dv.alloc : !dv.buf<ub, 32x16xf16, nz>
-// CHECK-NEXT: [[UBIAS:%.+]] = dv.alloc : !dv.buf<ub, 128xf16>
+// CHECK: [[OUT:%.+]] = dv.alloc : !dv.buf<ub, 32x16xf32, nz>
+// CHECK-NEXT: [[OUT16:%.+]] = dv.alloc : !dv.buf<ub, 32x16xf16, nz>
+// CHECK-NEXT: [[ROW:%.+]] = dv.alloc : !dv.buf<ub, 128xf32>
+// CHECK-NEXT: [[ROW16:%.+]] = dv.alloc : !dv.buf<ub, 128xf16>
 // CHECK: dv.copy_nd2nz {{.*}} {cols = 64 : i64, dst_cols = 64 : i64, dst_rows = 32 : i64, rows = 20 : i64, src_row_stride = 64 : i64} : !dv.gm<1280xf32> to !dv.buf<ub, 32x64xf32, nz>
 // CHECK: [[GW:%.+]] = dv.view [[W]][[[BID:%.+]] * 1024] : !dv.gm<48x64xf16> to !dv.gm<1024xf16>
 // CHECK-NEXT: dv.copy_nd2nz [[GW]] to [[L1B]] {cols = 64 : i64, dst_cols = 64 : i64, dst_rows = 16 : i64, rows = 16 : i64, src_row_stride = 64 : i64}
 // CHECK-NEXT: dv.load_fractals
 // CHECK-NEXT: dv.load_fractals [[L1B]] to {{%.+}} {dst_inner_stride = 1 : i64, dst_outer_stride = 1 : i64, inner = 1 : i64, outer = 4 : i64, src_inner_stride = 1 : i64, src_outer_stride = 1 : i64} :
 // CHECK-NEXT: dv.mmad {{.*}} {init, k = 64 : i64, m = 32 : i64, n = 16 : i64}
-// CHECK-NEXT: dv.move_l0c_ub {{%.+}} to [[OUT]] {burst_elems = 512 : i64} : !dv.buf<l0c, 32x16xf32, nz> to !dv.buf<ub, 32x16xf16, nz>
-// CHECK-NEXT: [[UB16:%.+]] = dv.view [[UBIAS]][0] : !dv.buf<ub, 128xf16> to !dv.buf<ub, 16xf16>
+// CHECK-NEXT: dv.move_l0c_ub {{%.+}} to [[OUT]] {burst_elems = 512 : i64} : !dv.buf<l0c, 32x16xf32, nz> to !dv.buf<ub, 32x16xf32, nz>
+// CHECK-NEXT: [[UB16:%.+]] = dv.view [[ROW16]][0] : !dv.buf<ub, 128xf16> to !dv.buf<ub, 16xf16>
 // CHECK-NEXT: [[GBIAS:%.+]] = dv.view [[BIAS]][[[BID]] * 16] : !dv.gm<48xf16> to !dv.gm<16xf16>
 // CHECK-NEXT: dv.copy [[GBIAS]] to [[UB16]] {burst_bytes = 32 : i64}
-// CHECK: dv.vadd {{.*}} {blk = array<i64: 1, 1, 0>, rep = array<i64: 8, 8, 0>, repeat = 4 : i64} : !dv.buf<ub, 512xf16>, !dv.buf<ub, 16xf16> to !dv.buf<ub, 512xf16>
+// CHECK: dv.vconv {{.*}} {rep = array<i64: 8, 4>, repeat = 1 : i64} : !dv.buf<ub, 64xf16> to !dv.buf<ub, 64xf32>
+// CHECK: dv.vadd {{.*}} {blk = array<i64: 2, 2, 0>, rep = array<i64: 16, 16, 0>, repeat = 4 : i64} : !dv.buf<ub, 504xf32>, !dv.buf<ub, 8xf32> to !dv.buf<ub, 504xf32>
+// CHECK: [[R8:%.+]] = dv.view [[ROW]][8] : !dv.buf<ub, 128xf32> to !dv.buf<ub, 8xf32>
+// CHECK-NEXT: [[O8:%.+]] = dv.view [[OUT]][8] : !dv.buf<ub, 32x16xf32, nz> to !dv.buf<ub, 504xf32>
+// CHECK-NEXT: dv.vadd [[O8]], [[R8]] to [[O8]] {blk = array<i64: 2, 2, 0>, rep = array<i64: 16, 16, 0>, repeat = 4 : i64}
 // CHECK-NEXT: [[T:%.+]] = dv.view [[OUT]][0]
-// CHECK-NEXT: dv.vrelu [[T]] to [[T]] {repeat = 4 : i64}
+// CHECK-NEXT: dv.vrelu [[T]] to [[T]] {repeat = 8 : i64}
+// CHECK: dv.vconv {{.*}} {rep = array<i64: 4, 8>, repeat = 8 : i64} : !dv.buf<ub, 512xf32> to !dv.buf<ub, 512xf16>
 // CHECK-NEXT: [[GC:%.+]] = dv.view [[C]][[[BID]] * 16] : !dv.gm<20x48xf16> to !dv.gm<928xf16>
-// CHECK-NEXT: dv.copy_nz2nd [[OUT]] to [[GC]] {cols = 16 : i64, dst_row_stride = 48 : i64, rows = 20 : i64, src_rows = 32 : i64}
+// CHECK-NEXT: dv.copy_nz2nd [[OUT16]] to [[GC]] {cols = 16 : i64, dst_row_stride = 48 : i64, rows = 20 : i64, src_rows = 32 : i64}
 // CHECK-LABEL: dv.kernel @k1_sigmoid
 // SYNC-LABEL: func.func @linear_bias_relu
 // SYNC-LABEL: dv.kernel @k0_matmul
 // SYNC: dv.vadd
 // SYNC: dv.vrelu
+// SYNC: dv.vconv
 // SYNC-NEXT: dv.set_flag V -> MTE3
 func.func @linear_bias_relu(%x: tensor<20x64xf32>) -> tensor<20x48xf32> {
   %w = vg.constant dense_resource<w> : tensor<48x64xf32>
@@ -298,11 +307,11 @@ func.func @near_misses(%x: tensor<8x64xf32>, %w: tensor<64x32xf32>, %a3: tensor<
   %3 = call @k3_matmul(%x, %v) : (tensor<8x64xf32>, tensor<64xf32>) -> tensor<8xf32>
   return %0, %1, %2, %3 : tensor<8x32xf32>, tensor<8x32xf32>, tensor<2x8x32xf32>, tensor<8xf32>
 }
-// expected-error @+1 {{kernel k0_matmul (from /MatMul, /Gelu): gelu has no Cube epilogue yet}}
+// expected-error @+1 {{kernel k0_matmul (from /MatMul, /Sin): sin has no Cube epilogue yet}}
 func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) -> tensor<8x32xf32>
-    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul", "/Gelu"]} {
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul", "/Sin"]} {
   %0 = vg.matmul %arg0, %arg1 : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
-  %1 = vg.gelu %0 : tensor<8x32xf32>
+  %1 = vg.sin %0 : tensor<8x32xf32>
   return %1 : tensor<8x32xf32>
 }
 // expected-error @+1 {{kernel k1_matmul (from /MatMul, /Mul): mul of a value computed inside the kernel has no Cube epilogue yet}}
