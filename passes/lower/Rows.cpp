@@ -63,6 +63,8 @@ constexpr int64_t kLanes = 64;
 /// Repeats per vector instruction: <= 255 and a multiple of 8, so every
 /// chunk of an f32 or f16 row starts 32-byte aligned.
 constexpr int64_t kChunk = 248;
+/// Most rows a tile of the softmax / norm path (one copy in and out a tile).
+constexpr int64_t kMaxTileRows = 32;
 /// Shifted softmax logits are clipped to [-kSoftmaxClip, 0] before exp.
 constexpr double kSoftmaxClip = 50.0;
 
@@ -671,13 +673,31 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
 
   RowEmitter e(b, loc, C);
   Type f16 = b.getF16Type(), f32 = b.getF32Type();
+  // Rows a tile (softmax and norms): one copy in and one out a tile of K
+  // rows (each padded to a multiple of 64 in UB), which amortises the DMA
+  // start-up; each row's vector work runs in an inner dv.loop. K is the
+  // largest divisor of the block's rows, up to kMaxTileRows, that fits UB.
+  int64_t K = 1;
+  if (!reduceKind) {
+    auto elemOf = [](Value v) -> Type { return v ? storageElementType(v) : Type(); };
+    int64_t perRow = e.cp * (4 + (inElem.isF16() ? 2 : 0) + (outElem.isF16() ? 2 : 0));
+    int64_t fixed =
+        rowBytes(plan, inElem, outElem, elemOf(plan.scale), elemOf(plan.bias)) - perRow;
+    int64_t ub = static_cast<int64_t>(soc.bufferBytes(soc::Space::UB));
+    for (int64_t k = std::min<int64_t>(kMaxTileRows, share); k > 1; --k)
+      if (share % k == 0 && fixed + k * perRow <= ub) {
+        K = k;
+        break;
+      }
+  }
+  RowEmitter tile(b, loc, K * e.cp); // a whole tile: full repeats only
   // Buffers, all created before the loop.
-  Value raw = inElem.isF16() ? e.rowBuf(f16) : Value();
-  Value x = e.rowBuf(f32);
+  Value raw = inElem.isF16() ? e.alloc(K * e.cp, f16) : Value();
+  Value x = e.alloc(K * e.cp, f32);
   bool needT = plan.kind == RowKind::LogSoftmax || plan.kind == RowKind::LayerNorm ||
                plan.kind == RowKind::RmsNorm;
   Value t = needT ? e.rowBuf(f32) : Value();
-  Value out16 = (!reduceKind && outElem.isF16()) ? e.rowBuf(f16) : Value();
+  Value out16 = (!reduceKind && outElem.isF16()) ? e.alloc(K * e.cp, f16) : Value();
   Value st = e.alloc(kLanes, f32), bc = e.alloc(kLanes, f32);
   Value st16 = (reduceKind && outElem.isF16()) ? e.alloc(kLanes, f16) : Value();
   Value part = e.nrep > 255 ? e.alloc(roundUp(e.nrep, kLanes), f32) : Value();
@@ -708,30 +728,54 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
   Value scale = loadWeight(plan.scale);
   Value bias = loadWeight(plan.bias);
 
-  auto loop = dv::LoopOp::create(b, loc, share);
+  auto loop = dv::LoopOp::create(b, loc, share / K);
   b.setInsertionPointToStart(&loop.getBody().front());
   Value iv = loop.getInductionVar();
-  // GM view of row (bid * share + iv), `elems` elements a row.
+  // GM view of the K rows (bid * share + iv * K ...), `elems` elements a row.
   auto rowView = [&](Value gm, int64_t elems) {
     SmallVector<Value> indices{iv};
-    AffineExpr expr = b.getAffineDimExpr(0) * elems;
+    AffineExpr expr = b.getAffineDimExpr(0) * (K * elems);
     if (bid) {
       indices.push_back(bid);
       expr = expr + b.getAffineDimExpr(1) * (share * elems);
     }
     Type element = dv::getElementType(gm.getType());
-    return dv::ViewOp::create(b, loc, dv::GmType::get(ctx, {elems}, element), gm, indices,
+    return dv::ViewOp::create(b, loc, dv::GmType::get(ctx, {K * elems}, element), gm, indices,
                               AffineMapAttr::get(AffineMap::get(indices.size(), 0, expr)))
         .getResult();
   };
+  auto convertTile = [&](Value src, Value dst) {
+    if (K == 1)
+      e.convert(src, dst);
+    else
+      tile.convert(src, dst);
+  };
+  // Gap between the padded rows of a tile in UB (bytes).
+  auto gapOf = [&](Type element) {
+    return uint64_t(K == 1 ? 0 : (e.cp - C) * dv::elementBytes(element));
+  };
 
-  // Load the row as f32.
+  // Load the rows as f32.
   Value gmIn = entry->getArgument(argIndex(plan.input));
-  if (raw) {
-    dv::CopyOp::create(b, loc, rowView(gmIn, C), raw, uint64_t(1), uint64_t(C * 2));
-    e.convert(raw, x);
-  } else {
-    dv::CopyOp::create(b, loc, rowView(gmIn, C), x, uint64_t(1), uint64_t(C * 4));
+  Type inGm = raw ? f16 : f32;
+  dv::CopyOp::create(b, loc, rowView(gmIn, C), raw ? raw : x, uint64_t(K),
+                     uint64_t(C * dv::elementBytes(inGm)), uint64_t(0), gapOf(inGm));
+  if (raw)
+    convertTile(raw, x);
+
+  // Each row of the tile: a view stepping one padded row an iteration.
+  Value tileX = x;
+  std::optional<OpBuilder::InsertionGuard> rowScope;
+  dv::LoopOp rowLoop;
+  if (K > 1) {
+    rowLoop = dv::LoopOp::create(b, loc, K);
+    rowScope.emplace(b);
+    b.setInsertionPointToStart(&rowLoop.getBody().front());
+    auto type = dv::BufType::get(ctx, dv::MemSpace::UB, {e.cp}, f32, dv::Layout::ND);
+    AffineMap map = AffineMap::get(1, 0, b.getAffineDimExpr(0) * e.cp);
+    x = dv::ViewOp::create(b, loc, type, tileX, ValueRange{rowLoop.getInductionVar()},
+                           AffineMapAttr::get(map))
+            .getResult();
   }
 
   double invC = 1.0 / double(C);
@@ -787,6 +831,12 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
   }
   }
 
+  if (K > 1) {
+    rowScope.reset();
+    b.setInsertionPointAfter(rowLoop);
+  }
+  x = tileX;
+
   // Store.
   Value gmOut = entry->getArgument(outIndex);
   if (reduceKind) {
@@ -801,11 +851,11 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
   } else {
     Value src = x;
     if (out16) {
-      e.convert(x, out16);
+      convertTile(x, out16);
       src = out16;
     }
-    dv::CopyOp::create(b, loc, src, rowView(gmOut, C), uint64_t(1),
-                       uint64_t(C * dv::elementBytes(outElem)));
+    dv::CopyOp::create(b, loc, src, rowView(gmOut, C), uint64_t(K),
+                       uint64_t(C * dv::elementBytes(outElem)), gapOf(outElem), uint64_t(0));
   }
 
   b.setInsertionPointAfter(loop);

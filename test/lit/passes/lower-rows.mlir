@@ -2,18 +2,23 @@
 // RUN: vinci-opt %s --split-input-file --vinci-lower-kernels=allow-unlowered=true --vinci-allocate-buffers --vinci-insert-sync | FileCheck %s --check-prefix=SYNC
 
 // Safe softmax of 64 rows of 200 f32 (graph input and output: f32 in GM,
-// loaded straight into the f32 row buffer). 8 blocks of 8 rows, one row an
-// iteration; a row is 3 full repeats of 64 lanes and a masked one of 8.
+// loaded straight into the f32 tile buffer). 8 blocks of 8 rows; a tile of
+// 8 rows is one copy in (rows padded to 256 elements: a 224-byte gap) and
+// one copy out, and the rows' vector work is an inner dv.loop whose view
+// steps one padded row. A row is 3 full repeats of 64 lanes and a masked
+// one of 8.
 // CHECK-LABEL: dv.kernel @k0_softmax
 // CHECK-SAME: ([[X:%[a-z0-9_]+]]: !dv.gm<64x200xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<64x200xf32>)
 // CHECK-SAME: attributes {block_dim = 8 : i64, kind = "vector"}
 // CHECK: [[BID:%.+]] = dv.block_idx
-// CHECK-NEXT: [[ROW:%.+]] = dv.alloc : !dv.buf<ub, 256xf32>
+// CHECK-NEXT: [[TILE:%.+]] = dv.alloc : !dv.buf<ub, 2048xf32>
 // CHECK-NEXT: [[ST:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
 // CHECK-NEXT: [[BC:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
-// CHECK-NEXT: dv.loop [[I:%.+]] trip 8 {
-// CHECK-NEXT: [[VX:%.+]] = dv.view [[X]][[[I]] * 200 + [[BID]] * 1600] : !dv.gm<64x200xf32> to !dv.gm<200xf32>
-// CHECK-NEXT: dv.copy [[VX]] to [[ROW]] {burst_bytes = 800 : i64}
+// CHECK-NEXT: dv.loop [[I:%.+]] trip 1 {
+// CHECK-NEXT: [[VX:%.+]] = dv.view [[X]][[[I]] * 1600 + [[BID]] * 1600] : !dv.gm<64x200xf32> to !dv.gm<1600xf32>
+// CHECK-NEXT: dv.copy [[VX]] to [[TILE]] {burst_bytes = 800 : i64, bursts = 8 : i64, dst_gap = 224 : i64}
+// CHECK-NEXT: dv.loop [[K:%.+]] trip 8 {
+// CHECK-NEXT: [[ROW:%.+]] = dv.view [[TILE]][[[K]] * 256] : !dv.buf<ub, 2048xf32> to !dv.buf<ub, 256xf32>
 // Non-finite logits saturate to the f32 range.
 // CHECK-NEXT: [[FULL:%.+]] = dv.view [[ROW]][0] : !dv.buf<ub, 256xf32> to !dv.buf<ub, 192xf32>
 // CHECK-NEXT: dv.vmins [[FULL]], 3.40282347E+38 : f32 to [[FULL]] {repeat = 3 : i64}
@@ -38,14 +43,15 @@
 // CHECK-NEXT: dv.vbrcb [[ST]] to [[BC]]
 // CHECK-NEXT: dv.vdiv [[FULL]], [[BC]] to [[FULL]] {rep = array<i64: 8, 8, 0>, repeat = 3 : i64}
 // CHECK-NEXT: dv.vdiv [[TAIL]], [[BC]] to [[TAIL]] {mask = array<i64: 255, 0>, rep = array<i64: 8, 8, 0>, repeat = 1 : i64}
-// CHECK-NEXT: [[VY:%.+]] = dv.view [[Y]][[[I]] * 200 + [[BID]] * 1600] : !dv.gm<64x200xf32> to !dv.gm<200xf32>
-// CHECK-NEXT: dv.copy [[ROW]] to [[VY]] {burst_bytes = 800 : i64}
+// CHECK-NEXT: {{^ *}}}
+// CHECK-NEXT: [[VY:%.+]] = dv.view [[Y]][[[I]] * 1600 + [[BID]] * 1600] : !dv.gm<64x200xf32> to !dv.gm<1600xf32>
+// CHECK-NEXT: dv.copy [[TILE]] to [[VY]] {burst_bytes = 800 : i64, bursts = 8 : i64, src_gap = 224 : i64}
 // CHECK-NEXT: {{^ *}}}
 // CHECK-NEXT: dv.return
 // The kernel pipeline (lower, allocate, sync) accepts it: the next row's
 // load waits for the previous row's store.
 // SYNC-LABEL: dv.kernel @k0_softmax
-// SYNC: dv.alloc offset 0 : !dv.buf<ub, 256xf32>
+// SYNC: dv.alloc offset 0 : !dv.buf<ub, 2048xf32>
 // SYNC: dv.loop
 // SYNC: dv.wait_flag MTE3 -> MTE2
 // SYNC-NEXT: dv.copy
@@ -68,17 +74,21 @@ func.func private @k0_softmax(%arg0: tensor<64x200xf32>) -> tensor<64x200xf32>
 // -----
 
 // log_softmax whose result feeds another kernel: f16 in GM, converted from
-// the f32 row before the store. 12 rows of 100 over 6 blocks (12 = 6 x 2).
-// ln(sum) is subtracted from the unclipped shifted logits.
+// the f32 tile before the store. 12 rows of 100 over 6 blocks (12 = 6 x 2):
+// one tile of 2 rows a block. ln(sum) is subtracted from the unclipped
+// shifted logits.
 // CHECK-LABEL: dv.kernel @k0_log_softmax
 // CHECK-SAME: !dv.gm<4x3x100xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<4x3x100xf16>)
 // CHECK-SAME: attributes {block_dim = 6 : i64, kind = "vector"}
-// CHECK: [[ROW:%.+]] = dv.alloc : !dv.buf<ub, 128xf32>
+// CHECK: [[TILE:%.+]] = dv.alloc : !dv.buf<ub, 256xf32>
 // CHECK-NEXT: [[T:%.+]] = dv.alloc : !dv.buf<ub, 128xf32>
-// CHECK-NEXT: [[H:%.+]] = dv.alloc : !dv.buf<ub, 128xf16>
+// CHECK-NEXT: [[H:%.+]] = dv.alloc : !dv.buf<ub, 256xf16>
 // CHECK-NEXT: [[ST:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
 // CHECK-NEXT: [[BC:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
-// CHECK: dv.loop [[I:%.+]] trip 2 {
+// CHECK: dv.loop [[I:%.+]] trip 1 {
+// CHECK: dv.copy {{%.+}} to [[TILE]] {burst_bytes = 400 : i64, bursts = 2 : i64, dst_gap = 112 : i64}
+// CHECK-NEXT: dv.loop [[K:%.+]] trip 2 {
+// CHECK-NEXT: [[ROW:%.+]] = dv.view [[TILE]][[[K]] * 128] : !dv.buf<ub, 256xf32> to !dv.buf<ub, 128xf32>
 // CHECK: dv.vcmax [[ROW]] to [[ST]] {across_repeats, repeat = 2 : i64}
 // CHECK: dv.vsub [[X0:%.+]], [[BC]] to [[X0]]
 // CHECK: dv.vmaxs [[X0]], -5.000000e+01 : f32 to [[T0:%[0-9]+]]
@@ -87,9 +97,10 @@ func.func private @k0_softmax(%arg0: tensor<64x200xf32>) -> tensor<64x200xf32>
 // CHECK-NEXT: dv.vln [[ST]] to [[ST]] {mask = array<i64: 1, 0>, repeat = 1 : i64}
 // CHECK-NEXT: dv.vbrcb [[ST]] to [[BC]]
 // CHECK-NEXT: dv.vsub [[X0]], [[BC]] to [[X0]]
-// CHECK: dv.vconv [[X0]] to {{%.+}} {rep = array<i64: 4, 8>, repeat = 1 : i64} : !dv.buf<ub, 64xf32> to !dv.buf<ub, 64xf16>
-// CHECK: [[VY:%.+]] = dv.view [[Y]][[[I]] * 100 + {{%.+}} * 200] : !dv.gm<4x3x100xf16> to !dv.gm<100xf16>
-// CHECK-NEXT: dv.copy [[H]] to [[VY]] {burst_bytes = 200 : i64}
+// CHECK: {{^ *}}}
+// CHECK-NEXT: dv.vconv [[TILE]] to [[H]] {rep = array<i64: 4, 8>, repeat = 4 : i64} : !dv.buf<ub, 256xf32> to !dv.buf<ub, 256xf16>
+// CHECK-NEXT: [[VY:%.+]] = dv.view [[Y]][[[I]] * 200 + {{%.+}} * 200] : !dv.gm<4x3x100xf16> to !dv.gm<200xf16>
+// CHECK-NEXT: dv.copy [[H]] to [[VY]] {burst_bytes = 200 : i64, bursts = 2 : i64, src_gap = 56 : i64}
 // SYNC-LABEL: dv.kernel @k0_log_softmax
 // SYNC: dv.return
 func.func @log_softmax_to_f16(%x: tensor<4x3x100xf32>) -> tensor<4x3x100xf32> {
@@ -112,13 +123,14 @@ func.func private @k1_exp(%arg0: tensor<4x3x100xf32>) -> tensor<4x3x100xf32>
 
 // Layer norm of an intermediate (f16 in GM) with a constant scale (a
 // weight: f16 in GM) and a graph-input bias (f32). 16 rows of 768 = 12
-// repeats, no tail, over 8 blocks. Scale and bias are loaded once, before
-// the loop; mean, then the variance of the centred row, in f32.
+// repeats, no tail, over 8 blocks: one tile of 2 rows a block. Scale and
+// bias are loaded once, before the loop; mean, then the variance of the
+// centred row, in f32.
 // CHECK-LABEL: dv.kernel @k1_layer_norm
 // CHECK-SAME: ([[X:%[a-z0-9_]+]]: !dv.gm<2x8x768xf16>, [[S:%[a-z0-9_]+]]: !dv.gm<768xf16>, [[B:%[a-z0-9_]+]]: !dv.gm<768xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<2x8x768xf32>)
 // CHECK-SAME: attributes {block_dim = 8 : i64, kind = "vector"}
-// CHECK: [[RAW:%.+]] = dv.alloc : !dv.buf<ub, 768xf16>
-// CHECK-NEXT: [[ROW:%.+]] = dv.alloc : !dv.buf<ub, 768xf32>
+// CHECK: [[RAW:%.+]] = dv.alloc : !dv.buf<ub, 1536xf16>
+// CHECK-NEXT: [[TILE:%.+]] = dv.alloc : !dv.buf<ub, 1536xf32>
 // CHECK-NEXT: [[T:%.+]] = dv.alloc : !dv.buf<ub, 768xf32>
 // CHECK-NEXT: [[ST:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
 // CHECK-NEXT: [[BC:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
@@ -128,10 +140,12 @@ func.func private @k1_exp(%arg0: tensor<4x3x100xf32>) -> tensor<4x3x100xf32>
 // CHECK-NEXT: dv.vconv [[SH]] to [[SC]] {rep = array<i64: 8, 4>, repeat = 12 : i64}
 // CHECK-NEXT: [[BI:%.+]] = dv.alloc : !dv.buf<ub, 768xf32>
 // CHECK-NEXT: dv.copy [[B]] to [[BI]] {burst_bytes = 3072 : i64}
-// CHECK-NEXT: dv.loop [[I:%.+]] trip 2 {
-// CHECK-NEXT: [[VX:%.+]] = dv.view [[X]][[[I]] * 768 + {{%.+}} * 1536] : !dv.gm<2x8x768xf16> to !dv.gm<768xf16>
-// CHECK-NEXT: dv.copy [[VX]] to [[RAW]] {burst_bytes = 1536 : i64}
-// CHECK-NEXT: dv.vconv [[RAW]] to [[ROW]] {rep = array<i64: 8, 4>, repeat = 12 : i64}
+// CHECK-NEXT: dv.loop [[I:%.+]] trip 1 {
+// CHECK-NEXT: [[VX:%.+]] = dv.view [[X]][[[I]] * 1536 + {{%.+}} * 1536] : !dv.gm<2x8x768xf16> to !dv.gm<1536xf16>
+// CHECK-NEXT: dv.copy [[VX]] to [[RAW]] {burst_bytes = 1536 : i64, bursts = 2 : i64}
+// CHECK-NEXT: dv.vconv [[RAW]] to [[TILE]] {rep = array<i64: 8, 4>, repeat = 24 : i64}
+// CHECK-NEXT: dv.loop [[K:%.+]] trip 2 {
+// CHECK-NEXT: [[ROW:%.+]] = dv.view [[TILE]][[[K]] * 768] : !dv.buf<ub, 1536xf32> to !dv.buf<ub, 768xf32>
 // CHECK-NEXT: dv.vcadd [[ROW]] to [[ST]] {across_repeats, repeat = 12 : i64}
 // CHECK-NEXT: dv.vmuls [[ST]], 0.00130208337 : f32 to [[ST]] {mask = array<i64: 1, 0>, repeat = 1 : i64}
 // CHECK-NEXT: dv.vbrcb [[ST]] to [[BC]]
@@ -145,8 +159,9 @@ func.func private @k1_exp(%arg0: tensor<4x3x100xf32>) -> tensor<4x3x100xf32>
 // CHECK-NEXT: dv.vmul [[ROW]], [[BC]] to [[ROW]] {rep = array<i64: 8, 8, 0>, repeat = 12 : i64}
 // CHECK-NEXT: dv.vmul [[ROW]], [[SC]] to [[ROW]] {repeat = 12 : i64}
 // CHECK-NEXT: dv.vadd [[ROW]], [[BI]] to [[ROW]] {repeat = 12 : i64}
+// CHECK-NEXT: {{^ *}}}
 // CHECK-NEXT: [[VY:%.+]] = dv.view [[Y]]
-// CHECK-NEXT: dv.copy [[ROW]] to [[VY]] {burst_bytes = 3072 : i64}
+// CHECK-NEXT: dv.copy [[TILE]] to [[VY]] {burst_bytes = 3072 : i64, bursts = 2 : i64}
 // SYNC-LABEL: dv.kernel @k1_layer_norm
 // SYNC: dv.return
 func.func @layer_norm_f16(%x: tensor<2x8x768xf32>, %b: tensor<768xf32>) -> tensor<2x8x768xf32> {
