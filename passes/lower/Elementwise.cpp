@@ -17,9 +17,15 @@
 // tile (vcopy with a source repeat stride of 0 re-reads the same 256 bytes
 // for every row); Col operands load the tile's row values and vbrcb spreads
 // value r over row r (dst repeat stride = one padded row, masked lanes).
-// Anything else (e.g. [1, C, 1, 1] over [N > 1, C, H, W], rows longer than
-// kMaxRow) is rejected with the reason "broadcast of A to B is not
-// supported yet".
+// When some operand needs it, the rows are further grouped into slabs,
+// [outer][mid rows][rowLen]: Mid operands ([1, C, 1, 1] over [N > 1, C, H,
+// W]) are read like Col at the tile's row within its slab, OuterInner
+// operands (a mask [N, 1, 1, S] over [N, H, S, S]) load the slab's row per
+// tile and tile it like Row, Slab operands ([M, I] over [N, M, I]) load like
+// Full within the slab; tiles stay within a slab and blocks take whole slabs
+// (a dv.loop over a block's slabs). Anything else (an operand constant along
+// two separate groups of dims, rows longer than kMaxRow) is rejected with
+// the reason "broadcast of A to B is not supported yet".
 //
 // Storage precision is force_fp16: graph inputs and outputs keep their type
 // in GM (f32 as the model says), every other float tensor (weights,
@@ -83,13 +89,23 @@ int64_t scratchBuffers(Operation *op) {
 /// (the result's dims split at `split`): the whole tensor, constant along
 /// the rows (a row broadcast: operand = the trailing dims), constant along
 /// each row (a column broadcast: operand = the leading dims), or one element.
-enum class Bcast { Full, Row, Col, Scalar };
+enum class Bcast {
+  Full,       // the whole tensor
+  Row,        // constant along the rows (and slabs)
+  Col,        // constant along each row
+  Scalar,     // one element
+  Mid,        // [1, M, 1]: constant along the slabs and each row
+  OuterInner, // [O, 1, I]: one row per slab
+  Slab,       // [1, M, I]: the same slab for every slab
+};
 
-/// The result as [rows, rowLen] rows (padded to padLen elements in UB, a
-/// multiple of 16 so that every row starts 32-byte aligned) and the kind of
-/// each kernel argument. split = -1: no broadcast (flat tiling).
+/// The result as [outer slabs][mid rows][rowLen] (rows padded to padLen
+/// elements in UB, a multiple of 16 so that every row starts 32-byte
+/// aligned) and the kind of each kernel argument. split = -1: no broadcast
+/// (flat tiling). outer = 1 unless an argument is Mid, OuterInner or Slab.
 struct Geometry {
   int64_t split = -1;
+  int64_t outer = 1, mid = 0; // rows = outer * mid
   int64_t rows = 0, rowLen = 1, padLen = 1;
   SmallVector<Bcast> kinds; // per kernel argument
 };
@@ -97,8 +113,11 @@ struct Geometry {
 /// Longest padded row the broadcast tiling takes (a tile holds whole rows).
 constexpr int64_t kMaxRow = 2048;
 
-std::optional<Bcast> classify(ArrayRef<int64_t> result, ArrayRef<int64_t> operand,
-                              int64_t split) {
+/// The kind of `operand` against `result` split into [0, j1) [j1, j2)
+/// [j2, rank): in each part the operand's dims are all the result's (E) or
+/// all 1.
+std::optional<Bcast> classify(ArrayRef<int64_t> result, ArrayRef<int64_t> operand, int64_t j1,
+                              int64_t j2) {
   if (operand == result)
     return Bcast::Full;
   if (ShapedType::getNumElements(operand) == 1)
@@ -107,31 +126,38 @@ std::optional<Bcast> classify(ArrayRef<int64_t> result, ArrayRef<int64_t> operan
     return std::nullopt;
   SmallVector<int64_t> padded(result.size() - operand.size(), 1);
   padded.append(operand.begin(), operand.end());
-  bool row = true, col = true;
-  for (int64_t d = 0, e = result.size(); d < e; ++d) {
-    if (d < split) {
-      row &= padded[d] == 1;
-      col &= padded[d] == result[d];
-    } else {
-      row &= padded[d] == result[d];
-      col &= padded[d] == 1;
-    }
-  }
-  if (row)
+  auto part = [&](int64_t lo, int64_t hi, bool equal) {
+    for (int64_t d = lo; d < hi; ++d)
+      if (padded[d] != (equal ? result[d] : 1))
+        return false;
+    return true;
+  };
+  int64_t r = result.size();
+  bool e0 = part(0, j1, true), o0 = part(0, j1, false);
+  bool e1 = part(j1, j2, true), o1 = part(j1, j2, false);
+  bool e2 = part(j2, r, true), o2 = part(j2, r, false);
+  if (o0 && o1 && e2)
     return Bcast::Row;
-  if (col)
+  if (e0 && e1 && o2)
     return Bcast::Col;
+  if (o0 && e1 && o2)
+    return Bcast::Mid;
+  if (e0 && o1 && e2)
+    return Bcast::OuterInner;
+  if (o0 && e1 && e2)
+    return Bcast::Slab;
   return std::nullopt;
 }
 
 /// Picks the split of the result's dims under which every argument is read
-/// as one of the Bcast kinds, with the fewest padded elements. `why` gets
-/// the reason when none fits.
+/// as one of the Bcast kinds: no slabs if possible, then the fewest padded
+/// elements, then the longest rows. `why` gets the reason when none fits.
 std::optional<Geometry> chooseGeometry(func::FuncOp func, std::string *why = nullptr) {
   auto resultType = cast<RankedTensorType>(func.getFunctionType().getResult(0));
   ArrayRef<int64_t> shape = resultType.getShape();
   Geometry geo;
   geo.rows = resultType.getNumElements();
+  geo.mid = geo.rows;
   bool broadcast = false;
   for (BlockArgument arg : func.getArguments()) {
     auto type = cast<RankedTensorType>(arg.getType());
@@ -142,30 +168,49 @@ std::optional<Geometry> chooseGeometry(func::FuncOp func, std::string *why = nul
   if (!broadcast)
     return geo;
   std::optional<Geometry> best;
-  for (int64_t split = 0, e = shape.size(); split <= e; ++split) {
-    Geometry g;
-    g.split = split;
-    g.rows = 1;
-    g.rowLen = 1;
-    for (int64_t d = 0; d < e; ++d)
-      (d < split ? g.rows : g.rowLen) *= shape[d];
-    g.padLen = roundUp(g.rowLen, 16);
-    if (g.padLen > kMaxRow)
-      continue;
-    bool ok = true;
-    for (BlockArgument arg : func.getArguments()) {
-      std::optional<Bcast> kind =
-          arg.use_empty() ? Bcast::Full
-                          : classify(shape, cast<RankedTensorType>(arg.getType()).getShape(), split);
-      ok &= kind.has_value();
-      g.kinds.push_back(kind.value_or(Bcast::Full));
+  auto better = [](const Geometry &g, const Geometry &o) {
+    if ((g.outer > 1) != (o.outer > 1))
+      return g.outer == 1;
+    if (g.rows * g.padLen != o.rows * o.padLen)
+      return g.rows * g.padLen < o.rows * o.padLen;
+    return g.rowLen > o.rowLen;
+  };
+  for (int64_t j2 = 0, e = shape.size(); j2 <= e; ++j2) {
+    for (int64_t j1 = 0; j1 <= j2; ++j1) {
+      Geometry g;
+      g.split = j2;
+      for (int64_t d = 0; d < e; ++d)
+        (d < j1 ? g.outer : d < j2 ? g.mid : g.rowLen) *= shape[d];
+      g.mid = 1;
+      for (int64_t d = j1; d < j2; ++d)
+        g.mid *= shape[d];
+      g.rows = g.outer * g.mid;
+      g.padLen = roundUp(g.rowLen, 16);
+      if (g.padLen > kMaxRow)
+        continue;
+      bool ok = true;
+      for (BlockArgument arg : func.getArguments()) {
+        std::optional<Bcast> kind =
+            arg.use_empty()
+                ? Bcast::Full
+                : classify(shape, cast<RankedTensorType>(arg.getType()).getShape(), j1, j2);
+        // One slab: the slab kinds are the two-level ones.
+        if (kind && g.outer == 1)
+          kind = *kind == Bcast::Mid          ? Bcast::Col
+                 : *kind == Bcast::OuterInner ? Bcast::Row
+                 : *kind == Bcast::Slab       ? Bcast::Full
+                                              : *kind;
+        ok &= kind.has_value();
+        g.kinds.push_back(kind.value_or(Bcast::Full));
+      }
+      if (!ok)
+        continue;
+      if (g.outer == 1) {
+        g.mid = g.rows;
+      }
+      if (!best || better(g, *best))
+        best = g;
     }
-    if (!ok)
-      continue;
-    // Fewest padded elements; then the longest rows (fewest bursts).
-    if (!best || g.rows * g.padLen < best->rows * best->padLen ||
-        (g.rows * g.padLen == best->rows * best->padLen && g.rowLen > best->rowLen))
-      best = g;
   }
   if (!best && why) {
     for (BlockArgument arg : func.getArguments()) {
@@ -176,8 +221,9 @@ std::optional<Geometry> chooseGeometry(func::FuncOp func, std::string *why = nul
       llvm::raw_string_ostream os(text);
       os << "broadcast of " << type << " to " << resultType << " is not supported yet";
       bool fitsSomeSplit = false;
-      for (int64_t split = 0, e = shape.size(); split <= e; ++split)
-        fitsSomeSplit |= classify(shape, type.getShape(), split).has_value();
+      for (int64_t j2 = 0, e = shape.size(); j2 <= e; ++j2)
+        for (int64_t j1 = 0; j1 <= j2; ++j1)
+          fitsSomeSplit |= classify(shape, type.getShape(), j1, j2).has_value();
       if (fitsSomeSplit)
         os << " (with the kernel's other operands: rows of at most " << kMaxRow
            << " elements, each operand constant along the rows or along each row)";
@@ -261,13 +307,21 @@ std::string elementwiseMismatch(func::FuncOp func) {
 /// scalar broadcast operands are tile-shaped buffers filled once before
 /// any tile (`shared`, see prepareShared); column broadcast operands are
 /// loaded per tile (their `rows` values) and spread along the rows with vbrcb.
+/// An affine GM offset (in rows, or slabs) over loop ivs and the block index.
+struct Addr {
+  SmallVector<Value> indices;
+  AffineMap map;
+};
+
 class ElementwiseTile {
 public:
+  /// row: the tile's first row; mid: that row within its slab; outer: the
+  /// slab (the last two only with slabs).
   ElementwiseTile(OpBuilder &b, Location loc, func::FuncOp func, ArrayRef<Value> gmArgs,
-                  ValueRange indices, AffineMap offset, const Geometry &geo, int64_t rows,
-                  ArrayRef<Value> shared, OpBuilder *allocBuilder = nullptr)
+                  const Addr &row, const Addr &mid, const Addr &outer, const Geometry &geo,
+                  int64_t rows, ArrayRef<Value> shared, OpBuilder *allocBuilder = nullptr)
       : b(b), allocAt(allocBuilder ? *allocBuilder : b), loc(loc), func(func), gmArgs(gmArgs),
-        indices(indices), offset(offset), geo(geo), shared(shared), rows(rows),
+        rowA(row), midA(mid), outerA(outer), geo(geo), shared(shared), rows(rows),
         count(rows * geo.padLen), bufElems(roundUp(count, kLanesF16)), f16(b.getF16Type()),
         f32(b.getF32Type()) {}
 
@@ -289,23 +343,31 @@ public:
       convertN(raw, line, len);
     }
     Value dst = allocN(f16, bufElems + kLanesF16);
-    if (kind == Bcast::Scalar) {
-      // 128 lanes of the element, then the whole tile from them.
-      Value lanes = allocN(f16, kLanesF16);
-      dv::VBrcbOp::create(b, loc, line, lanes, uint64_t(1), DenseI64ArrayAttr(),
-                          DenseI64ArrayAttr(), DenseI64ArrayAttr());
-      int64_t repeats = bufElems / kLanesF16;
-      for (int64_t r0 = 0; r0 < repeats; r0 += kMaxRepeat) {
-        int64_t n = std::min(kMaxRepeat, repeats - r0);
-        dv::VCopyOp::create(b, loc, lanes, view(dst, r0 * kLanesF16, n * kLanesF16),
-                            uint64_t(n), DenseI64ArrayAttr(), b.getDenseI64ArrayAttr({8, 0}),
-                            DenseI64ArrayAttr());
-      }
-      return dst;
+    if (kind == Bcast::Scalar)
+      fillScalar(line, dst);
+    else
+      tileLine(line, dst);
+    return dst;
+  }
+
+  /// dst = line[0] over the whole tile: vbrcb to 128 lanes, then vcopy.
+  void fillScalar(Value line, Value dst) {
+    Value lanes = allocN(f16, kLanesF16);
+    dv::VBrcbOp::create(b, loc, line, lanes, uint64_t(1), DenseI64ArrayAttr(),
+                        DenseI64ArrayAttr(), DenseI64ArrayAttr());
+    int64_t repeats = bufElems / kLanesF16;
+    for (int64_t r0 = 0; r0 < repeats; r0 += kMaxRepeat) {
+      int64_t n = std::min(kMaxRepeat, repeats - r0);
+      dv::VCopyOp::create(b, loc, lanes, view(dst, r0 * kLanesF16, n * kLanesF16), uint64_t(n),
+                          DenseI64ArrayAttr(), b.getDenseI64ArrayAttr({8, 0}),
+                          DenseI64ArrayAttr());
     }
-    // Row r of dst, lanes [c, c + 128) = line[c, c + 128): one vcopy a
-    // 128-lane column chunk, repeats over the rows (dst repeat stride = one
-    // padded row, source repeat stride 0).
+  }
+
+  /// Row r of dst, lanes [c, c + 128) = line[c, c + 128) for the tile's
+  /// rows: one vcopy a 128-lane column chunk, repeats over the rows (dst
+  /// repeat stride = one padded row, source repeat stride 0).
+  void tileLine(Value line, Value dst) {
     for (int64_t c = 0; c < geo.padLen; c += kLanesF16) {
       int64_t w = std::min(kLanesF16, geo.padLen - c);
       for (int64_t r0 = 0; r0 < rows; r0 += kMaxRepeat) {
@@ -317,6 +379,23 @@ public:
                             w < kLanesF16 ? maskOf(w) : DenseI64ArrayAttr());
       }
     }
+  }
+
+  /// An OuterInner operand: the slab's row, loaded and repeated over the
+  /// tile's rows.
+  Value loadOuterRow(Value gm) {
+    Type element = dv::getElementType(gm.getType());
+    int64_t lineElems = roundUp(geo.padLen, kLanesF16);
+    Value raw = allocN(element, lineElems);
+    dv::CopyOp::create(b, loc, gmTile(gm, geo.rowLen, geo.rowLen, outerA), raw, uint64_t(1),
+                       uint64_t(geo.rowLen * dv::elementBytes(element)));
+    Value line = raw;
+    if (element != f16) {
+      line = allocN(f16, lineElems);
+      convertN(raw, line, geo.rowLen);
+    }
+    Value dst = allocN(f16, bufElems + kLanesF16);
+    tileLine(line, dst);
     return dst;
   }
 
@@ -328,14 +407,23 @@ public:
         continue;
       switch (geo.kinds[index]) {
       case Bcast::Full:
-        values[arg] = load(gmArgs[index]);
+        values[arg] = load(gmArgs[index], rowA);
+        break;
+      case Bcast::Slab:
+        values[arg] = load(gmArgs[index], midA);
+        break;
+      case Bcast::OuterInner:
+        values[arg] = loadOuterRow(gmArgs[index]);
+        break;
+      case Bcast::Mid:
+        values[arg] = loadColumn(gmArgs[index], midA);
         break;
       case Bcast::Row:
       case Bcast::Scalar:
         values[arg] = shared[index];
         break;
       case Bcast::Col:
-        values[arg] = loadColumn(gmArgs[index]);
+        values[arg] = loadColumn(gmArgs[index], rowA);
         break;
       }
     }
@@ -363,13 +451,13 @@ private:
   }
 
   /// The GM elements [offset * scale, + elems) of `gm`.
-  Value gmTile(Value gm, int64_t elems, int64_t scale) {
+  Value gmTile(Value gm, int64_t elems, int64_t scale, const Addr &at) {
     Type element = dv::getElementType(gm.getType());
     auto type = dv::GmType::get(b.getContext(), {elems}, element);
-    AffineMap map = offset;
+    AffineMap map = at.map;
     if (scale != 1)
-      map = AffineMap::get(offset.getNumDims(), 0, offset.getResult(0) * scale);
-    return dv::ViewOp::create(b, loc, type, gm, indices, AffineMapAttr::get(map)).getResult();
+      map = AffineMap::get(map.getNumDims(), 0, map.getResult(0) * scale);
+    return dv::ViewOp::create(b, loc, type, gm, at.indices, AffineMapAttr::get(map)).getResult();
   }
 
   /// Copies `rows` rows of rowLen elements between GM (contiguous) and UB
@@ -386,9 +474,9 @@ private:
   }
 
   /// GM tile -> UB f16 (through an f32 buffer and vconv for f32 tensors).
-  Value load(Value gm) {
+  Value load(Value gm, const Addr &at) {
     Type element = dv::getElementType(gm.getType());
-    Value tile = gmTile(gm, rows * geo.rowLen, geo.rowLen);
+    Value tile = gmTile(gm, rows * geo.rowLen, geo.rowLen, at);
     Value raw = alloc(element);
     copyRows(tile, raw, element, /*toUb=*/true);
     if (element == f16)
@@ -401,11 +489,11 @@ private:
   /// A column broadcast operand: its `rows` values (one a row) -> UB f16,
   /// then vbrcb puts value r in every lane of row r (repeat stride = one
   /// padded row, lanes masked to the row), one vbrcb a 128-lane chunk.
-  Value loadColumn(Value gm) {
+  Value loadColumn(Value gm, const Addr &at) {
     Type element = dv::getElementType(gm.getType());
     int64_t valueElems = roundUp(rows, kLanesF16);
     Value raw = allocN(element, valueElems);
-    dv::CopyOp::create(b, loc, gmTile(gm, rows, 1), raw, uint64_t(1),
+    dv::CopyOp::create(b, loc, gmTile(gm, rows, 1, at), raw, uint64_t(1),
                        uint64_t(rows * dv::elementBytes(element)));
     Value half = raw;
     if (element != f16) {
@@ -437,7 +525,7 @@ private:
       src = alloc(element);
       convert(half, src);
     }
-    copyRows(src, gmTile(gm, rows * geo.rowLen, geo.rowLen), element, /*toUb=*/false);
+    copyRows(src, gmTile(gm, rows * geo.rowLen, geo.rowLen, rowA), element, /*toUb=*/false);
   }
 
   /// A view of UB buffer `buf` at element `start` spanning `elems` elements
@@ -619,8 +707,7 @@ private:
   Location loc;
   func::FuncOp func;
   ArrayRef<Value> gmArgs;
-  ValueRange indices;
-  AffineMap offset;
+  const Addr &rowA, &midA, &outerA;
   const Geometry &geo;
   ArrayRef<Value> shared;
   int64_t rows, count, bufElems;
@@ -664,6 +751,15 @@ TilePlan planElementwise(int64_t n, int64_t bytesPerElem, const soc::SocSpec &so
     plan.tile = std::min<int64_t>(kMaxTile, perSet / bytesPerElem) / geo.padLen;
   if (plan.tile < 1)
     return plan;
+  if (geo.outer > 1) {
+    // Tiles within one slab; blocks take whole slabs.
+    plan.tile = std::min(plan.tile, geo.mid);
+    for (plan.blockDim = std::min<int64_t>(soc.ai_core_count, geo.outer);
+         geo.outer % plan.blockDim; --plan.blockDim)
+      ;
+    plan.share = geo.outer / plan.blockDim * geo.mid;
+    return plan;
+  }
   int64_t wanted = std::min<int64_t>(
       soc.ai_core_count,
       std::max<int64_t>(1, (n + plan.tile - 1) / std::max<int64_t>(plan.tile, 1)));
@@ -729,54 +825,80 @@ LogicalResult lowerElementwise(func::FuncOp func, func::CallOp call, const soc::
   SmallVector<Value> blockIndex;
   if (plan.blockDim > 1)
     blockIndex.push_back(dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult());
-  // offset = [iv * ivCoef +] [bid * share +] base
-  auto offsetMap = [&](bool withIv, int64_t ivCoef, int64_t base) {
-    unsigned dims = (withIv ? 1 : 0) + blockIndex.size();
+  // base + sum coef * index (terms with a zero coefficient left out).
+  auto addr = [&](ArrayRef<std::pair<Value, int64_t>> terms, int64_t base) {
+    Addr a;
     AffineExpr expr = b.getAffineConstantExpr(base);
-    unsigned d = 0;
-    if (withIv)
-      expr = expr + b.getAffineDimExpr(d++) * ivCoef;
-    if (!blockIndex.empty())
-      expr = expr + b.getAffineDimExpr(d++) * plan.share;
-    return AffineMap::get(dims, 0, expr);
+    for (auto [value, coef] : terms) {
+      if (!value || coef == 0)
+        continue;
+      expr = expr + b.getAffineDimExpr(a.indices.size()) * coef;
+      a.indices.push_back(value);
+    }
+    a.map = AffineMap::get(a.indices.size(), 0, expr);
+    return a;
   };
+  Value bid = blockIndex.empty() ? Value() : blockIndex.front();
 
   int64_t T = plan.tile;
-  int64_t fullTiles = plan.share / T, tail = plan.share % T;
+  // Rows of a slab handled by one block: a block's share, or a whole slab.
+  int64_t span = geo.outer > 1 ? geo.mid : plan.share;
+  int64_t fullTiles = span / T, tail = span % T;
   int64_t pairs = fullTiles / 2;
   // Row and scalar broadcast operands: one tile-shaped buffer each, filled
   // before any tile and only read after.
   SmallVector<Value> shared(func.getNumArguments());
   if (!flat) {
-    ElementwiseTile prologue(b, loc, func, gmArgs, ValueRange{},
-                             AffineMap::get(0, 0, b.getAffineConstantExpr(0)), geo,
-                             std::min(T, plan.share), shared);
+    Addr none = addr({}, 0);
+    ElementwiseTile prologue(b, loc, func, gmArgs, none, none, none, geo, std::min(T, span),
+                             shared);
     for (auto [index, arg] : llvm::enumerate(func.getArguments()))
       if (!arg.use_empty() && (geo.kinds[index] == Bcast::Row || geo.kinds[index] == Bcast::Scalar))
         shared[index] = prologue.prepareShared(gmArgs[index], geo.kinds[index]);
   }
+  // Slabs: each block runs a loop over its outer / blockDim slabs.
+  Value slab;
+  int64_t slabsPerBlock = geo.outer > 1 ? geo.outer / plan.blockDim : 1;
+  OpBuilder body = b;
+  if (geo.outer > 1 && slabsPerBlock > 1) {
+    auto slabLoop = dv::LoopOp::create(b, loc, slabsPerBlock);
+    slab = slabLoop.getInductionVar();
+    body = OpBuilder::atBlockBegin(&slabLoop.getBody().front());
+  }
+  // The tile at row `base` (+ iv * ivCoef) of the block's span.
+  auto tileAddrs = [&](Value iv, int64_t ivCoef, int64_t base) {
+    SmallVector<Addr> a;
+    if (geo.outer > 1) {
+      a.push_back(addr({{iv, ivCoef}, {slab, geo.mid}, {bid, slabsPerBlock * geo.mid}}, base));
+      a.push_back(addr({{iv, ivCoef}}, base));
+      a.push_back(addr({{slab, 1}, {bid, slabsPerBlock}}, 0));
+    } else {
+      a.push_back(addr({{iv, ivCoef}, {bid, plan.share}}, base));
+      a.push_back(a.front());
+      a.push_back(a.front());
+    }
+    return a;
+  };
   if (pairs > 0) {
     // Two buffer sets created before the loop, so they are live for all of
     // it and never share bytes: one tile's copies can overlap the other's
     // vector work once vinci-insert-sync orders them.
-    auto loop = dv::LoopOp::create(b, loc, pairs);
+    auto loop = dv::LoopOp::create(body, loc, pairs);
     OpBuilder hoist(loop);
     OpBuilder inner = OpBuilder::atBlockBegin(&loop.getBody().front());
-    SmallVector<Value> indices{loop.getInductionVar()};
-    indices.append(blockIndex);
-    for (int64_t half = 0; half < 2; ++half)
-      ElementwiseTile(inner, loc, func, gmArgs, indices, offsetMap(true, 2 * T, half * T), geo, T,
-                      shared, &hoist)
-          .emit();
+    for (int64_t half = 0; half < 2; ++half) {
+      SmallVector<Addr> a = tileAddrs(loop.getInductionVar(), 2 * T, half * T);
+      ElementwiseTile(inner, loc, func, gmArgs, a[0], a[1], a[2], geo, T, shared, &hoist).emit();
+    }
   }
-  if (fullTiles % 2)
-    ElementwiseTile(b, loc, func, gmArgs, blockIndex, offsetMap(false, 0, 2 * pairs * T), geo, T,
-                    shared)
-        .emit();
-  if (tail)
-    ElementwiseTile(b, loc, func, gmArgs, blockIndex, offsetMap(false, 0, fullTiles * T), geo,
-                    tail, shared)
-        .emit();
+  if (fullTiles % 2) {
+    SmallVector<Addr> a = tileAddrs(Value(), 0, 2 * pairs * T);
+    ElementwiseTile(body, loc, func, gmArgs, a[0], a[1], a[2], geo, T, shared).emit();
+  }
+  if (tail) {
+    SmallVector<Addr> a = tileAddrs(Value(), 0, fullTiles * T);
+    ElementwiseTile(body, loc, func, gmArgs, a[0], a[1], a[2], geo, tail, shared).emit();
+  }
   dv::ReturnOp::create(b, loc);
 
   // The graph launches the kernel on the same tensors.

@@ -507,31 +507,83 @@ func.func private @k7_prelu(%arg0: tensor<4x30xf16>, %arg1: tensor<30xf16>) -> t
   return %0 : tensor<4x30xf16>
 }
 
+// Slabs: the result as [outer][mid rows][rowLen] when an operand is
+// constant along the outer dims and each row (Mid: per-channel [16, 1, 1]
+// over a batch of 4 NCHW images) or along the rows of a slab (OuterInner: a
+// batched mask [16, 1, 1, 16] over [16, 4, 16, 16]). Tiles stay within a
+// slab, blocks take whole slabs. Mid values are loaded at the tile's row
+// within its slab (%i * 14, + 7, then the tail at 14) and spread by vbrcb;
+// the mask row is loaded at the slab index and tiled by vcopy (stride 0).
+// CHECK-LABEL: dv.kernel @k8_add
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: !dv.gm<4x16x30x30xf32>, [[C:%[a-z0-9_]+]]: !dv.gm<16x1x1xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<4x16x30x30xf32>)
+// CHECK-SAME: block_dim = 4
+// CHECK: [[BID:%.+]] = dv.block_idx
+// CHECK: dv.loop [[I:%.+]] trip 1 {
+// CHECK: dv.view [[X]][([[I]] * 14 + [[BID]] * 16) * 900] : !dv.gm<4x16x30x30xf32> to !dv.gm<6300xf32>
+// CHECK-NEXT: dv.copy {{.*}} {burst_bytes = 3600 : i64, bursts = 7 : i64, dst_gap = 48 : i64}
+// CHECK: dv.view [[C]][[[I]] * 14] : !dv.gm<16x1x1xf32> to !dv.gm<7xf32>
+// CHECK-NEXT: dv.copy {{.*}} {burst_bytes = 28 : i64}
+// CHECK-COUNT-7: dv.vbrcb {{.*}} {rep = array<i64: 57>, repeat = 7 : i64}
+// CHECK: dv.vbrcb {{.*}} {mask = array<i64: 65535, 0>, rep = array<i64: 57>, repeat = 7 : i64}
+// CHECK: dv.view [[C]][[[I]] * 14 + 7] : !dv.gm<16x1x1xf32> to !dv.gm<7xf32>
+// CHECK: }
+// CHECK: dv.view [[X]][([[BID]] * 16 + 14) * 900] : !dv.gm<4x16x30x30xf32> to !dv.gm<1800xf32>
+// CHECK: dv.view [[C]][14] : !dv.gm<16x1x1xf32> to !dv.gm<2xf32>
+func.func @bcast_channel_batch(%x: tensor<4x16x30x30xf32>, %c: tensor<16x1x1xf32>) -> tensor<4x16x30x30xf32> {
+  %0 = call @k8_add(%x, %c) : (tensor<4x16x30x30xf32>, tensor<16x1x1xf32>) -> tensor<4x16x30x30xf32>
+  return %0 : tensor<4x16x30x30xf32>
+}
+func.func private @k8_add(%arg0: tensor<4x16x30x30xf32>, %arg1: tensor<16x1x1xf32>) -> tensor<4x16x30x30xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Add"]} {
+  %0 = vg.add %arg0, %arg1 : (tensor<4x16x30x30xf32>, tensor<16x1x1xf32>) -> tensor<4x16x30x30xf32>
+  return %0 : tensor<4x16x30x30xf32>
+}
+
+// CHECK-LABEL: dv.kernel @k9_add
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: !dv.gm<16x4x16x16xf16>, [[M:%[a-z0-9_]+]]: !dv.gm<16x1x1x16xf16>, [[Y:%[a-z0-9_]+]]: !dv.gm<16x4x16x16xf16>)
+// CHECK-SAME: block_dim = 8
+// CHECK: [[BID:%.+]] = dv.block_idx
+// CHECK-NEXT: dv.loop [[S:%.+]] trip 2 {
+// CHECK-NEXT: dv.view [[X]][([[S]] * 64 + [[BID]] * 128) * 16] : !dv.gm<16x4x16x16xf16> to !dv.gm<1024xf16>
+// CHECK: dv.view [[M]][([[S]] + [[BID]] * 2) * 16] : !dv.gm<16x1x1x16xf16> to !dv.gm<16xf16>
+// CHECK-NEXT: dv.copy {{.*}} {burst_bytes = 32 : i64}
+// CHECK: dv.vcopy {{.*}} {mask = array<i64: 65535, 0>, rep = array<i64: 1, 0>, repeat = 64 : i64}
+// CHECK: dv.vadd
+// CHECK: dv.view [[Y]][([[S]] * 64 + [[BID]] * 128) * 16]
+func.func @bcast_mask_batched(%x: tensor<16x4x16x16xf16>, %m: tensor<16x1x1x16xf16>) -> tensor<16x4x16x16xf16> {
+  %0 = call @k9_add(%x, %m) : (tensor<16x4x16x16xf16>, tensor<16x1x1x16xf16>) -> tensor<16x4x16x16xf16>
+  return %0 : tensor<16x4x16x16xf16>
+}
+func.func private @k9_add(%arg0: tensor<16x4x16x16xf16>, %arg1: tensor<16x1x1x16xf16>) -> tensor<16x4x16x16xf16>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Add"]} {
+  %0 = vg.add %arg0, %arg1 : (tensor<16x4x16x16xf16>, tensor<16x1x1x16xf16>) -> tensor<16x4x16x16xf16>
+  return %0 : tensor<16x4x16x16xf16>
+}
+
 // -----
 
-// Broadcast near-misses keep a reason: a per-channel operand with a batch
-// above 1 (constant along both the batch and the pixels: not one of the
-// two kinds), rows longer than 2048 elements, and an operand broadcast
-// against another broadcast operand only.
+// Broadcast near-misses keep a reason: an operand constant along two
+// separate groups of dims ([2, 1, 4, 1] over [2, 3, 4, 5]), and a batched
+// row operand whose rows are longer than 2048 elements.
 // KEEP-LABEL: func.func @bcast_near_misses
 // KEEP: call @k0_mul
 // KEEP: call @k1_add
 // KEEP-NOT: dv.kernel
-func.func @bcast_near_misses(%x: tensor<2x3x4x5xf32>, %c: tensor<1x3x1x1xf32>, %l: tensor<3x4000xf32>,
-                             %b: tensor<4000xf32>) -> (tensor<2x3x4x5xf32>, tensor<3x4000xf32>) {
-  %0 = call @k0_mul(%x, %c) : (tensor<2x3x4x5xf32>, tensor<1x3x1x1xf32>) -> tensor<2x3x4x5xf32>
-  %1 = call @k1_add(%l, %b) : (tensor<3x4000xf32>, tensor<4000xf32>) -> tensor<3x4000xf32>
-  return %0, %1 : tensor<2x3x4x5xf32>, tensor<3x4000xf32>
+func.func @bcast_near_misses(%x: tensor<2x3x4x5xf32>, %c: tensor<2x1x4x1xf32>, %l: tensor<2x3x4000xf32>,
+                             %b: tensor<2x1x4000xf32>) -> (tensor<2x3x4x5xf32>, tensor<2x3x4000xf32>) {
+  %0 = call @k0_mul(%x, %c) : (tensor<2x3x4x5xf32>, tensor<2x1x4x1xf32>) -> tensor<2x3x4x5xf32>
+  %1 = call @k1_add(%l, %b) : (tensor<2x3x4000xf32>, tensor<2x1x4000xf32>) -> tensor<2x3x4000xf32>
+  return %0, %1 : tensor<2x3x4x5xf32>, tensor<2x3x4000xf32>
 }
-// expected-error @+1 {{kernel k0_mul (from /Mul): broadcast of tensor<1x3x1x1xf32> to tensor<2x3x4x5xf32> is not supported yet}}
-func.func private @k0_mul(%arg0: tensor<2x3x4x5xf32>, %arg1: tensor<1x3x1x1xf32>) -> tensor<2x3x4x5xf32>
+// expected-error @+1 {{kernel k0_mul (from /Mul): broadcast of tensor<2x1x4x1xf32> to tensor<2x3x4x5xf32> is not supported yet}}
+func.func private @k0_mul(%arg0: tensor<2x3x4x5xf32>, %arg1: tensor<2x1x4x1xf32>) -> tensor<2x3x4x5xf32>
     attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Mul"]} {
-  %0 = vg.mul %arg0, %arg1 : (tensor<2x3x4x5xf32>, tensor<1x3x1x1xf32>) -> tensor<2x3x4x5xf32>
+  %0 = vg.mul %arg0, %arg1 : (tensor<2x3x4x5xf32>, tensor<2x1x4x1xf32>) -> tensor<2x3x4x5xf32>
   return %0 : tensor<2x3x4x5xf32>
 }
-// expected-error @+1 {{kernel k1_add (from /Add): broadcast of tensor<4000xf32> to tensor<3x4000xf32> is not supported yet (with the kernel's other operands: rows of at most 2048 elements, each operand constant along the rows or along each row)}}
-func.func private @k1_add(%arg0: tensor<3x4000xf32>, %arg1: tensor<4000xf32>) -> tensor<3x4000xf32>
+// expected-error @+1 {{kernel k1_add (from /Add): broadcast of tensor<2x1x4000xf32> to tensor<2x3x4000xf32> is not supported yet (with the kernel's other operands: rows of at most 2048 elements, each operand constant along the rows or along each row)}}
+func.func private @k1_add(%arg0: tensor<2x3x4000xf32>, %arg1: tensor<2x1x4000xf32>) -> tensor<2x3x4000xf32>
     attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Add"]} {
-  %0 = vg.add %arg0, %arg1 : (tensor<3x4000xf32>, tensor<4000xf32>) -> tensor<3x4000xf32>
-  return %0 : tensor<3x4000xf32>
+  %0 = vg.add %arg0, %arg1 : (tensor<2x3x4000xf32>, tensor<2x1x4000xf32>) -> tensor<2x3x4000xf32>
+  return %0 : tensor<2x3x4000xf32>
 }
