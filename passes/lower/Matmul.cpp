@@ -9,7 +9,9 @@
 //    exp, log, sqrt, reciprocal, abs, neg, leaky relu, clip, cast; add, sub,
 //    mul, div, max, min with a scalar immediate, a [N] (or [1,..,N]) row
 //    broadcast over the rows, a one-element tensor, or a tensor of the
-//    output's shape, on either side. Anything else is rejected with a reason.
+//    output's shape, on either side. Tensor constants the partition cloned
+//    into the kernel (small biases) become kernel arguments, handed over by
+//    the graph like weights. Anything else is rejected with a reason.
 //
 // Storage precision (force_fp16): the Cube reads f16. f16 operands in GM go
 // GM -ND->NZ-> L1 with copy_nd2nz; f32 operands (graph inputs) go GM -> UB
@@ -90,15 +92,27 @@ int64_t product(ArrayRef<int64_t> dims) {
 
 std::string str(const Twine &t) { return t.str(); }
 
+/// A constant of more than one element inside the kernel: lowering passes
+/// it in as an argument (the graph then hands it over like a weight).
+bool isTensorConstant(Value v) {
+  return v.getDefiningOp<vg::ConstantOp>() && !scalarImmediate(v);
+}
+
+/// The kernel argument `v` is (-1 for a tensor constant, -2 otherwise).
+int argIndex(Block &body, Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == &body ? int(arg.getArgNumber()) : -2;
+  return isTensorConstant(v) ? -1 : -2;
+}
+
 /// Why the matmul template cannot lower `func` ("": it can).
 std::string analyzeMatmul(func::FuncOp func, vg::MatMulOp mm, MatmulInfo &info) {
   Block &body = func.getBody().front();
-  auto aArg = dyn_cast<BlockArgument>(mm.getA());
-  auto bArg = dyn_cast<BlockArgument>(mm.getB());
-  if (!aArg || !bArg || aArg.getOwner() != &body || bArg.getOwner() != &body)
+  int aArg = argIndex(body, mm.getA()), bArg = argIndex(body, mm.getB());
+  if (aArg == -2 || bArg == -2)
     return "vg.matmul operands computed inside the kernel have no Cube lowering yet";
-  info.aArg = aArg.getArgNumber();
-  info.bArg = bArg.getArgNumber();
+  info.aArg = aArg;
+  info.bArg = bArg;
   info.ta = mm.getTransposeA();
   info.tb = mm.getTransposeB();
   auto aType = cast<RankedTensorType>(mm.getA().getType());
@@ -207,8 +221,8 @@ std::string analyzeMatmul(func::FuncOp func, vg::MatMulOp mm, MatmulInfo &info) 
         e.kind = Epilogue::Scalar;
         e.value = *imm;
       } else {
-        auto arg = dyn_cast<BlockArgument>(other);
-        if (!arg || arg.getOwner() != &body)
+        int arg = argIndex(body, other);
+        if (arg == -2)
           return (opName(&op) + " of a value computed inside the kernel has no Cube epilogue yet")
               .str();
         auto type = cast<RankedTensorType>(other.getType());
@@ -227,7 +241,7 @@ std::string analyzeMatmul(func::FuncOp func, vg::MatMulOp mm, MatmulInfo &info) 
                   " broadcasting other than a [N] row or one element in a Cube epilogue has no "
                   "lowering yet")
               .str();
-        e.arg = arg.getArgNumber();
+        e.arg = arg;
       }
     } else {
       return (opName(&op) + " has no Cube epilogue yet").str();
@@ -849,6 +863,21 @@ void planBlocks(const MatmulInfo &info, Plan &plan, const soc::SocSpec &soc) {
 LogicalResult lowerMatmul(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
   MLIRContext *ctx = func.getContext();
   Location loc = func.getLoc();
+  // Tensor constants inside the kernel become arguments: cloned before the
+  // call in the graph, they are passed (and stored) like weights.
+  SmallVector<vg::ConstantOp> constants;
+  for (auto constant : func.getBody().front().getOps<vg::ConstantOp>())
+    if (isTensorConstant(constant.getResult()))
+      constants.push_back(constant);
+  for (vg::ConstantOp constant : constants) {
+    OpBuilder graph(call);
+    Operation *outer = graph.clone(*constant.getOperation());
+    unsigned index = func.getNumArguments();
+    (void)func.insertArgument(index, constant.getType(), DictionaryAttr(), constant.getLoc());
+    constant.getResult().replaceAllUsesWith(func.getArgument(index));
+    constant.erase();
+    call->insertOperands(call->getNumOperands(), outer->getResult(0));
+  }
   MatmulInfo info;
   std::string why = analyzeMatmul(func, findMatmul(func), info);
   if (!why.empty())

@@ -292,6 +292,32 @@ func.func private @k0_matmul(%arg0: tensor<16x64xf32>, %arg1: tensor<64x32xf32>,
 
 // -----
 
+// A tensor constant inside the kernel (a small Gemm bias the partition
+// cloned in) becomes a kernel argument: cloned before the launch in the
+// graph, it is stored like a weight (f16 in GM).
+// CHECK-LABEL: func.func @const_bias
+// CHECK: [[B:%.+]] = vg.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK-NEXT: dv.launch @k0_matmul(%{{.+}}, %{{.+}}, [[B]]) : (tensor<4x16xf32>, tensor<16x2xf32>, tensor<2xf32>) -> tensor<4x2xf32>
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK-SAME: (%{{.+}}: !dv.gm<4x16xf32>, %{{.+}}: !dv.gm<16x2xf32>, [[GB:%[a-z0-9_]+]]: !dv.gm<2xf16>, %{{.+}}: !dv.gm<4x2xf32>)
+// CHECK: dv.view [[GB]][0] : !dv.gm<2xf16> to !dv.gm<2xf16>
+// SYNC-LABEL: func.func @const_bias
+// SYNC: dv.kernel @k0_matmul
+// SYNC: dv.return
+func.func @const_bias(%x: tensor<4x16xf32>, %w: tensor<16x2xf32>) -> tensor<4x2xf32> {
+  %0 = call @k0_matmul(%x, %w) : (tensor<4x16xf32>, tensor<16x2xf32>) -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
+func.func private @k0_matmul(%arg0: tensor<4x16xf32>, %arg1: tensor<16x2xf32>) -> tensor<4x2xf32>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/Gemm"]} {
+  %b = vg.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %0 = vg.matmul %arg0, %arg1 : (tensor<4x16xf32>, tensor<16x2xf32>) -> tensor<4x2xf32>
+  %1 = vg.add %0, %b : (tensor<4x2xf32>, tensor<2xf32>) -> tensor<4x2xf32>
+  return %1 : tensor<4x2xf32>
+}
+
+// -----
+
 // Near-misses: what the template does not lower names the reason.
 // SYNC-LABEL: func.func @near_misses
 // SYNC: call @k0_matmul
@@ -299,10 +325,10 @@ func.func private @k0_matmul(%arg0: tensor<16x64xf32>, %arg1: tensor<64x32xf32>,
 // SYNC: call @k2_matmul
 // SYNC: call @k3_matmul
 // SYNC-NOT: dv.kernel
-func.func @near_misses(%x: tensor<8x64xf32>, %w: tensor<64x32xf32>, %a3: tensor<2x8x64xf32>, %b3: tensor<1x64x32xf32>, %v: tensor<64xf32>)
+func.func @near_misses(%x: tensor<8x64xf32>, %w: tensor<64x32xf32>, %a3: tensor<2x8x64xf32>, %b3: tensor<1x64x32xf32>, %v: tensor<64xf32>, %r: tensor<8x32xf32>)
     -> (tensor<8x32xf32>, tensor<8x32xf32>, tensor<2x8x32xf32>, tensor<8xf32>) {
   %0 = call @k0_matmul(%x, %w) : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
-  %1 = call @k1_matmul(%x, %w, %x) : (tensor<8x64xf32>, tensor<64x32xf32>, tensor<8x64xf32>) -> tensor<8x32xf32>
+  %1 = call @k1_matmul(%x, %w, %r) : (tensor<8x64xf32>, tensor<64x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
   %2 = call @k2_matmul(%a3, %b3) : (tensor<2x8x64xf32>, tensor<1x64x32xf32>) -> tensor<2x8x32xf32>
   %3 = call @k3_matmul(%x, %v) : (tensor<8x64xf32>, tensor<64xf32>) -> tensor<8xf32>
   return %0, %1, %2, %3 : tensor<8x32xf32>, tensor<8x32xf32>, tensor<2x8x32xf32>, tensor<8xf32>
@@ -314,12 +340,12 @@ func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) 
   %1 = vg.sin %0 : tensor<8x32xf32>
   return %1 : tensor<8x32xf32>
 }
-// expected-error @+1 {{kernel k1_matmul (from /MatMul, /Mul): mul of a value computed inside the kernel has no Cube epilogue yet}}
-func.func private @k1_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>, %arg2: tensor<8x64xf32>) -> tensor<8x32xf32>
-    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul", "/Mul"]} {
+// expected-error @+1 {{kernel k1_matmul (from /MatMul, /Neg, /Mul): neg beside the matmul's epilogue chain has no Cube lowering yet}}
+func.func private @k1_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>, %arg2: tensor<8x32xf32>) -> tensor<8x32xf32>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul", "/Neg", "/Mul"]} {
   %0 = vg.matmul %arg0, %arg1 : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
-  %s = vg.constant dense_resource<s> : tensor<8x32xf32>
-  %1 = vg.mul %0, %s : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+  %n = vg.neg %arg2 : tensor<8x32xf32>
+  %1 = vg.mul %0, %n : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
   return %1 : tensor<8x32xf32>
 }
 // expected-error @+1 {{kernel k2_matmul (from /MatMul): vg.matmul broadcasting batch dims has no Cube lowering yet (equal batch dims, or a 2-D weight)}}
