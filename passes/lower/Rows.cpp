@@ -7,9 +7,13 @@
 //      vg.layer_norm, vg.rms_norm   normalised dims [axis, rank); scale (and
 //                                   the layer norm's optional bias) of C
 //                                   elements, broadcast over the rows
-//      vg.reduce_sum / reduce_mean / reduce_max / reduce_min
+//      vg.reduce_sum / reduce_mean / reduce_max / reduce_min / reduce_l2
 //                                   over a trailing suffix of the dims
 //                                   (size-1 dims ignored), keepdims either way
+//
+//  and, in column mode, softmax / log_softmax over a middle axis and the
+//  reductions over a contiguous middle block of dims: [rows, cols, inner]
+//  slabs, the statistic lane-wise over the `cols` sub-rows of `inner`.
 //
 // Numerics: everything is computed in f32 in UB whatever the storage type
 // (f16 rows are converted with vconv after loading and before storing), so
@@ -68,7 +72,7 @@ constexpr int64_t kMaxTileRows = 32;
 /// Shifted softmax logits are clipped to [-kSoftmaxClip, 0] before exp.
 constexpr double kSoftmaxClip = 50.0;
 
-enum class RowKind { Softmax, LogSoftmax, LayerNorm, RmsNorm, Sum, Mean, Max, Min };
+enum class RowKind { Softmax, LogSoftmax, LayerNorm, RmsNorm, Sum, Mean, Max, Min, L2 };
 
 struct RowPlan {
   RowKind kind;
@@ -101,7 +105,7 @@ std::string typeText(Type type) {
 Operation *findAnchor(func::FuncOp func) {
   for (Operation &op : func.getBody().front())
     if (isa<vg::SoftmaxOp, vg::LogSoftmaxOp, vg::LayerNormOp, vg::RmsNormOp, vg::ReduceSumOp,
-            vg::ReduceMeanOp, vg::ReduceMaxOp, vg::ReduceMinOp>(op))
+            vg::ReduceMeanOp, vg::ReduceMaxOp, vg::ReduceMinOp, vg::ReduceL2Op>(op))
       return &op;
   return nullptr;
 }
@@ -112,6 +116,11 @@ void splitAt(RowPlan &plan, ArrayRef<int64_t> shape, int64_t axis) {
   plan.rows = product(shape.take_front(axis));
 }
 
+bool isReduce(RowKind kind) {
+  return kind == RowKind::Sum || kind == RowKind::Mean || kind == RowKind::Max ||
+         kind == RowKind::Min || kind == RowKind::L2;
+}
+
 /// UB bytes a row of `cols` elements needs with this plan's buffers.
 int64_t rowBytes(const RowPlan &plan, Type inElem, Type outElem, Type scaleElem,
                  Type biasElem) {
@@ -119,8 +128,7 @@ int64_t rowBytes(const RowPlan &plan, Type inElem, Type outElem, Type scaleElem,
   int64_t bytes = 4 * cp; // x (f32)
   if (inElem.isF16())
     bytes += 2 * cp;
-  bool reduce = plan.kind == RowKind::Sum || plan.kind == RowKind::Mean ||
-                plan.kind == RowKind::Max || plan.kind == RowKind::Min;
+  bool reduce = isReduce(plan.kind);
   if (!reduce && outElem.isF16())
     bytes += 2 * cp;
   if (plan.kind == RowKind::LogSoftmax || plan.kind == RowKind::LayerNorm ||
@@ -133,11 +141,6 @@ int64_t rowBytes(const RowPlan &plan, Type inElem, Type outElem, Type scaleElem,
   if (nrep > 255)
     bytes += 4 * roundUp(nrep, kLanes);
   return bytes + 4 * 256; // stat, broadcast, f16 stat
-}
-
-bool isReduce(RowKind kind) {
-  return kind == RowKind::Sum || kind == RowKind::Mean || kind == RowKind::Max ||
-         kind == RowKind::Min;
 }
 
 /// UB bytes of the column mode's buffers: the slab (cols rows of `inner`
@@ -238,6 +241,7 @@ std::optional<std::string> analyse(func::FuncOp func, RowPlan &plan) {
                             .Case<vg::ReduceSumOp>([](auto) { return RowKind::Sum; })
                             .Case<vg::ReduceMeanOp>([](auto) { return RowKind::Mean; })
                             .Case<vg::ReduceMaxOp>([](auto) { return RowKind::Max; })
+                            .Case<vg::ReduceL2Op>([](auto) { return RowKind::L2; })
                             .Default([](Operation *) { return RowKind::Min; });
             auto axesAttr = op->getAttrOfType<DenseI64ArrayAttr>("axes");
             auto noop = op->getAttrOfType<IntegerAttr>("noop_with_empty_axes");
@@ -566,9 +570,14 @@ void emitColumns(OpBuilder &b, Location loc, const RowPlan &plan, Value gmIn, Va
 
   int64_t outBytes = dv::elementBytes(outElem);
   if (reduce) {
-    reduceSubRows(plan.kind == RowKind::Mean ? RowKind::Sum : plan.kind, x);
+    if (plan.kind == RowKind::L2)
+      flat.binary<dv::VMulOp>(x, x, x);
+    bool sum = plan.kind == RowKind::Mean || plan.kind == RowKind::L2;
+    reduceSubRows(sum ? RowKind::Sum : plan.kind, x);
     if (plan.kind == RowKind::Mean)
       col.scalar<dv::VMulsOp>(acc, 1.0 / double(R), acc);
+    if (plan.kind == RowKind::L2)
+      col.unary<dv::VSqrtOp>(acc, acc);
     Value src = acc;
     if (acc16) {
       col.convert(acc, acc16);
@@ -640,8 +649,7 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
   int64_t R = plan.rows, C = plan.cols;
   int64_t blockDim = blockDimFor(R, soc);
   int64_t share = R / blockDim;
-  bool reduceKind = plan.kind == RowKind::Sum || plan.kind == RowKind::Mean ||
-                    plan.kind == RowKind::Max || plan.kind == RowKind::Min;
+  bool reduceKind = isReduce(plan.kind);
 
   OpBuilder b(func);
   auto kernel = dv::KernelOp::create(b, loc, func.getSymName(), FunctionType::get(ctx, gmTypes, {}),
@@ -823,6 +831,11 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
       e.binary<dv::VAddOp>(x, bias, x);
     break;
   }
+  case RowKind::L2:
+    e.binary<dv::VMulOp>(x, x, x);
+    e.reduceRow(RowKind::Sum, x, st, part);
+    e.statUnary<dv::VSqrtOp>(st);
+    break;
   default: {
     e.reduceRow(plan.kind, x, st, part);
     if (plan.kind == RowKind::Mean)

@@ -433,3 +433,34 @@ func.func private @k0_softmax(%arg0: tensor<2x70000xf32>) -> tensor<2x70000xf32>
   %0 = vg.softmax %arg0 : (tensor<2x70000xf32>) -> tensor<2x70000xf32>
   return %0 : tensor<2x70000xf32>
 }
+
+// -----
+
+// reduce_l2 over the last axis: the squares and their sum in f32, sqrt on
+// the statistic's lane. 4 rows of 70 (a full repeat and 6 lanes), 4 blocks.
+// CHECK-LABEL: dv.kernel @k0_reduce_l2
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: !dv.gm<4x70xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<4xf32>)
+// CHECK-SAME: attributes {block_dim = 4 : i64, kind = "vector"}
+// CHECK: [[ROW:%.+]] = dv.alloc : !dv.buf<ub, 128xf32>
+// CHECK-NEXT: [[ST:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
+// CHECK: dv.copy {{%.+}} to [[ROW]] {burst_bytes = 280 : i64}
+// CHECK-NEXT: [[FULL:%.+]] = dv.view [[ROW]][0]
+// CHECK-NEXT: dv.vmul [[FULL]], [[FULL]] to [[FULL]] {repeat = 1 : i64}
+// CHECK-NEXT: [[TAIL:%.+]] = dv.view [[ROW]][64]
+// CHECK-NEXT: dv.vmul [[TAIL]], [[TAIL]] to [[TAIL]] {mask = array<i64: 63, 0>, repeat = 1 : i64}
+// CHECK-NEXT: dv.vdup 0.000000e+00 : f32 to [[TAIL]] {mask = array<i64: -64, 0>, repeat = 1 : i64}
+// CHECK-NEXT: dv.vcadd [[ROW]] to [[ST]] {across_repeats, repeat = 2 : i64}
+// CHECK-NEXT: dv.vsqrt [[ST]] to [[ST]] {mask = array<i64: 1, 0>, repeat = 1 : i64}
+// CHECK-NEXT: [[VY:%.+]] = dv.view [[Y]][{{%.+}} + {{%.+}}] : !dv.gm<4xf32> to !dv.gm<1xf32>
+// CHECK-NEXT: dv.copy [[ST]] to [[VY]] {burst_bytes = 4 : i64}
+// SYNC-LABEL: dv.kernel @k0_reduce_l2
+// SYNC: dv.return
+func.func @reduce_l2_last(%x: tensor<4x70xf32>) -> tensor<4xf32> {
+  %0 = call @k0_reduce_l2(%x) : (tensor<4x70xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @k0_reduce_l2(%arg0: tensor<4x70xf32>) -> tensor<4xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/ReduceL2"]} {
+  %0 = vg.reduce_l2 %arg0 {axes = array<i64: 1>, keepdims = 0 : i64} : (tensor<4x70xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
