@@ -234,6 +234,16 @@ std::optional<Geometry> chooseGeometry(func::FuncOp func, std::string *why = nul
   return best;
 }
 
+/// Whether `from` broadcasts to `to` (numpy rules).
+bool broadcastsTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  if (from.size() > to.size())
+    return false;
+  for (auto [f, t] : llvm::zip(llvm::reverse(from), llvm::reverse(to)))
+    if (f != t && f != 1)
+      return false;
+  return true;
+}
+
 /// Why the elementwise template cannot lower `func` (empty: it can).
 std::string elementwiseMismatch(func::FuncOp func) {
   auto results = func.getFunctionType().getResults();
@@ -267,7 +277,10 @@ std::string elementwiseMismatch(func::FuncOp func) {
     auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
     if (!isSupportedFloat(resultType.getElementType()))
       return (opName(&op) + " to a non-float type has no lowering template yet").str();
-    if (resultType.getShape() != shape)
+    // Every value is held broadcast to the kernel's shape (broadcasting
+    // commutes with elementwise ops), so an op on broadcast values is fine
+    // as long as its result broadcasts to the kernel's shape.
+    if (!broadcastsTo(resultType.getShape(), shape))
       return (opName(&op) + " changes the kernel's shape: no lowering template yet").str();
     int tensors = 0;
     for (Value operand : op.getOperands()) {
@@ -277,9 +290,6 @@ std::string elementwiseMismatch(func::FuncOp func) {
       if (scalarImmediate(operand))
         continue;
       ++tensors;
-      if (type.getShape() != shape && !isa<BlockArgument>(operand))
-        return (opName(&op) + " broadcasts a value computed in the kernel: no lowering template yet")
-            .str();
     }
     if (tensors == 0)
       return (opName(&op) + " of two constants has no lowering template (fold it)").str();

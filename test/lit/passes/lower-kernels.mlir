@@ -273,12 +273,11 @@ func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) 
   %1 = vg.sin %0 : tensor<8x32xf32>
   return %1 : tensor<8x32xf32>
 }
-// A broadcast operand computed inside the kernel (here neg of the bias):
-// only kernel arguments are read as broadcasts.
-// expected-error @+1 {{kernel k1_add (from /Add): neg changes the kernel's shape: no lowering template yet}}
+// An op with no vector form (sin) on a broadcast operand.
+// expected-error @+1 {{kernel k1_add (from /Add): sin has no lowering template yet}}
 func.func private @k1_add(%arg0: tensor<8x32xf32>, %arg1: tensor<32xf32>) -> tensor<8x32xf32>
     attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Add"]} {
-  %n = vg.neg %arg1 : tensor<32xf32>
+  %n = vg.sin %arg1 : tensor<32xf32>
   %0 = vg.add %arg0, %n : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32>
   return %0 : tensor<8x32xf32>
 }
@@ -558,6 +557,28 @@ func.func private @k9_add(%arg0: tensor<16x4x16x16xf16>, %arg1: tensor<16x1x1x16
     attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Add"]} {
   %0 = vg.add %arg0, %arg1 : (tensor<16x4x16x16xf16>, tensor<16x1x1x16xf16>) -> tensor<16x4x16x16xf16>
   return %0 : tensor<16x4x16x16xf16>
+}
+
+// Ops on broadcast values inside the kernel (the tail of an expanded
+// LogSoftmax: x - max - log(sum) with [4, 1] statistics): every value is
+// held broadcast to the kernel's shape, so log runs on the spread column.
+// CHECK-LABEL: dv.kernel @k10_sub
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: !dv.gm<4x40xf32>, [[M:%[a-z0-9_]+]]: !dv.gm<4x1xf32>, [[S:%[a-z0-9_]+]]: !dv.gm<4x1xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<4x40xf32>)
+// CHECK: dv.vbrcb
+// CHECK: dv.vbrcb
+// CHECK: dv.vsub
+// CHECK: dv.vln [[SPREAD:%.+]] to [[LOG:%.+]] {repeat = 1 : i64} : !dv.buf<ub, 384xf16> to !dv.buf<ub, 256xf16>
+// CHECK: dv.vsub {{.*}}, [[LOG]] to
+func.func @bcast_ops_on_broadcasts(%x: tensor<4x40xf32>, %m: tensor<4x1xf32>, %s: tensor<4x1xf32>) -> tensor<4x40xf32> {
+  %0 = call @k10_sub(%x, %m, %s) : (tensor<4x40xf32>, tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x40xf32>
+  return %0 : tensor<4x40xf32>
+}
+func.func private @k10_sub(%arg0: tensor<4x40xf32>, %arg1: tensor<4x1xf32>, %arg2: tensor<4x1xf32>) -> tensor<4x40xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Sub", "/Log", "/Sub_1"]} {
+  %0 = vg.sub %arg0, %arg1 : (tensor<4x40xf32>, tensor<4x1xf32>) -> tensor<4x40xf32>
+  %1 = vg.log %arg2 : tensor<4x1xf32>
+  %2 = vg.sub %0, %1 : (tensor<4x40xf32>, tensor<4x1xf32>) -> tensor<4x40xf32>
+  return %2 : tensor<4x40xf32>
 }
 
 // -----
