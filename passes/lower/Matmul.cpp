@@ -31,9 +31,11 @@
 // parts along the batch, M or N (block_dim = the largest such divisor <=
 // ai_core_count; M/N parts are multiples of 16), so every block runs the
 // same program and writes disjoint GM bytes. Within a block, tiles of the
-// same size (full, M tail, N tail) share one loop nest (batch, m, n); the K
-// reduction peels the first step (mmad init), loops over the remaining full
-// steps and ends with the K tail. No double buffering yet.
+// same size (full, M tail, N tail) share one loop nest (batch, m, n); when a
+// row of tiles has several N tiles and its A panel (Mt x all of K) fits L1
+// next to a B tile, the panel is loaded once per row and stays while the N
+// tiles go by. The K reduction peels the first step (mmad init), loops over
+// the remaining full steps and ends with the K tail. No double buffering yet.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/lower/LowerCommon.h"
@@ -322,6 +324,9 @@ struct Plan {
   int64_t blockDim = 1;
   enum Split { None, Batch, Rows, Cols } split = None;
   int64_t Bb = 1, Mb = 0, Nb = 0; // per block
+  /// The A panel of a row of tiles (Mt x all of K) stays in L1 while the
+  /// row's N tiles go by (loaded once, not once per N tile).
+  bool panelA = false;
 };
 
 class MatmulEmitter {
@@ -342,7 +347,11 @@ public:
     bType = dv::getElementType(gm[info.bArg].getType());
     int64_t Mt = plan.Mt, Nt = plan.Nt, Kt = plan.Kt;
     // One buffer set for the kernel; smaller tiles use views of it.
-    l1A = alloc(dv::MemSpace::L1, info.ta ? Kt : Mt, info.ta ? Mt : Kt, f16);
+    int64_t KpAll = roundUp(info.K, 16);
+    if (plan.panelA)
+      l1A = alloc(dv::MemSpace::L1, info.ta ? KpAll : Mt, info.ta ? Mt : KpAll, f16);
+    else
+      l1A = alloc(dv::MemSpace::L1, info.ta ? Kt : Mt, info.ta ? Mt : Kt, f16);
     l1B = alloc(dv::MemSpace::L1, info.tb ? Nt : Kt, info.tb ? Kt : Nt, f16);
     if (!aType.isF16()) {
       ubA32 = alloc(dv::MemSpace::UB, info.ta ? Kt : Mt, info.ta ? Mt : Kt, aType);
@@ -396,16 +405,22 @@ public:
     if (plan.Nb % Nt)
       ns.push_back({plan.Nb % Nt, 1, plan.Nb / Nt * Nt});
     for (const Range &m : ms)
-      for (const Range &n : ns)
-        loopNest({plan.Bb, m.count, n.count}, [&](ArrayRef<Value> ivs) {
-          Tile t;
-          t.ms = m.size;
-          t.ns = n.size;
-          t.batch = blockTerm(Plan::Batch, plan.Bb) + Aff::of(ivs[0], 1);
-          t.row = blockTerm(Plan::Rows, plan.Mb) + Aff::of(ivs[1], Mt) + Aff(m.base);
-          t.col = blockTerm(Plan::Cols, plan.Nb) + Aff::of(ivs[2], Nt) + Aff(n.base);
-          emitTile(t);
-        });
+      loopNest({plan.Bb, m.count}, [&](ArrayRef<Value> rowIvs) {
+        Aff batch = blockTerm(Plan::Batch, plan.Bb) + Aff::of(rowIvs[0], 1);
+        Aff row = blockTerm(Plan::Rows, plan.Mb) + Aff::of(rowIvs[1], Mt) + Aff(m.base);
+        if (plan.panelA)
+          loadPanel(batch, row, m.size);
+        for (const Range &n : ns)
+          loopNest({n.count}, [&](ArrayRef<Value> colIvs) {
+            Tile t;
+            t.ms = m.size;
+            t.ns = n.size;
+            t.batch = batch;
+            t.row = row;
+            t.col = blockTerm(Plan::Cols, plan.Nb) + Aff::of(colIvs[0], Nt) + Aff(n.base);
+            emitTile(t);
+          });
+      });
   }
 
 private:
@@ -467,6 +482,25 @@ private:
     SmallVector<Value> idx;
     return dv::ViewOp::create(b, loc, type, buf, idx, mapOf(Aff(offset), idx)).getResult();
   }
+  /// A view of on-chip `buf` at an affine element offset typed as an NZ tile.
+  Value tileViewAt(Value buf, int64_t rows, int64_t cols, const Aff &offset) {
+    if (offset.terms.empty())
+      return tileView(buf, rows, cols, offset.c);
+    auto src = cast<dv::BufType>(buf.getType());
+    auto type = dv::BufType::get(b.getContext(), src.getSpace(), {rows, cols},
+                                 src.getElementType(), dv::Layout::NZ);
+    SmallVector<Value> idx;
+    AffineMapAttr map = mapOf(offset, idx);
+    return dv::ViewOp::create(b, loc, type, buf, idx, map).getResult();
+  }
+  Value ndViewAt(Value buf, const Aff &offset, int64_t elems) {
+    auto src = cast<dv::BufType>(buf.getType());
+    auto type = dv::BufType::get(b.getContext(), src.getSpace(), {elems}, src.getElementType(),
+                                 dv::Layout::ND);
+    SmallVector<Value> idx;
+    AffineMapAttr map = mapOf(offset, idx);
+    return dv::ViewOp::create(b, loc, type, buf, idx, map).getResult();
+  }
   Value ndView(Value buf, int64_t offset, int64_t elems) {
     auto src = cast<dv::BufType>(buf.getType());
     auto type = dv::BufType::get(b.getContext(), src.getSpace(), {elems}, src.getElementType(),
@@ -503,10 +537,10 @@ private:
   /// GM ND rows x cols (row stride `stride`) at `offset` -> the f16 NZ tile
   /// `l1` (rowsP x colsP), through UB and vconv for f32 tensors.
   void load(Value gmArg, Value l1, Value ub32, Value ub16, const Aff &offset, int64_t rows,
-            int64_t cols, int64_t stride) {
+            int64_t cols, int64_t stride, const Aff &l1Offset = Aff()) {
     int64_t rowsP = roundUp(rows, 16), colsP = roundUp(cols, 16);
     Value src = gmView(gmArg, offset, (rows - 1) * stride + cols);
-    Value dst = tileView(l1, rowsP, colsP);
+    Value dst = tileViewAt(l1, rowsP, colsP, l1Offset);
     if (!ub32) {
       dv::CopyNd2NzOp::create(b, loc, src, dst, I(rows), I(cols), I(stride), I(rowsP), I(colsP));
       return;
@@ -518,12 +552,43 @@ private:
                        IntegerAttr());
   }
 
+  /// The A panel of one row of tiles: ms rows and all of K into L1 (f16: one
+  /// copy_nd2nz; f32: per K step through UB, each step's fractal columns a
+  /// contiguous part of the NZ panel).
+  void loadPanel(const Aff &batch, const Aff &row, int64_t ms) {
+    int64_t M = info.M, K = info.K, Kt = plan.Kt, Mp = roundUp(ms, 16);
+    Aff aBase = batch * (M * K);
+    if (!ubA32) {
+      if (!info.ta)
+        load(gm[info.aArg], l1A, Value(), Value(), aBase + row * K, ms, K, K);
+      else
+        load(gm[info.aArg], l1A, Value(), Value(), aBase + row, K, ms, M);
+      return;
+    }
+    // f32 (not transposed: planned so).
+    int64_t kFull = K / Kt, kTail = K % Kt;
+    if (kFull > 1) {
+      auto loop = dv::LoopOp::create(b, loc, kFull);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&loop.getBody().front());
+      Aff k0 = Aff::of(loop.getInductionVar(), Kt);
+      load(gm[info.aArg], l1A, ubA32, ubA16, aBase + row * K + k0, ms, Kt, K, k0 * Mp);
+    } else if (kFull == 1) {
+      load(gm[info.aArg], l1A, ubA32, ubA16, aBase + row * K, ms, Kt, K);
+    }
+    if (kTail)
+      load(gm[info.aArg], l1A, ubA32, ubA16, aBase + row * K + Aff(kFull * Kt), ms, kTail, K,
+           Aff(kFull * Kt * Mp));
+  }
+
   void kStep(const Tile &t, int64_t ks, const Aff &k0, bool init) {
     int64_t Mp = roundUp(t.ms, 16), Np = roundUp(t.ns, 16), Kp = roundUp(ks, 16);
     int64_t M = info.M, N = info.N, K = info.K;
     // A: [M,K] (or [K,M] with transpose_a) per batch.
     Aff aBase = t.batch * (M * K);
-    if (!info.ta)
+    if (plan.panelA)
+      ; // in L1 already (loadPanel)
+    else if (!info.ta)
       load(gm[info.aArg], l1A, ubA32, ubA16, aBase + t.row * K + k0, t.ms, ks, K);
     else
       load(gm[info.aArg], l1A, ubA32, ubA16, aBase + k0 * M + t.row, ks, t.ms, M);
@@ -534,12 +599,23 @@ private:
       load(gm[info.bArg], l1B, ubB32, ubB16, bBase + t.col * K + k0, t.ns, ks, K);
     int64_t m1 = Mp / 16, n1 = Np / 16, k1 = Kp / 16;
     Value a0 = tileView(l0A, Mp, Kp), b0 = tileView(l0B, Kp, Np);
-    if (!info.ta)
+    if (plan.panelA && !info.ta) {
+      // Panel NZ [Mp x KpAll]: the step's fractal columns are contiguous.
+      dv::LoadFractalsOp::create(b, loc, tileViewAt(l1A, Mp, Kp, k0 * Mp), a0, I(m1), I(k1), I(1),
+                                 I(m1), I(k1), I(1), UnitAttr());
+    } else if (plan.panelA) {
+      // Panel NZ [KpAll x Mp]: fractal (k1, m1) at m1 * KpAll/16 + k1.
+      int64_t kAll1 = roundUp(K, 16) / 16;
+      Value src = ndViewAt(l1A, k0 * 16, ((m1 - 1) * kAll1 + k1) * 256);
+      dv::LoadFractalsOp::create(b, loc, src, a0, I(m1), I(k1), I(kAll1), I(1), I(k1), I(1),
+                                 b.getUnitAttr());
+    } else if (!info.ta) {
       dv::LoadFractalsOp::create(b, loc, tileView(l1A, Mp, Kp), a0, I(m1), I(k1), I(1), I(m1),
                                  I(k1), I(1), UnitAttr());
-    else
+    } else {
       dv::LoadFractalsOp::create(b, loc, tileView(l1A, Kp, Mp), a0, I(m1), I(k1), I(k1), I(1),
                                  I(k1), I(1), b.getUnitAttr());
+    }
     if (!info.tb)
       dv::LoadFractalsOp::create(b, loc, tileView(l1B, Kp, Np), b0, I(k1), I(n1), I(1), I(k1),
                                  I(n1), I(1), b.getUnitAttr());
@@ -805,10 +881,14 @@ bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, un
     residual |= e.kind == Epilogue::Full;
     gelu |= e.kind == Epilogue::Unary && e.op == Epilogue::Gelu;
   }
+  int64_t KpAll = roundUp(info.K, 16);
   auto fits = [&](int64_t Mt, int64_t Nt, int64_t Kt) {
     int64_t ub = (aF32 ? Mt * Kt * 6 : 0) + (bF32 ? Kt * Nt * 6 : 0) + Mt * Nt * eOut +
                  (bias ? roundUp(Nt, 128) * 8 + 256 : 0) + (gelu ? Mt * Nt * 4 : 0) +
                  (residual ? Mt * Nt * 8 : 0) + 32 * 8;
+    bool panel = plan.Nb > Nt && !(info.ta && aF32) &&
+                 (Mt * KpAll + Kt * Nt) * 2 <= bytes(soc::Space::L1);
+    plan.panelA = panel;
     return (Mt * Kt + Kt * Nt) * 2 <= bytes(soc::Space::L1) &&
            Mt * Kt * 2 <= bytes(soc::Space::L0A) && Kt * Nt * 2 <= bytes(soc::Space::L0B) &&
            Mt * Nt * 4 <= bytes(soc::Space::L0C) && ub <= bytes(soc::Space::UB) &&

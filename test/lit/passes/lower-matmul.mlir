@@ -132,33 +132,36 @@ func.func private @k1_sigmoid(%arg0: tensor<20x48xf32>) -> tensor<20x48xf32>
 
 // Tiled to the SoC's buffers: 512 x 1000 x 768 f16. M splits into 8 blocks
 // of 64 rows; tiles 64 x 128 with K steps of 256 (L0B: 256 x 128 x 2 B =
-// 64 KiB exactly). A loop over the 6 N tiles; in it the first K step
-// (init) peeled, a loop over the 2 further full steps, then the K tail of
-// 232 (padded to 240 in L1, a view of the full buffers).
+// 64 KiB exactly). The block's A panel (64 x 1000, padded to 1008) is loaded
+// into L1 once and stays for the 6 N tiles (a loop); per N tile the first
+// K step (init) is peeled, a loop runs the 2 further full steps (A from the
+// panel at 64 x 256 elements a step), then the K tail of 232 (padded to
+// 240, views of the full buffers).
 // CHECK-LABEL: dv.kernel @k0_matmul
 // CHECK-SAME: ([[A:%[a-z0-9_]+]]: !dv.gm<512x1000xf16>, [[B:%[a-z0-9_]+]]: !dv.gm<1000x768xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<512x768xf16>)
 // CHECK-SAME: attributes {block_dim = 8 : i64, kind = "cube"}
 // CHECK-NEXT: [[BID:%.+]] = dv.block_idx
-// CHECK-NEXT: [[L1A:%.+]] = dv.alloc : !dv.buf<l1, 64x256xf16, nz>
+// CHECK-NEXT: [[L1A:%.+]] = dv.alloc : !dv.buf<l1, 64x1008xf16, nz>
 // CHECK-NEXT: [[L1B:%.+]] = dv.alloc : !dv.buf<l1, 256x128xf16, nz>
 // CHECK-NEXT: dv.alloc : !dv.buf<l0a, 64x256xf16, nz>
 // CHECK-NEXT: dv.alloc : !dv.buf<l0b, 256x128xf16, nz>
 // CHECK-NEXT: [[L0C:%.+]] = dv.alloc : !dv.buf<l0c, 64x128xf32, nz>
 // CHECK-NEXT: [[OUT:%.+]] = dv.alloc : !dv.buf<ub, 64x128xf16, nz>
+// CHECK-NEXT: [[GA:%.+]] = dv.view [[A]][[[BID]] * 64000] : !dv.gm<512x1000xf16> to !dv.gm<64000xf16>
+// CHECK-NEXT: dv.copy_nd2nz [[GA]] to [[L1A]] {cols = 1000 : i64, dst_cols = 1008 : i64, dst_rows = 64 : i64, rows = 64 : i64, src_row_stride = 1000 : i64}
 // CHECK-NEXT: dv.loop [[J:%.+]] trip 6 {
-// CHECK-NEXT: [[GA:%.+]] = dv.view [[A]][[[BID]] * 64000] : !dv.gm<512x1000xf16> to !dv.gm<63256xf16>
-// CHECK-NEXT: dv.copy_nd2nz [[GA]] to [[L1A]] {cols = 256 : i64, dst_cols = 256 : i64, dst_rows = 64 : i64, rows = 64 : i64, src_row_stride = 1000 : i64}
 // CHECK-NEXT: [[GB:%.+]] = dv.view [[B]][[[J]] * 128] : !dv.gm<1000x768xf16> to !dv.gm<195968xf16>
+// CHECK-NEXT: dv.copy_nd2nz [[GB]] to [[L1B]] {cols = 128 : i64, dst_cols = 128 : i64, dst_rows = 256 : i64, rows = 256 : i64, src_row_stride = 768 : i64}
+// CHECK-NEXT: dv.view [[L1A]][0] : !dv.buf<l1, 64x1008xf16, nz> to !dv.buf<l1, 64x256xf16, nz>
 // CHECK: dv.mmad {{.*}} {init, k = 256 : i64, m = 64 : i64, n = 128 : i64}
 // CHECK-NEXT: dv.loop [[K:%.+]] trip 2 {
-// CHECK-NEXT: dv.view [[A]][[[BID]] * 64000 + [[K]] * 256 + 256]
-// CHECK: dv.view [[B]][[[K]] * 196608 + [[J]] * 128 + 196608]
+// CHECK-NEXT: dv.view [[B]][[[K]] * 196608 + [[J]] * 128 + 196608]
+// CHECK-NEXT: dv.copy_nd2nz
+// CHECK-NEXT: dv.view [[L1A]][[[K]] * 16384 + 16384] : !dv.buf<l1, 64x1008xf16, nz> to !dv.buf<l1, 64x256xf16, nz>
 // CHECK: dv.mmad {{.*}} {k = 256 : i64, m = 64 : i64, n = 128 : i64}
 // CHECK-NEXT: }
-// CHECK-NEXT: dv.view [[A]][[[BID]] * 64000 + 768] : !dv.gm<512x1000xf16> to !dv.gm<63232xf16>
-// CHECK-NEXT: [[TA:%.+]] = dv.view [[L1A]][0] : !dv.buf<l1, 64x256xf16, nz> to !dv.buf<l1, 64x240xf16, nz>
-// CHECK-NEXT: dv.copy_nd2nz {{%.+}} to [[TA]] {cols = 232 : i64, dst_cols = 240 : i64, dst_rows = 64 : i64, rows = 64 : i64, src_row_stride = 1000 : i64}
 // CHECK: dv.copy_nd2nz {{.*}} {cols = 128 : i64, dst_cols = 128 : i64, dst_rows = 240 : i64, rows = 232 : i64, src_row_stride = 768 : i64}
+// CHECK: dv.view [[L1A]][49152] : !dv.buf<l1, 64x1008xf16, nz> to !dv.buf<l1, 64x240xf16, nz>
 // CHECK: dv.load_fractals {{.*}} {dst_inner_stride = 1 : i64, dst_outer_stride = 8 : i64, inner = 8 : i64, outer = 15 : i64, src_inner_stride = 15 : i64, src_outer_stride = 1 : i64, transpose}
 // CHECK-NEXT: dv.mmad {{.*}} to [[L0C]] {k = 240 : i64, m = 64 : i64, n = 128 : i64}
 // CHECK-NEXT: dv.move_l0c_ub [[L0C]] to [[OUT]] {burst_elems = 8192 : i64}
@@ -185,9 +188,9 @@ func.func private @k0_matmul(%arg0: tensor<512x1000xf16>, %arg1: tensor<1000x768
 
 // -----
 
-// Batched with transpose_a: 4 batches over 4 blocks; A^T tiles [K, M] land
-// in L1 as 48 x 32 and gather into L0A with a transpose; N = 200 is one
-// full tile of 128 and a tail of 72 (padded to 80).
+// Batched with transpose_a: 4 batches over 4 blocks; the A^T panel [K, M]
+// lands in L1 once as 48 x 32 and gathers into L0A with a transpose; N =
+// 200 is one full tile of 128 and a tail of 72 (padded to 80).
 // CHECK-LABEL: dv.kernel @k0_matmul
 // CHECK-SAME: ([[A:%[a-z0-9_]+]]: !dv.gm<4x40x24xf16>, [[B:%[a-z0-9_]+]]: !dv.gm<4x40x200xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<4x24x200xf16>)
 // CHECK-SAME: attributes {block_dim = 4 : i64, kind = "cube"}
@@ -195,10 +198,12 @@ func.func private @k0_matmul(%arg0: tensor<512x1000xf16>, %arg1: tensor<1000x768
 // CHECK-NEXT: dv.copy_nd2nz [[GA]] to {{%.+}} {cols = 24 : i64, dst_cols = 32 : i64, dst_rows = 48 : i64, rows = 40 : i64, src_row_stride = 24 : i64}
 // CHECK-NEXT: dv.view [[B]][[[BID]] * 8000] : !dv.gm<4x40x200xf16> to !dv.gm<7928xf16>
 // CHECK-NEXT: dv.copy_nd2nz
-// CHECK-NEXT: dv.load_fractals {{.*}} {dst_inner_stride = 1 : i64, dst_outer_stride = 3 : i64, inner = 3 : i64, outer = 2 : i64, src_inner_stride = 1 : i64, src_outer_stride = 3 : i64, transpose} : !dv.buf<l1, 48x32xf16, nz> to !dv.buf<l0a, 32x48xf16, nz>
+// CHECK-NEXT: dv.view {{%.+}}[0] : !dv.buf<l1, 48x32xf16, nz> to !dv.buf<l1, 1536xf16>
+// CHECK-NEXT: dv.load_fractals {{.*}} {dst_inner_stride = 1 : i64, dst_outer_stride = 3 : i64, inner = 3 : i64, outer = 2 : i64, src_inner_stride = 1 : i64, src_outer_stride = 3 : i64, transpose} : !dv.buf<l1, 1536xf16> to !dv.buf<l0a, 32x48xf16, nz>
 // CHECK: dv.mmad {{.*}} {init, k = 48 : i64, m = 32 : i64, n = 128 : i64}
 // CHECK: dv.copy_nz2nd {{.*}} {cols = 128 : i64, dst_row_stride = 200 : i64, rows = 24 : i64, src_rows = 32 : i64}
-// CHECK: dv.view [[B]][[[BID]] * 8000 + 128] : !dv.gm<4x40x200xf16> to !dv.gm<7872xf16>
+// The A panel stays in L1 for the N tail tile: the next GM read is B's.
+// CHECK-NEXT: dv.view [[B]][[[BID]] * 8000 + 128] : !dv.gm<4x40x200xf16> to !dv.gm<7872xf16>
 // CHECK: dv.copy_nd2nz {{.*}} {cols = 72 : i64, dst_cols = 80 : i64, dst_rows = 48 : i64, rows = 40 : i64, src_row_stride = 200 : i64}
 // CHECK: dv.mmad {{.*}} {init, k = 48 : i64, m = 32 : i64, n = 80 : i64}
 // CHECK: dv.view [[C]][[[BID]] * 4800 + 128] : !dv.gm<4x24x200xf16> to !dv.gm<4672xf16>
