@@ -13,7 +13,9 @@
 //
 //  and, in column mode, softmax / log_softmax over a middle axis and the
 //  reductions over a contiguous middle block of dims: [rows, cols, inner]
-//  slabs, the statistic lane-wise over the `cols` sub-rows of `inner`.
+//  slabs, the statistic lane-wise over the `cols` sub-rows of `inner`;
+//  vg.reduce_prod always runs in column mode (no in-repeat product: over
+//  the last dims each element is its own sub-row).
 //
 // Numerics: everything is computed in f32 in UB whatever the storage type
 // (f16 rows are converted with vconv after loading and before storing), so
@@ -72,7 +74,7 @@ constexpr int64_t kMaxTileRows = 32;
 /// Shifted softmax logits are clipped to [-kSoftmaxClip, 0] before exp.
 constexpr double kSoftmaxClip = 50.0;
 
-enum class RowKind { Softmax, LogSoftmax, LayerNorm, RmsNorm, Sum, Mean, Max, Min, L2 };
+enum class RowKind { Softmax, LogSoftmax, LayerNorm, RmsNorm, Sum, Mean, Max, Min, L2, Prod };
 
 struct RowPlan {
   RowKind kind;
@@ -81,6 +83,9 @@ struct RowPlan {
   /// > 1: column mode, the op runs along a middle axis: [rows, cols, inner]
   /// with the statistic over `cols`, one per (row, inner position).
   int64_t inner = 1;
+  /// Column mode even with inner == 1 (reduce_prod: there is no in-repeat
+  /// product, so each element is its own padded sub-row).
+  bool columns = false;
   double epsilon = 0;
   Value input, scale, bias; // kernel block arguments (scale/bias may be null)
 };
@@ -105,7 +110,7 @@ std::string typeText(Type type) {
 Operation *findAnchor(func::FuncOp func) {
   for (Operation &op : func.getBody().front())
     if (isa<vg::SoftmaxOp, vg::LogSoftmaxOp, vg::LayerNormOp, vg::RmsNormOp, vg::ReduceSumOp,
-            vg::ReduceMeanOp, vg::ReduceMaxOp, vg::ReduceMinOp, vg::ReduceL2Op>(op))
+            vg::ReduceMeanOp, vg::ReduceMaxOp, vg::ReduceMinOp, vg::ReduceL2Op, vg::ReduceProdOp>(op))
       return &op;
   return nullptr;
 }
@@ -118,7 +123,7 @@ void splitAt(RowPlan &plan, ArrayRef<int64_t> shape, int64_t axis) {
 
 bool isReduce(RowKind kind) {
   return kind == RowKind::Sum || kind == RowKind::Mean || kind == RowKind::Max ||
-         kind == RowKind::Min || kind == RowKind::L2;
+         kind == RowKind::Min || kind == RowKind::L2 || kind == RowKind::Prod;
 }
 
 /// UB bytes a row of `cols` elements needs with this plan's buffers.
@@ -218,6 +223,7 @@ std::optional<std::string> analyse(func::FuncOp func, RowPlan &plan) {
             if (rank > 0 && product(shape.drop_front(axis + 1)) != 1) {
               plan.inner = product(shape.drop_front(axis + 1));
               plan.cols = shape[axis];
+              plan.columns = true;
             }
             return std::nullopt;
           })
@@ -242,6 +248,7 @@ std::optional<std::string> analyse(func::FuncOp func, RowPlan &plan) {
                             .Case<vg::ReduceMeanOp>([](auto) { return RowKind::Mean; })
                             .Case<vg::ReduceMaxOp>([](auto) { return RowKind::Max; })
                             .Case<vg::ReduceL2Op>([](auto) { return RowKind::L2; })
+                            .Case<vg::ReduceProdOp>([](auto) { return RowKind::Prod; })
                             .Default([](Operation *) { return RowKind::Min; });
             auto axesAttr = op->getAttrOfType<DenseI64ArrayAttr>("axes");
             auto noop = op->getAttrOfType<IntegerAttr>("noop_with_empty_axes");
@@ -283,6 +290,7 @@ std::optional<std::string> analyse(func::FuncOp func, RowPlan &plan) {
               plan.inner = product(shape.drop_front(lastReduced + 1));
               plan.cols = plan.cols / plan.inner;
             }
+            plan.columns = plan.inner > 1 || plan.kind == RowKind::Prod;
             if (outType.getNumElements() != plan.rows * plan.inner)
               return (name + ": unexpected result " + typeText(outType)).str();
             return std::nullopt;
@@ -303,7 +311,7 @@ std::optional<std::string> analyse(func::FuncOp func, RowPlan &plan) {
   Type inElem = storageElementType(plan.input);
   Type outElem = storageElementType(anchor->getResult(0));
   int64_t ub = static_cast<int64_t>(soc.bufferBytes(soc::Space::UB));
-  if (plan.inner > 1) {
+  if (plan.columns) {
     int64_t bytes = columnBytes(plan, inElem, outElem);
     if (bytes > ub)
       return (name + ": a slab of " + std::to_string(plan.cols) + " x " +
@@ -542,9 +550,10 @@ void emitColumns(OpBuilder &b, Location loc, const RowPlan &plan, Value gmIn, Va
   };
   // acc = the lane-wise reduction of the sub-rows of `src`.
   auto reduceSubRows = [&](RowKind kind, Value src) {
-    double identity = kind == RowKind::Max   ? -std::numeric_limits<double>::infinity()
-                      : kind == RowKind::Min ? std::numeric_limits<double>::infinity()
-                                             : 0.0;
+    double identity = kind == RowKind::Max    ? -std::numeric_limits<double>::infinity()
+                      : kind == RowKind::Min  ? std::numeric_limits<double>::infinity()
+                      : kind == RowKind::Prod ? 1.0
+                                              : 0.0;
     Attribute id = b.getF32FloatAttr(static_cast<float>(identity));
     col.forRow([&](int64_t s, int64_t r, DenseI64ArrayAttr m) {
       dv::VDupOp::create(b, loc, id, col.at(acc, s, r), uint64_t(r), DenseI64ArrayAttr(),
@@ -556,6 +565,8 @@ void emitColumns(OpBuilder &b, Location loc, const RowPlan &plan, Value gmIn, Va
         col.binary<dv::VMaxOp>(acc, sr, acc);
       else if (kind == RowKind::Min)
         col.binary<dv::VMinOp>(acc, sr, acc);
+      else if (kind == RowKind::Prod)
+        col.binary<dv::VMulOp>(acc, sr, acc);
       else
         col.binary<dv::VAddOp>(acc, sr, acc);
     });
@@ -673,7 +684,7 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
     func.erase();
     return success();
   };
-  if (plan.inner > 1) {
+  if (plan.columns) {
     emitColumns(b, loc, plan, entry->getArgument(argIndex(plan.input)),
                 entry->getArgument(outIndex), bid, share, inElem, outElem);
     return finish();

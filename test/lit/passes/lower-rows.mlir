@@ -464,3 +464,32 @@ func.func private @k0_reduce_l2(%arg0: tensor<4x70xf32>) -> tensor<4xf32>
   %0 = vg.reduce_l2 %arg0 {axes = array<i64: 1>, keepdims = 0 : i64} : (tensor<4x70xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// reduce_prod has no in-repeat product: even over the last axis it runs in
+// column mode with one-element sub-rows (12 bursts of 4 bytes, each padded
+// to a 64-lane repeat) and a lane-wise vmul over them from 1.
+// CHECK-LABEL: dv.kernel @k0_reduce_prod
+// CHECK-SAME: attributes {block_dim = 6 : i64, kind = "vector"}
+// CHECK: [[SLAB:%.+]] = dv.alloc : !dv.buf<ub, 768xf32>
+// CHECK-NEXT: [[ACC:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
+// CHECK: dv.copy {{%.+}} to [[SLAB]] {burst_bytes = 4 : i64, bursts = 12 : i64, dst_gap = 252 : i64}
+// CHECK-NEXT: dv.vdup 1.000000e+00 : f32 to [[ACC]] {mask = array<i64: 1, 0>, repeat = 1 : i64}
+// CHECK-NEXT: dv.loop [[R:%.+]] trip 12 {
+// CHECK-NEXT: [[SR:%.+]] = dv.view [[SLAB]][[[R]] * 64]
+// CHECK-NEXT: dv.vmul [[ACC]], [[SR]] to [[ACC]] {mask = array<i64: 1, 0>, repeat = 1 : i64}
+// CHECK-NEXT: {{^ *}}}
+// CHECK-NEXT: [[VY:%.+]] = dv.view {{%.+}}[{{%.+}} + {{%.+}}] : !dv.gm<6x1xf32> to !dv.gm<1xf32>
+// CHECK-NEXT: dv.copy [[ACC]] to [[VY]] {burst_bytes = 4 : i64}
+// SYNC-LABEL: dv.kernel @k0_reduce_prod
+// SYNC: dv.return
+func.func @reduce_prod_last(%x: tensor<6x12xf32>) -> tensor<6x1xf32> {
+  %0 = call @k0_reduce_prod(%x) : (tensor<6x12xf32>) -> tensor<6x1xf32>
+  return %0 : tensor<6x1xf32>
+}
+func.func private @k0_reduce_prod(%arg0: tensor<6x12xf32>) -> tensor<6x1xf32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/ReduceProd"]} {
+  %0 = vg.reduce_prod %arg0 {axes = array<i64: -1>} : (tensor<6x12xf32>) -> tensor<6x1xf32>
+  return %0 : tensor<6x1xf32>
+}
