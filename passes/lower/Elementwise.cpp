@@ -152,7 +152,7 @@ std::optional<Bcast> classify(ArrayRef<int64_t> result, ArrayRef<int64_t> operan
 /// Picks the split of the result's dims under which every argument is read
 /// as one of the Bcast kinds: no slabs if possible, then the fewest padded
 /// elements, then the longest rows. `why` gets the reason when none fits.
-std::optional<Geometry> chooseGeometry(func::FuncOp func, std::string *why = nullptr) {
+std::optional<Geometry> chooseGeometry(func::FuncOp func, std::string *why) {
   auto resultType = cast<RankedTensorType>(func.getFunctionType().getResult(0));
   ArrayRef<int64_t> shape = resultType.getShape();
   Geometry geo;
@@ -244,12 +244,48 @@ bool broadcastsTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
   return true;
 }
 
+/// Integer kernels: every tensor i32, computed in i32 in UB (64 lanes a
+/// repeat) with the ops the vector unit has for i32.
+bool isIntegerKernel(func::FuncOp func) {
+  auto type = func.getFunctionType();
+  for (Type t : llvm::concat<const Type>(type.getInputs(), type.getResults()))
+    if (!cast<RankedTensorType>(t).getElementType().isSignlessInteger(32))
+      return false;
+  return true;
+}
+
+std::string integerMismatch(func::FuncOp func, ArrayRef<int64_t> shape) {
+  for (Operation &op : func.getBody().front()) {
+    if (isa<func::ReturnOp>(op))
+      continue;
+    if (isa<vg::ConstantOp>(op))
+      return "an i32 constant inside the kernel has no lowering template yet";
+    if (!isa<vg::AddOp, vg::SubOp, vg::MulOp, vg::MaxOp, vg::MinOp, vg::AbsOp, vg::NegOp,
+             vg::ReluOp>(op))
+      return (opName(&op) + " on i32 has no lowering template yet").str();
+    auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
+    if (!resultType.getElementType().isSignlessInteger(32))
+      return (opName(&op) + " to a non-i32 type in an i32 kernel has no lowering template yet").str();
+    if (!broadcastsTo(resultType.getShape(), shape))
+      return (opName(&op) + " changes the kernel's shape: no lowering template yet").str();
+  }
+  for (Type type : func.getFunctionType().getResults())
+    if (cast<RankedTensorType>(type).getShape() != shape)
+      return "a kernel with results of different shapes has no lowering template yet";
+  std::string why;
+  if (!chooseGeometry(func, &why))
+    return why;
+  return {};
+}
+
 /// Why the elementwise template cannot lower `func` (empty: it can).
 std::string elementwiseMismatch(func::FuncOp func) {
   auto results = func.getFunctionType().getResults();
   if (results.empty())
     return "a kernel without results has no lowering template";
   auto shape = cast<RankedTensorType>(results.front()).getShape();
+  if (isIntegerKernel(func))
+    return integerMismatch(func, shape);
   for (Type type : llvm::concat<const Type>(func.getFunctionType().getInputs(), results)) {
     auto tensor = cast<RankedTensorType>(type);
     if (!isSupportedFloat(tensor.getElementType())) {
@@ -333,7 +369,12 @@ public:
       : b(b), allocAt(allocBuilder ? *allocBuilder : b), loc(loc), func(func), gmArgs(gmArgs),
         rowA(row), midA(mid), outerA(outer), geo(geo), shared(shared), rows(rows),
         count(rows * geo.padLen), bufElems(roundUp(count, kLanesF16)), f16(b.getF16Type()),
-        f32(b.getF32Type()) {}
+        f32(b.getF32Type()) {
+    if (isIntegerKernel(func)) {
+      f16 = b.getI32Type(); // the compute type
+      lanes = 64;
+    }
+  }
 
   /// The tile-shaped f16 buffer of a row or scalar broadcast operand, filled
   /// once (before every tile): the operand's row (or element) is loaded,
@@ -343,7 +384,7 @@ public:
     Type element = dv::getElementType(gm.getType());
     int64_t bytes = dv::elementBytes(element);
     int64_t len = kind == Bcast::Row ? geo.rowLen : 1;
-    int64_t lineElems = roundUp(kind == Bcast::Row ? geo.padLen : 1, kLanesF16);
+    int64_t lineElems = roundUp(kind == Bcast::Row ? geo.padLen : 1, lanes);
     Value raw = allocN(element, lineElems);
     dv::CopyOp::create(b, loc, gm, raw, uint64_t(1), uint64_t(len * bytes), uint64_t(0),
                        uint64_t(0));
@@ -352,7 +393,7 @@ public:
       line = allocN(f16, lineElems);
       convertN(raw, line, len);
     }
-    Value dst = allocN(f16, bufElems + kLanesF16);
+    Value dst = allocN(f16, bufElems + lanes);
     if (kind == Bcast::Scalar)
       fillScalar(line, dst);
     else
@@ -362,13 +403,13 @@ public:
 
   /// dst = line[0] over the whole tile: vbrcb to 128 lanes, then vcopy.
   void fillScalar(Value line, Value dst) {
-    Value lanes = allocN(f16, kLanesF16);
-    dv::VBrcbOp::create(b, loc, line, lanes, uint64_t(1), DenseI64ArrayAttr(),
+    Value spread = allocN(f16, lanes);
+    dv::VBrcbOp::create(b, loc, line, spread, uint64_t(1), DenseI64ArrayAttr(),
                         DenseI64ArrayAttr(), DenseI64ArrayAttr());
-    int64_t repeats = bufElems / kLanesF16;
+    int64_t repeats = bufElems / lanes;
     for (int64_t r0 = 0; r0 < repeats; r0 += kMaxRepeat) {
       int64_t n = std::min(kMaxRepeat, repeats - r0);
-      dv::VCopyOp::create(b, loc, lanes, view(dst, r0 * kLanesF16, n * kLanesF16), uint64_t(n),
+      dv::VCopyOp::create(b, loc, spread, view(dst, r0 * lanes, n * lanes), uint64_t(n),
                           DenseI64ArrayAttr(), b.getDenseI64ArrayAttr({8, 0}),
                           DenseI64ArrayAttr());
     }
@@ -378,15 +419,15 @@ public:
   /// rows: one vcopy a 128-lane column chunk, repeats over the rows (dst
   /// repeat stride = one padded row, source repeat stride 0).
   void tileLine(Value line, Value dst) {
-    for (int64_t c = 0; c < geo.padLen; c += kLanesF16) {
-      int64_t w = std::min(kLanesF16, geo.padLen - c);
+    for (int64_t c = 0; c < geo.padLen; c += lanes) {
+      int64_t w = std::min(lanes, geo.padLen - c);
       for (int64_t r0 = 0; r0 < rows; r0 += kMaxRepeat) {
         int64_t n = std::min(kMaxRepeat, rows - r0);
-        dv::VCopyOp::create(b, loc, view(line, c, kLanesF16),
-                            view(dst, r0 * geo.padLen + c, (n - 1) * geo.padLen + kLanesF16),
+        dv::VCopyOp::create(b, loc, view(line, c, lanes),
+                            view(dst, r0 * geo.padLen + c, (n - 1) * geo.padLen + lanes),
                             uint64_t(n), DenseI64ArrayAttr(),
-                            b.getDenseI64ArrayAttr({geo.padLen / 16, 0}),
-                            w < kLanesF16 ? maskOf(w) : DenseI64ArrayAttr());
+                            b.getDenseI64ArrayAttr({geo.padLen * int64_t(dv::elementBytes(f16)) / 32, 0}),
+                            w < lanes ? maskOf(w) : DenseI64ArrayAttr());
       }
     }
   }
@@ -395,7 +436,7 @@ public:
   /// tile's rows.
   Value loadOuterRow(Value gm) {
     Type element = dv::getElementType(gm.getType());
-    int64_t lineElems = roundUp(geo.padLen, kLanesF16);
+    int64_t lineElems = roundUp(geo.padLen, lanes);
     Value raw = allocN(element, lineElems);
     dv::CopyOp::create(b, loc, gmTile(gm, geo.rowLen, geo.rowLen, outerA), raw, uint64_t(1),
                        uint64_t(geo.rowLen * dv::elementBytes(element)));
@@ -404,7 +445,7 @@ public:
       line = allocN(f16, lineElems);
       convertN(raw, line, geo.rowLen);
     }
-    Value dst = allocN(f16, bufElems + kLanesF16);
+    Value dst = allocN(f16, bufElems + lanes);
     tileLine(line, dst);
     return dst;
   }
@@ -501,7 +542,7 @@ private:
   /// padded row, lanes masked to the row), one vbrcb a 128-lane chunk.
   Value loadColumn(Value gm, const Addr &at) {
     Type element = dv::getElementType(gm.getType());
-    int64_t valueElems = roundUp(rows, kLanesF16);
+    int64_t valueElems = roundUp(rows, lanes);
     Value raw = allocN(element, valueElems);
     dv::CopyOp::create(b, loc, gmTile(gm, rows, 1, at), raw, uint64_t(1),
                        uint64_t(rows * dv::elementBytes(element)));
@@ -510,18 +551,18 @@ private:
       half = allocN(f16, valueElems);
       convertN(raw, half, rows);
     }
-    Value dst = allocN(f16, bufElems + kLanesF16);
+    Value dst = allocN(f16, bufElems + lanes);
     // Row chunks of 240 (<= 255 repeats, 32-byte aligned source offsets).
     constexpr int64_t kRowChunk = 240;
-    for (int64_t c = 0; c < geo.padLen; c += kLanesF16) {
-      int64_t w = std::min(kLanesF16, geo.padLen - c);
+    for (int64_t c = 0; c < geo.padLen; c += lanes) {
+      int64_t w = std::min(lanes, geo.padLen - c);
       for (int64_t r0 = 0; r0 < rows; r0 += kRowChunk) {
         int64_t n = std::min(kRowChunk, rows - r0);
         dv::VBrcbOp::create(b, loc, view(half, r0, n),
-                            view(dst, r0 * geo.padLen + c, (n - 1) * geo.padLen + kLanesF16),
+                            view(dst, r0 * geo.padLen + c, (n - 1) * geo.padLen + lanes),
                             uint64_t(n), DenseI64ArrayAttr(),
-                            b.getDenseI64ArrayAttr({geo.padLen / 16}),
-                            w < kLanesF16 ? maskOf(w) : DenseI64ArrayAttr());
+                            b.getDenseI64ArrayAttr({geo.padLen * dv::elementBytes(f16) / 32}),
+                            w < lanes ? maskOf(w) : DenseI64ArrayAttr());
       }
     }
     return dst;
@@ -607,7 +648,7 @@ private:
 
   template <typename OpTy> Value binary(Value x, Value y) {
     Value dst = alloc(f16);
-    forRepeats({x, y, dst}, kLanesF16,
+    forRepeats({x, y, dst}, lanes,
                [&](ArrayRef<Value> o, int64_t repeat, DenseI64ArrayAttr mask) {
                  OpTy::create(b, loc, o[0], o[1], o[2], uint64_t(repeat), DenseI64ArrayAttr(),
                               DenseI64ArrayAttr(), mask);
@@ -618,7 +659,7 @@ private:
   template <typename OpTy> Value scalar(Value x, double c) {
     Value dst = alloc(f16);
     Attribute attr = b.getF32FloatAttr(static_cast<float>(c));
-    forRepeats({x, dst}, kLanesF16, [&](ArrayRef<Value> o, int64_t repeat, DenseI64ArrayAttr mask) {
+    forRepeats({x, dst}, lanes, [&](ArrayRef<Value> o, int64_t repeat, DenseI64ArrayAttr mask) {
       OpTy::create(b, loc, o[0], attr, o[1], uint64_t(repeat), DenseI64ArrayAttr(),
                    DenseI64ArrayAttr(), mask);
     });
@@ -627,7 +668,7 @@ private:
 
   template <typename OpTy> Value unary(Value x) {
     Value dst = alloc(f16);
-    forRepeats({x, dst}, kLanesF16, [&](ArrayRef<Value> o, int64_t repeat, DenseI64ArrayAttr mask) {
+    forRepeats({x, dst}, lanes, [&](ArrayRef<Value> o, int64_t repeat, DenseI64ArrayAttr mask) {
       OpTy::create(b, loc, o[0], o[1], uint64_t(repeat), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
                    mask);
     });
@@ -721,7 +762,8 @@ private:
   const Geometry &geo;
   ArrayRef<Value> shared;
   int64_t rows, count, bufElems;
-  Type f16, f32;
+  Type f16, f32;      // f16: the compute type (i32 in integer kernels)
+  int64_t lanes = kLanesF16; // lanes of a compute-type repeat
   llvm::DenseMap<Value, Value> values; // vg tensor -> UB f16 buffer
 };
 
@@ -734,7 +776,7 @@ int64_t bytesPerElement(func::FuncOp func, ArrayRef<Type> gmElements) {
       bytes += gmElements[index].isF16() ? 2 : 2 + dv::elementBytes(gmElements[index]);
   for (Operation &op : func.getBody().front())
     if (!isa<vg::ConstantOp, func::ReturnOp, vg::CastOp>(op))
-      bytes += 2 * (1 + scratchBuffers(&op));
+      bytes += (isIntegerKernel(func) ? 4 : 2) * (1 + scratchBuffers(&op));
   for (unsigned i = numInputs; i < gmElements.size(); ++i)
     if (!gmElements[i].isF16())
       bytes += dv::elementBytes(gmElements[i]);
@@ -799,7 +841,7 @@ LogicalResult lowerElementwise(func::FuncOp func, func::CallOp call, const soc::
   for (Value result : call.getResults())
     addGm(result);
 
-  std::optional<Geometry> geometry = chooseGeometry(func);
+  std::optional<Geometry> geometry = chooseGeometry(func, nullptr);
   if (!geometry)
     return func.emitError() << "kernel " << func.getSymName()
                             << ": no broadcast geometry (checked by the template's match)";

@@ -281,10 +281,12 @@ func.func private @k1_add(%arg0: tensor<8x32xf32>, %arg1: tensor<32xf32>) -> ten
   %0 = vg.add %arg0, %n : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32>
   return %0 : tensor<8x32xf32>
 }
-// expected-error @+1 {{kernel k2_add (from /AddInt): tensors of i32 have no lowering template yet (f16/f32 only)}}
+// i32 kernels take add/sub/mul/max/min/abs/neg/relu (the vector unit's
+// i32 ops); integer division has no vector form.
+// expected-error @+1 {{kernel k2_add (from /AddInt): div on i32 has no lowering template yet}}
 func.func private @k2_add(%arg0: tensor<4xi32>, %arg1: tensor<4xi32>) -> tensor<4xi32>
     attributes {vinci.kernel = "vector", vinci.source_nodes = ["/AddInt"]} {
-  %0 = vg.add %arg0, %arg1 : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %0 = vg.div %arg0, %arg1 : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   return %0 : tensor<4xi32>
 }
 
@@ -579,6 +581,30 @@ func.func private @k10_sub(%arg0: tensor<4x40xf32>, %arg1: tensor<4x1xf32>, %arg
   %1 = vg.log %arg2 : tensor<4x1xf32>
   %2 = vg.sub %0, %1 : (tensor<4x40xf32>, tensor<4x1xf32>) -> tensor<4x40xf32>
   return %2 : tensor<4x40xf32>
+}
+
+// An i32 kernel computes in i32 (64 lanes a repeat): a row broadcast of
+// [20] over [4, 20], rows padded to 32 (128 bytes: dst repeat stride 4
+// blocks), no conversions.
+// CHECK-LABEL: dv.kernel @k11_add
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: !dv.gm<4x20xi32>, [[B:%[a-z0-9_]+]]: !dv.gm<20xi32>, [[Y:%[a-z0-9_]+]]: !dv.gm<4x20xi32>)
+// CHECK: dv.copy [[B]] to [[LINE:%.+]] {burst_bytes = 80 : i64} : !dv.gm<20xi32> to !dv.buf<ub, 64xi32>
+// CHECK: dv.vcopy [[LINE]] to {{.*}} {mask = array<i64: 4294967295, 0>, rep = array<i64: 4, 0>, repeat = 4 : i64} : !dv.buf<ub, 64xi32> to !dv.buf<ub, 160xi32>
+// CHECK: dv.copy {{.*}} {burst_bytes = 80 : i64, bursts = 4 : i64, dst_gap = 48 : i64} : !dv.gm<80xi32> to !dv.buf<ub, 128xi32>
+// CHECK-NOT: dv.vconv
+// CHECK: dv.vadd {{.*}} {repeat = 2 : i64} : !dv.buf<ub, 128xi32>, !dv.buf<ub, 192xi32> to !dv.buf<ub, 128xi32>
+// CHECK-NEXT: dv.alloc
+// CHECK-NEXT: dv.vabs {{.*}} {repeat = 2 : i64} : !dv.buf<ub, 128xi32> to !dv.buf<ub, 128xi32>
+// CHECK: dv.copy {{.*}} {burst_bytes = 80 : i64, bursts = 4 : i64, src_gap = 48 : i64} : !dv.buf<ub, 128xi32> to !dv.gm<80xi32>
+func.func @bcast_int_row(%x: tensor<4x20xi32>, %b: tensor<20xi32>) -> tensor<4x20xi32> {
+  %0 = call @k11_add(%x, %b) : (tensor<4x20xi32>, tensor<20xi32>) -> tensor<4x20xi32>
+  return %0 : tensor<4x20xi32>
+}
+func.func private @k11_add(%arg0: tensor<4x20xi32>, %arg1: tensor<20xi32>) -> tensor<4x20xi32>
+    attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Add"]} {
+  %0 = vg.add %arg0, %arg1 : (tensor<4x20xi32>, tensor<20xi32>) -> tensor<4x20xi32>
+  %1 = vg.abs %0 : tensor<4x20xi32>
+  return %1 : tensor<4x20xi32>
 }
 
 // -----
