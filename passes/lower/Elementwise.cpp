@@ -27,6 +27,10 @@
 // two separate groups of dims, rows longer than kMaxRow) is rejected with
 // the reason "broadcast of A to B is not supported yet".
 //
+// Integer kernels (every tensor i32) compute in i32 in UB (64 lanes a
+// repeat, no conversions) with the vector unit's i32 ops: add, sub, mul,
+// max, min, abs, neg, relu; no immediates, no other integer types.
+//
 // Storage precision is force_fp16: graph inputs and outputs keep their type
 // in GM (f32 as the model says), every other float tensor (weights,
 // intermediates) is f16 in GM; the kernel computes in f16 in UB and converts
