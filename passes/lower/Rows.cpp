@@ -1,4 +1,4 @@
-//===- Rows.cpp - the row Vector template: softmax, norms, last-axis reductions ===//
+//===- Rows.cpp - the row Vector template: softmax, norms, reductions -----===//
 //
 //  - rows (Vector): one op that normalises or reduces along the trailing
 //    dims of its input, seen as R rows of C contiguous elements:
@@ -15,7 +15,14 @@
 //  reductions over a contiguous middle block of dims: [rows, cols, inner]
 //  slabs, the statistic lane-wise over the `cols` sub-rows of `inner`;
 //  vg.reduce_prod always runs in column mode (no in-repeat product: over
-//  the last dims each element is its own sub-row).
+//  the last dims each element is its own sub-row). A slab is one iteration
+//  of the block's loop; it must fit UB.
+//
+// A kernel is the row op alone (the partition ends a kernel at a
+// reduction); anything else in it (an elementwise op, a constant operand)
+// is rejected with a reason, as are non-contiguous reduced dims, a scale
+// that broadcasts within the normalised dims and element types other than
+// f16/f32.
 //
 // Numerics: everything is computed in f32 in UB whatever the storage type
 // (f16 rows are converted with vconv after loading and before storing), so
@@ -28,10 +35,14 @@
 //
 // Tiling: the R rows are split into block_dim equal contiguous shares
 // (block_dim = the largest divisor of R that is <= the AI core count, as the
-// elementwise template does); each block runs a dv.loop over its rows, one
-// row an iteration, with the whole row in UB (a row that does not fit UB is
-// rejected with its size). A row is ceil(C / 64) f32 repeats; the last one
-// is masked. Row statistics are reduced with vcadd/vcmax/vcmin across the
+// elementwise template does); the whole row is in UB (a row that does not
+// fit UB is rejected with its size and the SoC's UB size). Softmax and the
+// norms loop over tiles of K rows (K <= 32 dividing the block's rows, as
+// many as fit UB): one copy in and one out a tile, each row padded to a
+// multiple of 64 elements in UB (burst gaps), the rows' vector work in an
+// inner dv.loop whose view steps one padded row. Reductions loop over single
+// rows and store one element a row. A row is ceil(C / 64) f32 repeats; the
+// last one is masked. Row statistics are reduced with vcadd/vcmax/vcmin across the
 // repeats (the masked-off lanes of the last repeat set to the reduction's
 // identity with a masked vdup first; rows of more than 255 repeats reduce in
 // two levels) and broadcast back with vbrcb into one 64-lane repeat that the
