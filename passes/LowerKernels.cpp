@@ -21,10 +21,6 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
-namespace vinci::lower { extern const KernelTemplate kRowsTemplate; } // passes/lower/Rows.cpp
-
-namespace vinci::lower { extern const KernelTemplate kMatmulTemplate; } // passes/lower/Matmul.cpp
-
 namespace vinci {
 #define GEN_PASS_DEF_LOWERKERNELS
 #include "passes/Passes.h.inc"

@@ -34,7 +34,9 @@ struct KernelTemplate {
 };
 
 /// The templates, defined in their own files.
-extern const KernelTemplate kElementwiseTemplate;
+extern const KernelTemplate kMatmulTemplate;      // Matmul.cpp: Cube matmul + epilogue
+extern const KernelTemplate kRowsTemplate;        // Rows.cpp: softmax, norms, reductions
+extern const KernelTemplate kElementwiseTemplate; // Elementwise.cpp: with broadcasts
 
 int64_t roundUp(int64_t value, int64_t multiple);
 
