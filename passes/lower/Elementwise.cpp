@@ -830,20 +830,8 @@ LogicalResult lowerElementwise(func::FuncOp func, func::CallOp call, const soc::
   MLIRContext *ctx = func.getContext();
   Location loc = func.getLoc();
   // GM types: operands then results, in their storage precision.
-  SmallVector<Type> gmTypes, gmElements;
-  auto addGm = [&](Value tensor) {
-    auto type = cast<RankedTensorType>(tensor.getType());
-    Type element = storageElementType(tensor);
-    SmallVector<int64_t> shape(type.getShape());
-    if (shape.empty())
-      shape.push_back(1);
-    gmTypes.push_back(dv::GmType::get(ctx, shape, element));
-    gmElements.push_back(element);
-  };
-  for (Value operand : call.getOperands())
-    addGm(operand);
-  for (Value result : call.getResults())
-    addGm(result);
+  GmSignature signature = gmSignature(call);
+  SmallVector<Type> &gmTypes = signature.types, &gmElements = signature.elements;
 
   std::optional<Geometry> geometry = chooseGeometry(func, nullptr);
   if (!geometry)

@@ -1,6 +1,7 @@
 //===- LowerCommon.cpp - shared by the vg -> dv lowering templates --------===//
 #include "passes/lower/LowerCommon.h"
 
+#include "dv/DvOps.h"
 #include "vg/VgOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -66,5 +67,23 @@ std::optional<double> scalarImmediate(Value value) {
 
 StringRef opName(Operation *op) { return op->getName().stripDialect(); }
 
+
+GmSignature gmSignature(func::CallOp call) {
+  GmSignature signature;
+  auto add = [&](Value tensor) {
+    auto type = cast<RankedTensorType>(tensor.getType());
+    Type element = storageElementType(tensor);
+    SmallVector<int64_t> shape(type.getShape());
+    if (shape.empty())
+      shape.push_back(1);
+    signature.types.push_back(dv::GmType::get(call.getContext(), shape, element));
+    signature.elements.push_back(element);
+  };
+  for (Value operand : call.getOperands())
+    add(operand);
+  for (Value result : call.getResults())
+    add(result);
+  return signature;
+}
 
 } // namespace vinci::lower

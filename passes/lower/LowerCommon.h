@@ -40,6 +40,14 @@ extern const KernelTemplate kElementwiseTemplate; // Elementwise.cpp: with broad
 
 int64_t roundUp(int64_t value, int64_t multiple);
 
+/// A kernel's GM arguments: the call's operands then its results, each as
+/// a !dv.gm of its storage element type (a scalar tensor as one element).
+struct GmSignature {
+  llvm::SmallVector<mlir::Type> types;
+  llvm::SmallVector<mlir::Type> elements;
+};
+GmSignature gmSignature(mlir::func::CallOp call);
+
 /// Reshape-like ops stay in the graph and share their source's GM bytes.
 bool isViewOp(mlir::Operation *op);
 /// The value a graph tensor is a view of.

@@ -963,20 +963,8 @@ LogicalResult lowerMatmul(func::FuncOp func, func::CallOp call, const soc::SocSp
   if (!why.empty())
     return func.emitError() << why;
 
-  SmallVector<Type> gmTypes, gmElements;
-  auto addGm = [&](Value tensor) {
-    auto type = cast<RankedTensorType>(tensor.getType());
-    Type element = storageElementType(tensor);
-    SmallVector<int64_t> shape(type.getShape());
-    if (shape.empty())
-      shape.push_back(1);
-    gmTypes.push_back(dv::GmType::get(ctx, shape, element));
-    gmElements.push_back(element);
-  };
-  for (Value operand : call.getOperands())
-    addGm(operand);
-  for (Value result : call.getResults())
-    addGm(result);
+  GmSignature signature = gmSignature(call);
+  SmallVector<Type> &gmTypes = signature.types, &gmElements = signature.elements;
   unsigned outArg = call.getNumOperands();
   if (!gmElements[outArg].isF16() && !gmElements[outArg].isF32())
     return func.emitError() << "kernel " << func.getSymName()
