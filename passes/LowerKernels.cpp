@@ -104,8 +104,16 @@ struct LowerKernels : impl::LowerKernelsBase<LowerKernels> {
           whyNot = *mismatch;
       }
       if (chosen) {
-        if (failed(chosen->lower(func, sites.front(), spec)))
+        // The dv.kernel keeps the model nodes it covers, for the .om's
+        // kernel table and the reports.
+        StringAttr name = func.getSymNameAttr();
+        Attribute sources = func->getAttr("vinci.source_nodes");
+        if (failed(chosen->lower(func, sites.front(), spec))) {
           failedAny = true;
+          continue;
+        }
+        if (auto kernel = module.lookupSymbol<dv::KernelOp>(name); kernel && sources)
+          kernel->setAttr("vinci.source_nodes", sources);
         continue;
       }
       if (why.empty())

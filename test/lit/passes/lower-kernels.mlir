@@ -16,7 +16,7 @@
 // CHECK-NOT: func.func private
 // CHECK-LABEL: dv.kernel @k0_add
 // CHECK-SAME: ([[A:%[a-z0-9_]+]]: !dv.gm<256x1024xf32>, [[B:%[a-z0-9_]+]]: !dv.gm<256x1024xf32>, [[C:%[a-z0-9_]+]]: !dv.gm<256x1024xf32>)
-// CHECK-SAME: attributes {block_dim = 8 : i64, kind = "vector"}
+// CHECK-SAME: attributes {block_dim = 8 : i64, kind = "vector"
 // Both buffer sets are created before the loop: live for all of it, they
 // never share bytes, so one tile's copies can overlap the other's vector work.
 // CHECK: [[BID:%.+]] = dv.block_idx

@@ -13,7 +13,7 @@
 // CHECK-NEXT: return [[R]]
 // CHECK-LABEL: dv.kernel @k0_matmul
 // CHECK-SAME: ([[A:%[a-z0-9_]+]]: !dv.gm<8x64xf32>, [[B:%[a-z0-9_]+]]: !dv.gm<64x32xf32>, [[C:%[a-z0-9_]+]]: !dv.gm<8x32xf32>)
-// CHECK-SAME: attributes {block_dim = 2 : i64, kind = "cube"}
+// CHECK-SAME: attributes {block_dim = 2 : i64, kind = "cube"
 // CHECK-NEXT: [[BID:%.+]] = dv.block_idx
 // CHECK-NEXT: [[L1A:%.+]] = dv.alloc : !dv.buf<l1, 16x64xf16, nz>
 // CHECK-NEXT: [[L1B:%.+]] = dv.alloc : !dv.buf<l1, 64x16xf16, nz>
@@ -75,7 +75,7 @@ func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) 
 // vconv to the f16 intermediate; rows 20 pad to 32 in L1/L0, 20 are written.
 // CHECK-LABEL: dv.kernel @k0_matmul
 // CHECK-SAME: ({{%[a-z0-9_]+}}: !dv.gm<20x64xf32>, [[W:%[a-z0-9_]+]]: !dv.gm<48x64xf16>, [[BIAS:%[a-z0-9_]+]]: !dv.gm<48xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<20x48xf16>)
-// CHECK-SAME: attributes {block_dim = 3 : i64, kind = "cube"}
+// CHECK-SAME: attributes {block_dim = 3 : i64, kind = "cube"
 // CHECK: [[L1B:%.+]] = dv.alloc : !dv.buf<l1, 16x64xf16, nz>
 // CHECK: [[OUT:%.+]] = dv.alloc : !dv.buf<ub, 32x16xf32, nz>
 // CHECK-NEXT: [[OUT16:%.+]] = dv.alloc : !dv.buf<ub, 32x16xf16, nz>
@@ -139,7 +139,7 @@ func.func private @k1_sigmoid(%arg0: tensor<20x48xf32>) -> tensor<20x48xf32>
 // 240, views of the full buffers).
 // CHECK-LABEL: dv.kernel @k0_matmul
 // CHECK-SAME: ([[A:%[a-z0-9_]+]]: !dv.gm<512x1000xf16>, [[B:%[a-z0-9_]+]]: !dv.gm<1000x768xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<512x768xf16>)
-// CHECK-SAME: attributes {block_dim = 8 : i64, kind = "cube"}
+// CHECK-SAME: attributes {block_dim = 8 : i64, kind = "cube"
 // CHECK-NEXT: [[BID:%.+]] = dv.block_idx
 // CHECK-NEXT: [[L1A:%.+]] = dv.alloc : !dv.buf<l1, 64x1008xf16, nz>
 // CHECK-NEXT: [[L1B:%.+]] = dv.alloc : !dv.buf<l1, 256x128xf16, nz>
@@ -193,7 +193,7 @@ func.func private @k0_matmul(%arg0: tensor<512x1000xf16>, %arg1: tensor<1000x768
 // 200 is one full tile of 128 and a tail of 72 (padded to 80).
 // CHECK-LABEL: dv.kernel @k0_matmul
 // CHECK-SAME: ([[A:%[a-z0-9_]+]]: !dv.gm<4x40x24xf16>, [[B:%[a-z0-9_]+]]: !dv.gm<4x40x200xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<4x24x200xf16>)
-// CHECK-SAME: attributes {block_dim = 4 : i64, kind = "cube"}
+// CHECK-SAME: attributes {block_dim = 4 : i64, kind = "cube"
 // CHECK: [[GA:%.+]] = dv.view [[A]][[[BID:%.+]] * 960] : !dv.gm<4x40x24xf16> to !dv.gm<960xf16>
 // CHECK-NEXT: dv.copy_nd2nz [[GA]] to {{%.+}} {cols = 24 : i64, dst_cols = 32 : i64, dst_rows = 48 : i64, rows = 40 : i64, src_row_stride = 24 : i64}
 // CHECK-NEXT: dv.view [[B]][[[BID]] * 8000] : !dv.gm<4x40x200xf16> to !dv.gm<7928xf16>
@@ -229,7 +229,7 @@ func.func private @k0_matmul(%arg0: tensor<4x40x24xf16>, %arg1: tensor<4x40x200x
 // added half a row (8 f32, one 32-byte block) at a time with block stride 2,
 // the residual tile comes in through copy_nd2nz and vconv.
 // CHECK-LABEL: dv.kernel @k0_matmul
-// CHECK-SAME: attributes {block_dim = 3 : i64, kind = "cube"}
+// CHECK-SAME: attributes {block_dim = 3 : i64, kind = "cube"
 // CHECK: dv.mmad {{.*}} {init, k = 64 : i64, m = 80 : i64, n = 16 : i64}
 // CHECK: dv.move_l0c_ub {{.*}} : !dv.buf<l0c, 80x16xf32, nz> to !dv.buf<ub, 80x16xf32, nz>
 // CHECK: dv.vadd {{.*}} {blk = array<i64: 2, 2, 0>, rep = array<i64: 16, 16, 0>, repeat = 10 : i64} : !dv.buf<ub, 1272xf32>, !dv.buf<ub, 8xf32> to !dv.buf<ub, 1272xf32>

@@ -9,7 +9,7 @@
 // one of 8.
 // CHECK-LABEL: dv.kernel @k0_softmax
 // CHECK-SAME: ([[X:%[a-z0-9_]+]]: !dv.gm<64x200xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<64x200xf32>)
-// CHECK-SAME: attributes {block_dim = 8 : i64, kind = "vector"}
+// CHECK-SAME: attributes {block_dim = 8 : i64, kind = "vector"
 // CHECK: [[BID:%.+]] = dv.block_idx
 // CHECK-NEXT: [[TILE:%.+]] = dv.alloc : !dv.buf<ub, 2048xf32>
 // CHECK-NEXT: [[ST:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
@@ -79,7 +79,7 @@ func.func private @k0_softmax(%arg0: tensor<64x200xf32>) -> tensor<64x200xf32>
 // shifted logits.
 // CHECK-LABEL: dv.kernel @k0_log_softmax
 // CHECK-SAME: !dv.gm<4x3x100xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<4x3x100xf16>)
-// CHECK-SAME: attributes {block_dim = 6 : i64, kind = "vector"}
+// CHECK-SAME: attributes {block_dim = 6 : i64, kind = "vector"
 // CHECK: [[TILE:%.+]] = dv.alloc : !dv.buf<ub, 256xf32>
 // CHECK-NEXT: [[T:%.+]] = dv.alloc : !dv.buf<ub, 128xf32>
 // CHECK-NEXT: [[H:%.+]] = dv.alloc : !dv.buf<ub, 256xf16>
@@ -128,7 +128,7 @@ func.func private @k1_exp(%arg0: tensor<4x3x100xf32>) -> tensor<4x3x100xf32>
 // centred row, in f32.
 // CHECK-LABEL: dv.kernel @k1_layer_norm
 // CHECK-SAME: ([[X:%[a-z0-9_]+]]: !dv.gm<2x8x768xf16>, [[S:%[a-z0-9_]+]]: !dv.gm<768xf16>, [[B:%[a-z0-9_]+]]: !dv.gm<768xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<2x8x768xf32>)
-// CHECK-SAME: attributes {block_dim = 8 : i64, kind = "vector"}
+// CHECK-SAME: attributes {block_dim = 8 : i64, kind = "vector"
 // CHECK: [[RAW:%.+]] = dv.alloc : !dv.buf<ub, 1536xf16>
 // CHECK-NEXT: [[TILE:%.+]] = dv.alloc : !dv.buf<ub, 1536xf32>
 // CHECK-NEXT: [[T:%.+]] = dv.alloc : !dv.buf<ub, 768xf32>
@@ -185,7 +185,7 @@ func.func private @k1_layer_norm(%arg0: tensor<2x8x768xf32>, %arg1: tensor<768xf
 
 // RMS norm: 3 rows of 1000 (15 repeats and 40 lanes) over 3 blocks.
 // CHECK-LABEL: dv.kernel @k0_rms_norm
-// CHECK-SAME: attributes {block_dim = 3 : i64, kind = "vector"}
+// CHECK-SAME: attributes {block_dim = 3 : i64, kind = "vector"
 // CHECK: dv.loop {{%.+}} trip 1 {
 // CHECK: dv.vmul [[XF:%.+]], [[XF]] to [[TF:%[0-9]+]] {repeat = 15 : i64}
 // CHECK: dv.vmul [[XT:%.+]], [[XT]] to [[TT:%[0-9]+]] {mask = array<i64: 1099511627775, 0>, repeat = 1 : i64}
@@ -215,7 +215,7 @@ func.func private @k0_rms_norm(%arg0: tensor<3x1000xf32>, %arg1: tensor<1000xf32
 // blocks (42 does not divide by 8); one f32 result a row, stored alone.
 // CHECK-LABEL: dv.kernel @k0_reduce_mean
 // CHECK-SAME: ([[X:%[a-z0-9_]+]]: !dv.gm<6x7x10xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<6x7xf32>)
-// CHECK-SAME: attributes {block_dim = 7 : i64, kind = "vector"}
+// CHECK-SAME: attributes {block_dim = 7 : i64, kind = "vector"
 // CHECK: [[BID:%.+]] = dv.block_idx
 // CHECK-NEXT: [[ROW:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
 // CHECK-NEXT: [[ST:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
@@ -245,7 +245,7 @@ func.func private @k0_reduce_mean(%arg0: tensor<6x7x10xf32>) -> tensor<6x7xf32>
 // of 20, one block; the f32 max converted to f16 for GM.
 // CHECK-LABEL: dv.kernel @k0_reduce_max
 // CHECK-SAME: !dv.gm<4x5xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<1x1xf16>)
-// CHECK-SAME: attributes {block_dim = 1 : i64, kind = "vector"}
+// CHECK-SAME: attributes {block_dim = 1 : i64, kind = "vector"
 // CHECK-NOT: dv.block_idx
 // CHECK: dv.vdup 0xFF800000 : f32 to [[ROW:%.+]] {mask = array<i64: -1048576, 0>, repeat = 1 : i64}
 // CHECK-NEXT: dv.vcmax [[ROW]] to [[ST:%.+]] {across_repeats, repeat = 1 : i64}
@@ -276,7 +276,7 @@ func.func private @k1_neg(%arg0: tensor<1x1xf32>) -> tensor<1x1xf32>
 // (chunks of 248 repeats), the partials padded with 0 to 5 repeats, then
 // one vcadd across them.
 // CHECK-LABEL: dv.kernel @k0_reduce_sum
-// CHECK-SAME: attributes {block_dim = 2 : i64, kind = "vector"}
+// CHECK-SAME: attributes {block_dim = 2 : i64, kind = "vector"
 // CHECK: [[ROW:%.+]] = dv.alloc : !dv.buf<ub, 20032xf32>
 // CHECK-NEXT: [[ST:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
 // CHECK-NEXT: dv.alloc : !dv.buf<ub, 64xf32>
@@ -313,7 +313,7 @@ func.func private @k0_reduce_sum(%arg0: tensor<2x20000xf32>) -> tensor<2x1xf32>
 // sub-rows in an inner dv.loop whose view steps one padded sub-row.
 // CHECK-LABEL: dv.kernel @k0_softmax
 // CHECK-SAME: ([[X:%[a-z0-9_]+]]: !dv.gm<3x4x5xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<3x4x5xf32>)
-// CHECK-SAME: attributes {block_dim = 3 : i64, kind = "vector"}
+// CHECK-SAME: attributes {block_dim = 3 : i64, kind = "vector"
 // CHECK: [[BID:%.+]] = dv.block_idx
 // CHECK-NEXT: [[SLAB:%.+]] = dv.alloc : !dv.buf<ub, 256xf32>
 // CHECK-NEXT: [[ACC:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
@@ -362,7 +362,7 @@ func.func private @k0_softmax(%arg0: tensor<3x4x5xf32>) -> tensor<3x4x5xf32>
 // 3x2x2, keepdims: one slab of 2 x 2 a block, 2 results a slab.
 // CHECK-LABEL: dv.kernel @k0_reduce_max
 // CHECK-SAME: ([[X:%[a-z0-9_]+]]: !dv.gm<3x2x2xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<3x1x2xf32>)
-// CHECK-SAME: attributes {block_dim = 3 : i64, kind = "vector"}
+// CHECK-SAME: attributes {block_dim = 3 : i64, kind = "vector"
 // CHECK: [[SLAB:%.+]] = dv.alloc : !dv.buf<ub, 128xf32>
 // CHECK-NEXT: [[ACC:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
 // CHECK: dv.copy {{%.+}} to [[SLAB]] {burst_bytes = 8 : i64, bursts = 2 : i64, dst_gap = 248 : i64}
@@ -440,7 +440,7 @@ func.func private @k0_softmax(%arg0: tensor<2x70000xf32>) -> tensor<2x70000xf32>
 // the statistic's lane. 4 rows of 70 (a full repeat and 6 lanes), 4 blocks.
 // CHECK-LABEL: dv.kernel @k0_reduce_l2
 // CHECK-SAME: ([[X:%[a-z0-9_]+]]: !dv.gm<4x70xf32>, [[Y:%[a-z0-9_]+]]: !dv.gm<4xf32>)
-// CHECK-SAME: attributes {block_dim = 4 : i64, kind = "vector"}
+// CHECK-SAME: attributes {block_dim = 4 : i64, kind = "vector"
 // CHECK: [[ROW:%.+]] = dv.alloc : !dv.buf<ub, 128xf32>
 // CHECK-NEXT: [[ST:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
 // CHECK: dv.copy {{%.+}} to [[ROW]] {burst_bytes = 280 : i64}
@@ -471,7 +471,7 @@ func.func private @k0_reduce_l2(%arg0: tensor<4x70xf32>) -> tensor<4xf32>
 // column mode with one-element sub-rows (12 bursts of 4 bytes, each padded
 // to a 64-lane repeat) and a lane-wise vmul over them from 1.
 // CHECK-LABEL: dv.kernel @k0_reduce_prod
-// CHECK-SAME: attributes {block_dim = 6 : i64, kind = "vector"}
+// CHECK-SAME: attributes {block_dim = 6 : i64, kind = "vector"
 // CHECK: [[SLAB:%.+]] = dv.alloc : !dv.buf<ub, 768xf32>
 // CHECK-NEXT: [[ACC:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
 // CHECK: dv.copy {{%.+}} to [[SLAB]] {burst_bytes = 4 : i64, bursts = 12 : i64, dst_gap = 252 : i64}
