@@ -1,0 +1,42 @@
+#!/usr/bin/python3
+"""Compare the simulator's output of mlp.om with PyTorch on the same weights.
+
+    /usr/bin/python3 examples/mlp/compare.py INPUT.npy VINCI_OUTPUT.npy
+
+Loads the weights from examples/mlp/mlp.onnx into the torch module that
+make_mlp.py exports, runs it in fp32, and prints the comparison.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+import torch
+from onnx import numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_mlp import MLP  # noqa: E402
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: compare.py INPUT.npy VINCI_OUTPUT.npy")
+    here = os.path.dirname(os.path.abspath(__file__))
+    model = onnx.load(os.path.join(here, "mlp.onnx"))
+    weights = {t.name: torch.from_numpy(numpy_helper.to_array(t).copy())
+               for t in model.graph.initializer}
+    mlp = MLP().eval()
+    mlp.load_state_dict({name: weights[name] for name in mlp.state_dict()})
+    x = torch.from_numpy(np.load(sys.argv[1]))
+    with torch.no_grad():
+        expected = mlp(x).numpy().astype(np.float64).ravel()
+    actual = np.load(sys.argv[2]).astype(np.float64).ravel()
+    cosine = float(expected @ actual / (np.linalg.norm(expected) * np.linalg.norm(actual)))
+    print(f"  torch fp32 top-1 class {int(expected.argmax())}, vinci (force_fp16, simulated) "
+          f"top-1 class {int(actual.argmax())}")
+    print(f"  max abs difference {np.abs(expected - actual).max():.2e}, cosine {cosine:.6f}")
+    return 0 if int(expected.argmax()) == int(actual.argmax()) and cosine > 0.999 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
