@@ -241,6 +241,7 @@ def VG_MatMulOp : VG_ShapedOp<"matmul"> {
                    DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
                    DefaultValuedAttr<BoolAttr, "false">:$transpose_b);
   let results = (outs VG_Numeric:$output);
+  let hasCanonicalizer = 1;
 }
 
 def VG_ConvOp : VG_ShapedOp<"conv"> {
