@@ -35,6 +35,7 @@ namespace {
 const lower::KernelTemplate *const kTemplates[] = {
     &lower::kMatmulTemplate,
     &lower::kRowsTemplate,
+    &lower::kTransposeTemplate,
     &lower::kElementwiseTemplate,
 };
 

@@ -36,6 +36,7 @@ struct KernelTemplate {
 /// The templates, defined in their own files.
 extern const KernelTemplate kMatmulTemplate;      // Matmul.cpp: Cube matmul + epilogue
 extern const KernelTemplate kRowsTemplate;        // Rows.cpp: softmax, norms, reductions
+extern const KernelTemplate kTransposeTemplate;   // Transpose.cpp: row-moving transposes
 extern const KernelTemplate kElementwiseTemplate; // Elementwise.cpp: with broadcasts
 
 int64_t roundUp(int64_t value, int64_t multiple);

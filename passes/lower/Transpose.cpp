@@ -1,0 +1,223 @@
+//===- Transpose.cpp - transposes that keep the innermost dim -------------===//
+//
+// A transpose whose permutation keeps the innermost dim (the head split
+// [0, 2, 1, 3] of attention, and what vg's canonicalizer leaves once a swap
+// of the last two dims is folded into a matmul) moves whole rows: no vector
+// work, only DMA. Output rows are grouped into slabs along output dim r-2;
+// one MTE2 copy gathers a slab from GM with a burst per row and the source
+// stride as the gap, one MTE3 copy writes it back contiguously. The other
+// output dims are dv.loops (the first one longer than 1 is also split over
+// blocks), so the kernel's size does not depend on the tensor's.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/lower/LowerCommon.h"
+
+#include "dv/DvOps.h"
+#include "vg/VgOps.h"
+#include "vinci/soc.h"
+
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+namespace vinci::lower {
+namespace {
+
+/// dv.loop nests the ISA takes.
+constexpr size_t kMaxLoopDepth = 4;
+
+vg::TransposeOp soleTranspose(func::FuncOp func) {
+  vg::TransposeOp transpose;
+  for (Operation &op : func.getBody().front()) {
+    if (isa<func::ReturnOp>(op))
+      continue;
+    auto candidate = dyn_cast<vg::TransposeOp>(op);
+    if (!candidate || transpose)
+      return {};
+    transpose = candidate;
+  }
+  return transpose;
+}
+
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+/// The permutation, with ONNX's default (reversed dims) when absent.
+SmallVector<int64_t> permutation(vg::TransposeOp transpose) {
+  if (auto perm = transpose.getPerm())
+    return SmallVector<int64_t>(perm->begin(), perm->end());
+  SmallVector<int64_t> reversed;
+  for (int64_t d = transpose.getInput().getType().getRank() - 1; d >= 0; --d)
+    reversed.push_back(d);
+  return reversed;
+}
+
+/// The call of `func` in the graph (partitioned kernels have one).
+func::CallOp soleCall(func::FuncOp func) {
+  auto uses = SymbolTable::getSymbolUses(func, func->getParentOp());
+  if (!uses || std::distance(uses->begin(), uses->end()) != 1)
+    return {};
+  return dyn_cast<func::CallOp>(uses->begin()->getUser());
+}
+
+std::optional<std::string> transposeMismatch(func::FuncOp func) {
+  auto transpose = soleTranspose(func);
+  if (!transpose)
+    return std::nullopt;
+  int64_t rank = transpose.getInput().getType().getRank();
+  SmallVector<int64_t> perm = permutation(transpose);
+  if (rank < 2 || perm[rank - 1] != rank - 1)
+    return std::string("a transpose that moves the innermost dim has no lowering template yet "
+                       "(only row moves)");
+  func::CallOp call = soleCall(func);
+  if (!call)
+    return std::string("a kernel launched more than once has no lowering yet");
+  Type inElem = storageElementType(call.getOperand(0));
+  Type outElem = storageElementType(call.getResult(0));
+  if (inElem != outElem)
+    return llvm::formatv("a transpose that also converts ({0} to {1}) has no lowering "
+                         "template yet",
+                         inElem, outElem)
+        .str();
+  const soc::SocSpec &soc = dv::getSoc(func);
+  int64_t rowBytes = transpose.getType().getShape()[rank - 1] * dv::elementBytes(inElem);
+  int64_t alignment = soc.alignment(soc::Space::UB);
+  if (rowBytes % alignment != 0)
+    return llvm::formatv("rows of {0} bytes are not a multiple of the UB alignment ({1} B): no "
+                         "lowering template yet",
+                         rowBytes, alignment)
+        .str();
+  int64_t budget = static_cast<int64_t>(soc.bufferBytes(soc::Space::UB)) / 2;
+  if (rowBytes > budget)
+    return llvm::formatv("a row of {0} bytes does not fit half of UB ({1} B)", rowBytes, budget)
+        .str();
+  return std::string();
+}
+
+LogicalResult lowerTranspose(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
+  auto transpose = soleTranspose(func);
+  MLIRContext *ctx = func.getContext();
+  Location loc = func.getLoc();
+  GmSignature signature = gmSignature(call);
+  Type inElem = signature.elements[0];
+  int64_t bytes = dv::elementBytes(inElem);
+  ArrayRef<int64_t> inShape = transpose.getInput().getType().getShape();
+  ArrayRef<int64_t> outShape = transpose.getType().getShape();
+  SmallVector<int64_t> perm = permutation(transpose);
+  int64_t rank = static_cast<int64_t>(outShape.size());
+  int64_t rowElems = outShape[rank - 1];
+  int64_t rowBytes = rowElems * bytes;
+
+  // Source stride (elements) of each output dim.
+  SmallVector<int64_t> inStrides = rowMajorStrides(inShape);
+  SmallVector<int64_t> outStrides = rowMajorStrides(outShape);
+  SmallVector<int64_t> srcStride;
+  for (int64_t d = 0; d < rank; ++d)
+    srcStride.push_back(inStrides[perm[d]]);
+
+  // A slab: `chunk` output rows along dim r-2, half of UB at most.
+  int64_t rows = outShape[rank - 2];
+  int64_t budget = static_cast<int64_t>(soc.bufferBytes(soc::Space::UB)) / 2;
+  int64_t chunk = std::min<int64_t>(rows, budget / rowBytes);
+  while (rows % chunk)
+    --chunk;
+
+  // Iteration dims: the outer output dims, then the chunks of dim r-2.
+  struct IterDim {
+    int64_t extent, srcStep, dstStep;
+  };
+  SmallVector<IterDim> dims;
+  for (int64_t d = 0; d < rank - 2; ++d)
+    if (outShape[d] > 1)
+      dims.push_back({outShape[d], srcStride[d], outStrides[d]});
+  if (rows / chunk > 1)
+    dims.push_back({rows / chunk, chunk * srcStride[rank - 2], chunk * rowElems});
+
+  // The first iteration dim is split over blocks (equal shares).
+  int64_t blockDim = 1;
+  if (!dims.empty()) {
+    blockDim = std::min<int64_t>(soc.ai_core_count, dims.front().extent);
+    while (dims.front().extent % blockDim)
+      --blockDim;
+  }
+  int64_t loops = 0;
+  for (auto [i, dim] : llvm::enumerate(dims))
+    loops += (i == 0 ? dim.extent / blockDim : dim.extent) > 1;
+  if (static_cast<size_t>(loops) > kMaxLoopDepth)
+    return func.emitError() << "kernel " << func.getSymName() << ": " << loops
+                            << " nested loops exceed the ISA's " << kMaxLoopDepth;
+
+  OpBuilder b(func);
+  auto kernel =
+      dv::KernelOp::create(b, loc, func.getSymName(), FunctionType::get(ctx, signature.types, {}),
+                           StringAttr(), ArrayAttr(), ArrayAttr(), uint64_t(blockDim), "vector");
+  Block *entry = b.createBlock(&kernel.getBody());
+  for (Type type : signature.types)
+    entry->addArgument(type, loc);
+  b.setInsertionPointToStart(entry);
+  Value gmIn = entry->getArgument(0), gmOut = entry->getArgument(1);
+  Value slab = dv::AllocOp::create(
+      b, loc, dv::BufType::get(ctx, dv::MemSpace::UB, {chunk * rowElems}, inElem, dv::Layout::ND),
+      IntegerAttr());
+
+  // Offsets: sum over iteration dims of index * step; the first dim's index
+  // is block_idx * share + its loop's iv.
+  SmallVector<Value> indices;
+  AffineExpr srcExpr = b.getAffineConstantExpr(0), dstExpr = b.getAffineConstantExpr(0);
+  auto addIndex = [&](Value index, int64_t srcStep, int64_t dstStep) {
+    AffineExpr dim = b.getAffineDimExpr(indices.size());
+    indices.push_back(index);
+    srcExpr = srcExpr + dim * srcStep;
+    dstExpr = dstExpr + dim * dstStep;
+  };
+  for (auto [i, dim] : llvm::enumerate(dims)) {
+    int64_t extent = dim.extent;
+    if (i == 0 && blockDim > 1) {
+      int64_t share = extent / blockDim;
+      Value bid = dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult();
+      addIndex(bid, share * dim.srcStep, share * dim.dstStep);
+      extent = share;
+    }
+    if (extent > 1) {
+      auto loop = dv::LoopOp::create(b, loc, extent);
+      b.setInsertionPointToStart(&loop.getBody().front());
+      addIndex(loop.getInductionVar(), dim.srcStep, dim.dstStep);
+    }
+  }
+  auto view = [&](Value gm, AffineExpr expr, int64_t elems) {
+    return dv::ViewOp::create(b, loc, dv::GmType::get(ctx, {elems}, inElem), gm, indices,
+                              AffineMapAttr::get(AffineMap::get(indices.size(), 0, expr)))
+        .getResult();
+  };
+  int64_t gap = srcStride[rank - 2] - rowElems;
+  Value src = view(gmIn, srcExpr, (chunk - 1) * srcStride[rank - 2] + rowElems);
+  Value dst = view(gmOut, dstExpr, chunk * rowElems);
+  dv::CopyOp::create(b, loc, src, slab, uint64_t(chunk), uint64_t(rowBytes),
+                     uint64_t(gap * bytes), uint64_t(0));
+  dv::CopyOp::create(b, loc, slab, dst, uint64_t(1), uint64_t(chunk * rowBytes));
+
+  b.setInsertionPointToEnd(entry);
+  dv::ReturnOp::create(b, loc);
+  OpBuilder caller(call);
+  auto launch = dv::LaunchOp::create(caller, call.getLoc(), call.getResultTypes(),
+                                     func.getSymName(), call.getOperands());
+  call.replaceAllUsesWith(launch.getResults());
+  call.erase();
+  func.erase();
+  return success();
+}
+
+} // namespace
+
+const KernelTemplate kTransposeTemplate = {"transpose", transposeMismatch, lowerTranspose};
+
+} // namespace vinci::lower

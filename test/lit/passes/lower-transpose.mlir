@@ -1,0 +1,76 @@
+// RUN: vinci-opt %s --split-input-file --vinci-lower-kernels --verify-diagnostics | FileCheck %s
+// RUN: vinci-opt %s --split-input-file --vinci-lower-kernels=allow-unlowered=true --vinci-allocate-buffers --vinci-insert-sync | FileCheck %s --check-prefix=SYNC
+
+// Attention's head split on an f16 intermediate: one slab of 128 rows a
+// head, gathered with the source row stride as the burst gap (12 x 64 - 64
+// elements = 1408 bytes), written back contiguously; heads over 6 blocks.
+// CHECK-LABEL: dv.kernel @k1_transpose
+// CHECK-SAME: (%[[IN:.+]]: !dv.gm<1x128x12x64xf16>, %[[OUT:.+]]: !dv.gm<1x12x128x64xf16>)
+// CHECK-SAME: attributes {block_dim = 6 : i64, kind = "vector"
+// CHECK: %[[SLAB:.+]] = dv.alloc : !dv.buf<ub, 8192xf16>
+// CHECK: %[[BID:.+]] = dv.block_idx
+// CHECK: dv.loop %[[H:.+]] trip 2 {
+// CHECK: %[[SRC:.+]] = dv.view %[[IN]][%[[BID]] * 128 + %[[H]] * 64] : !dv.gm<1x128x12x64xf16> to !dv.gm<97600xf16>
+// CHECK: %[[DST:.+]] = dv.view %[[OUT]][%[[BID]] * 16384 + %[[H]] * 8192] : !dv.gm<1x12x128x64xf16> to !dv.gm<8192xf16>
+// CHECK: dv.copy %[[SRC]] to %[[SLAB]] {burst_bytes = 128 : i64, bursts = 128 : i64, src_gap = 1408 : i64}
+// CHECK: dv.copy %[[SLAB]] to %[[DST]] {burst_bytes = 16384 : i64}
+// SYNC-LABEL: dv.kernel @k1_transpose
+// SYNC: dv.alloc offset 0 : !dv.buf<ub, 8192xf16>
+// SYNC: dv.set_flag MTE2 -> MTE3
+// SYNC: dv.wait_flag MTE2 -> MTE3
+module {
+  func.func @graph(%x: tensor<1x128x768xf32>) -> tensor<1x12x128x64xf32> {
+    %a = call @k0_relu(%x) : (tensor<1x128x768xf32>) -> tensor<1x128x768xf32>
+    %r = vg.reshape %a {shape = array<i64: 1, 128, 12, 64>} : (tensor<1x128x768xf32>) -> tensor<1x128x12x64xf32>
+    %y = call @k1_transpose(%r) : (tensor<1x128x12x64xf32>) -> tensor<1x12x128x64xf32>
+    %z = call @k2_relu(%y) : (tensor<1x12x128x64xf32>) -> tensor<1x12x128x64xf32>
+    return %z : tensor<1x12x128x64xf32>
+  }
+  func.func private @k0_relu(%a: tensor<1x128x768xf32>) -> tensor<1x128x768xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.relu %a : tensor<1x128x768xf32>
+    return %r : tensor<1x128x768xf32>
+  }
+  func.func private @k1_transpose(%a: tensor<1x128x12x64xf32>) -> tensor<1x12x128x64xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %t = vg.transpose %a {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x128x12x64xf32>) -> tensor<1x12x128x64xf32>
+    return %t : tensor<1x12x128x64xf32>
+  }
+  func.func private @k2_relu(%a: tensor<1x12x128x64xf32>) -> tensor<1x12x128x64xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.relu %a : tensor<1x12x128x64xf32>
+    return %r : tensor<1x12x128x64xf32>
+  }
+}
+
+// -----
+
+// Near-miss: moving the innermost dim needs 16x16 vector transposes.
+module {
+  func.func @graph(%x: tensor<64x32xf32>) -> tensor<32x64xf32> {
+    %y = call @k0_transpose(%x) : (tensor<64x32xf32>) -> tensor<32x64xf32>
+    return %y : tensor<32x64xf32>
+  }
+  // expected-error @+1 {{kernel k0_transpose: a transpose that moves the innermost dim has no lowering template yet (only row moves)}}
+  func.func private @k0_transpose(%a: tensor<64x32xf32>) -> tensor<32x64xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %t = vg.transpose %a {perm = array<i64: 1, 0>} : (tensor<64x32xf32>) -> tensor<32x64xf32>
+    return %t : tensor<32x64xf32>
+  }
+}
+
+// -----
+
+// Near-miss: rows of 8 bytes do not start 32-byte aligned in UB.
+module {
+  func.func @graph(%x: tensor<8x6x2xf32>) -> tensor<6x8x2xf32> {
+    %y = call @k0_transpose(%x) : (tensor<8x6x2xf32>) -> tensor<6x8x2xf32>
+    return %y : tensor<6x8x2xf32>
+  }
+  // expected-error @+1 {{kernel k0_transpose: rows of 8 bytes are not a multiple of the UB alignment (32 B): no lowering template yet}}
+  func.func private @k0_transpose(%a: tensor<8x6x2xf32>) -> tensor<6x8x2xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %t = vg.transpose %a {perm = array<i64: 1, 0, 2>} : (tensor<8x6x2xf32>) -> tensor<6x8x2xf32>
+    return %t : tensor<6x8x2xf32>
+  }
+}
