@@ -856,16 +856,9 @@ LogicalResult lowerElementwise(func::FuncOp func, func::CallOp call, const soc::
                             << " elements of the broadcast elementwise template needs "
                             << bytesPerElem * geo.padLen * 2 + reserve << " UB bytes";
 
-  OpBuilder b(func);
-  auto kernel = dv::KernelOp::create(b, loc, func.getSymName(), FunctionType::get(ctx, gmTypes, {}),
-                                     StringAttr(), ArrayAttr(), ArrayAttr(),
-                                     uint64_t(plan.blockDim), "vector");
-  Block *entry = b.createBlock(&kernel.getBody());
-  for (Type type : gmTypes)
-    entry->addArgument(type, loc);
+  OpBuilder b(ctx);
+  Block *entry = beginKernel(b, func, gmTypes, plan.blockDim, "vector");
   SmallVector<Value> gmArgs(entry->getArguments());
-
-  b.setInsertionPointToStart(entry);
   SmallVector<Value> blockIndex;
   if (plan.blockDim > 1)
     blockIndex.push_back(dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult());
@@ -943,16 +936,7 @@ LogicalResult lowerElementwise(func::FuncOp func, func::CallOp call, const soc::
     SmallVector<Addr> a = tileAddrs(Value(), 0, fullTiles * T);
     ElementwiseTile(body, loc, func, gmArgs, a[0], a[1], a[2], geo, tail, shared).emit();
   }
-  dv::ReturnOp::create(b, loc);
-
-  // The graph launches the kernel on the same tensors.
-  OpBuilder caller(call);
-  auto launch = dv::LaunchOp::create(caller, call.getLoc(), call.getResultTypes(),
-                                     func.getSymName(), call.getOperands());
-  call.replaceAllUsesWith(launch.getResults());
-  call.erase();
-  func.erase();
-  return success();
+  return finishKernel(entry, func, call);
 }
 
 

@@ -86,4 +86,29 @@ GmSignature gmSignature(func::CallOp call) {
   return signature;
 }
 
+Block *beginKernel(OpBuilder &b, func::FuncOp func, ArrayRef<Type> gmTypes, int64_t blockDim,
+                   StringRef kind) {
+  b.setInsertionPoint(func);
+  auto kernel = dv::KernelOp::create(
+      b, func.getLoc(), func.getSymName(), FunctionType::get(func.getContext(), gmTypes, {}),
+      StringAttr(), ArrayAttr(), ArrayAttr(), uint64_t(blockDim), kind);
+  Block *body = b.createBlock(&kernel.getBody());
+  for (Type type : gmTypes)
+    body->addArgument(type, func.getLoc());
+  b.setInsertionPointToStart(body);
+  return body;
+}
+
+LogicalResult finishKernel(Block *body, func::FuncOp func, func::CallOp call) {
+  OpBuilder end = OpBuilder::atBlockEnd(body);
+  dv::ReturnOp::create(end, func.getLoc());
+  OpBuilder caller(call);
+  auto launch = dv::LaunchOp::create(caller, call.getLoc(), call.getResultTypes(),
+                                     func.getSymName(), call.getOperands());
+  call.replaceAllUsesWith(launch.getResults());
+  call.erase();
+  func.erase();
+  return success();
+}
+
 } // namespace vinci::lower

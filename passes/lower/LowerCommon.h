@@ -11,6 +11,7 @@
 #define VINCI_PASSES_LOWER_LOWERCOMMON_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
 #include <optional>
@@ -48,6 +49,16 @@ struct GmSignature {
   llvm::SmallVector<mlir::Type> elements;
 };
 GmSignature gmSignature(mlir::func::CallOp call);
+
+/// Creates the dv.kernel that replaces `func` (same name, one GM argument
+/// per type) and puts `b` at the start of its body; returns the body.
+mlir::Block *beginKernel(mlir::OpBuilder &b, mlir::func::FuncOp func,
+                         llvm::ArrayRef<mlir::Type> gmTypes, int64_t blockDim,
+                         llvm::StringRef kind);
+/// Ends the kernel body with dv.return, replaces `call` with a dv.launch of
+/// the kernel on the same tensors, and erases `call` and `func`.
+mlir::LogicalResult finishKernel(mlir::Block *body, mlir::func::FuncOp func,
+                                 mlir::func::CallOp call);
 
 /// Reshape-like ops stay in the graph and share their source's GM bytes.
 bool isViewOp(mlir::Operation *op);

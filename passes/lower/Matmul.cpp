@@ -976,25 +976,11 @@ LogicalResult lowerMatmul(func::FuncOp func, func::CallOp call, const soc::SocSp
     return func.emitError() << "kernel " << func.getSymName()
                             << ": no 16x16x16 matmul tile fits the SoC's buffers";
 
-  OpBuilder b(func);
-  auto kernel = dv::KernelOp::create(b, loc, func.getSymName(), FunctionType::get(ctx, gmTypes, {}),
-                                     StringAttr(), ArrayAttr(), ArrayAttr(),
-                                     uint64_t(plan.blockDim), "cube");
-  Block *entry = b.createBlock(&kernel.getBody());
-  for (Type type : gmTypes)
-    entry->addArgument(type, loc);
+  OpBuilder b(ctx);
+  Block *entry = beginKernel(b, func, gmTypes, plan.blockDim, "cube");
   SmallVector<Value> gmArgs(entry->getArguments());
-  b.setInsertionPointToStart(entry);
   MatmulEmitter(b, loc, info, plan, gmArgs, outArg, soc).emit();
-  dv::ReturnOp::create(b, loc);
-
-  OpBuilder caller(call);
-  auto launch = dv::LaunchOp::create(caller, call.getLoc(), call.getResultTypes(),
-                                     func.getSymName(), call.getOperands());
-  call.replaceAllUsesWith(launch.getResults());
-  call.erase();
-  func.erase();
-  return success();
+  return finishKernel(entry, func, call);
 }
 
 } // namespace

@@ -661,28 +661,13 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
   int64_t share = R / blockDim;
   bool reduceKind = isReduce(plan.kind);
 
-  OpBuilder b(func);
-  auto kernel = dv::KernelOp::create(b, loc, func.getSymName(), FunctionType::get(ctx, gmTypes, {}),
-                                     StringAttr(), ArrayAttr(), ArrayAttr(), uint64_t(blockDim),
-                                     "vector");
-  Block *entry = b.createBlock(&kernel.getBody());
-  for (Type type : gmTypes)
-    entry->addArgument(type, loc);
-  b.setInsertionPointToStart(entry);
+  OpBuilder b(ctx);
+  Block *entry = beginKernel(b, func, gmTypes, blockDim, "vector");
   Value bid;
   if (blockDim > 1)
     bid = dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult();
 
-  auto finish = [&]() -> LogicalResult {
-    dv::ReturnOp::create(b, loc);
-    OpBuilder caller(call);
-    auto launch = dv::LaunchOp::create(caller, call.getLoc(), call.getResultTypes(),
-                                       func.getSymName(), call.getOperands());
-    call.replaceAllUsesWith(launch.getResults());
-    call.erase();
-    func.erase();
-    return success();
-  };
+  auto finish = [&]() { return finishKernel(entry, func, call); };
   if (plan.columns) {
     emitColumns(b, loc, plan, entry->getArgument(argIndex(plan.input)),
                 entry->getArgument(outIndex), bid, share, inElem, outElem);

@@ -156,14 +156,8 @@ LogicalResult lowerTranspose(func::FuncOp func, func::CallOp call, const soc::So
     return func.emitError() << "kernel " << func.getSymName() << ": " << loops
                             << " nested loops exceed the ISA's " << kMaxLoopDepth;
 
-  OpBuilder b(func);
-  auto kernel =
-      dv::KernelOp::create(b, loc, func.getSymName(), FunctionType::get(ctx, signature.types, {}),
-                           StringAttr(), ArrayAttr(), ArrayAttr(), uint64_t(blockDim), "vector");
-  Block *entry = b.createBlock(&kernel.getBody());
-  for (Type type : signature.types)
-    entry->addArgument(type, loc);
-  b.setInsertionPointToStart(entry);
+  OpBuilder b(ctx);
+  Block *entry = beginKernel(b, func, signature.types, blockDim, "vector");
   Value gmIn = entry->getArgument(0), gmOut = entry->getArgument(1);
   Value slab = dv::AllocOp::create(
       b, loc, dv::BufType::get(ctx, dv::MemSpace::UB, {chunk * rowElems}, inElem, dv::Layout::ND),
@@ -205,15 +199,7 @@ LogicalResult lowerTranspose(func::FuncOp func, func::CallOp call, const soc::So
                      uint64_t(gap * bytes), uint64_t(0));
   dv::CopyOp::create(b, loc, slab, dst, uint64_t(1), uint64_t(chunk * rowBytes));
 
-  b.setInsertionPointToEnd(entry);
-  dv::ReturnOp::create(b, loc);
-  OpBuilder caller(call);
-  auto launch = dv::LaunchOp::create(caller, call.getLoc(), call.getResultTypes(),
-                                     func.getSymName(), call.getOperands());
-  call.replaceAllUsesWith(launch.getResults());
-  call.erase();
-  func.erase();
-  return success();
+  return finishKernel(entry, func, call);
 }
 
 } // namespace
