@@ -259,7 +259,8 @@ bool writeFileAtomically(const std::string &path, const std::string &contents,
   return true;
 }
 
-int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err) {
+int compile(const CompileOptions &requested, llvm::raw_ostream &out, llvm::raw_ostream &err) {
+  CompileOptions options = requested;
   auto start = std::chrono::steady_clock::now();
   auto secondsSince = [](auto from) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
@@ -283,6 +284,8 @@ int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ost
     return fail(err, "--model '" + options.model + "' is a folder, not an .onnx file");
   if (options.checkSupport)
     return printSupportReport(options.model, out, err);
+  if (options.emit.empty())
+    options.emit = llvm::StringRef(options.output).ends_with(".om") ? "om" : "vg";
   if (options.emit != "vg" && options.emit != "vg-opt" && options.emit != "dv" &&
       options.emit != "om")
     return fail(err, "unknown --emit '" + options.emit + "' (available: vg, vg-opt, dv, om)");
