@@ -158,6 +158,7 @@ void buildGraphPipeline(mlir::PassManager &pm) {
   pm.addPass(mlir::createCSEPass());
   pm.addPass(graph::createFuseLayerNorm());
   pm.addPass(graph::createFuseGelu());
+  pm.addPass(graph::createFuseQkv());
   pm.addPass(mlir::createCanonicalizerPass());
 }
 

@@ -65,4 +65,38 @@ def FuseGelu : Pass<"vinci-fuse-gelu", "mlir::ModuleOp"> {
   }];
 }
 
+def FuseQkv : Pass<"vinci-fuse-qkv", "mlir::ModuleOp"> {
+  let summary = "Joins matmuls of the same activations by constant weights into one matmul and slices";
+  let description = [{
+    Two or more vg.matmul ops (MatMul, or Gemm as matmul + add) that share
+    their left operand, whose right operands are 2-D constants with the same
+    K, element type and transposes, become one matmul over the weights
+    concatenated along N at compile time (a new blob when the parts were
+    blobs), followed by one vg.slice of the last dim per original result.
+    One Cube kernel then reads the activations once (Q, K and V of an
+    attention block). When every matmul's only user adds a [N] constant
+    bias, the biases are concatenated too and added once; otherwise the bias
+    adds stay on the slices. Matmuls with different activations, a weight
+    that is not a constant, a batched (3-D and up) weight or different
+    transposes are left alone.
+
+    Before:
+    ```mlir
+    %q = vg.matmul %x, %wq : (tensor<1x128x768xf32>, tensor<768x768xf32>) -> tensor<1x128x768xf32>
+    %qb = vg.add %bq, %q : (tensor<768xf32>, tensor<1x128x768xf32>) -> tensor<1x128x768xf32>
+    %k = vg.matmul %x, %wk : (tensor<1x128x768xf32>, tensor<768x768xf32>) -> tensor<1x128x768xf32>
+    %kb = vg.add %bk, %k : (tensor<768xf32>, tensor<1x128x768xf32>) -> tensor<1x128x768xf32>
+    ```
+    After:
+    ```mlir
+    %w = vg.constant dense_resource<wq.wk.fused> : tensor<768x1536xf32>
+    %b = vg.constant dense_resource<bq.bk.fused_bias> : tensor<1536xf32>
+    %y = vg.matmul %x, %w : (tensor<1x128x768xf32>, tensor<768x1536xf32>) -> tensor<1x128x1536xf32>
+    %yb = vg.add %y, %b : (tensor<1x128x1536xf32>, tensor<1536xf32>) -> tensor<1x128x1536xf32>
+    %qb = vg.slice %yb {axes = array<i64: 2>, ends = array<i64: 768>, starts = array<i64: 0>, steps = array<i64: 1>}
+    %kb = vg.slice %yb {axes = array<i64: 2>, ends = array<i64: 1536>, starts = array<i64: 768>, steps = array<i64: 1>}
+    ```
+  }];
+}
+
 #endif // VINCI_GRAPH_PASSES_TD
