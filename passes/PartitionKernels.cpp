@@ -42,9 +42,15 @@ StringRef sourceName(Operation *op) {
   return {};
 }
 
+/// Which kernel-level fusions are on (the pass options).
+struct FusionRules {
+  bool cubeEpilogues = true;
+  bool elementwiseChains = true;
+};
+
 class Partitioner {
 public:
-  explicit Partitioner(func::FuncOp func) : func(func) {}
+  Partitioner(func::FuncOp func, FusionRules rules) : func(func), rules(rules) {}
 
   void formKernels() {
     for (Operation &op : func.getBody().front()) {
@@ -86,7 +92,9 @@ private:
       if (found == kernelOf.end())
         continue;
       Kernel *kernel = found->second;
-      if (kernel->ops.back() == producer && operand.hasOneUse() &&
+      bool switchedOff = (kernel->anchorRole == OpRole::Cube && !rules.cubeEpilogues) ||
+                         (kernel->anchorRole == OpRole::Elementwise && !rules.elementwiseChains);
+      if (kernel->ops.back() == producer && operand.hasOneUse() && !switchedOff &&
           mayJoinKernel(kernel->anchorRole, role))
         return kernel;
     }
@@ -160,11 +168,14 @@ private:
   }
 
   func::FuncOp func;
+  FusionRules rules;
   std::vector<std::unique_ptr<Kernel>> kernels;
   llvm::DenseMap<Operation *, Kernel *> kernelOf;
 };
 
 struct PartitionKernels : impl::PartitionKernelsBase<PartitionKernels> {
+  using PartitionKernelsBase::PartitionKernelsBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> graphs;
@@ -176,7 +187,7 @@ struct PartitionKernels : impl::PartitionKernelsBase<PartitionKernels> {
         func.emitError("vinci-partition-kernels expects a single-block graph function");
         return signalPassFailure();
       }
-      Partitioner partitioner(func);
+      Partitioner partitioner(func, FusionRules{cubeEpilogues, elementwiseChains});
       partitioner.formKernels();
       partitioner.outline(module);
     }

@@ -50,7 +50,17 @@ def PartitionKernels : Pass<"vinci-partition-kernels", "mlir::ModuleOp"> {
       return %2 : tensor<8x3072xf32>
     }
     ```
+
+    The options turn the kernel-level fusions off one by one (ATC's
+    UBFusion switches; --fusion_switch_file in vinci-compile): then each
+    elementwise consumer is a kernel of its own and writes GM.
   }];
+  let options = [
+    Option<"cubeEpilogues", "cube-epilogues", "bool", /*default=*/"true",
+           "a matmul/conv kernel absorbs its elementwise consumers (CubeEpilogueFusion)">,
+    Option<"elementwiseChains", "elementwise-chains", "bool", /*default=*/"true",
+           "chains of elementwise ops run as one Vector kernel (ElementwiseFusion)">,
+  ];
   let dependentDialects = ["mlir::func::FuncDialect"];
 }
 

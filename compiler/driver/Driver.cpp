@@ -1,5 +1,6 @@
 //===- Driver.cpp - the library behind vinci-compile ----------------------===//
 #include "driver/Driver.h"
+#include "driver/FusionSwitch.h"
 
 #include "onnx/OnnxImporter.h"
 #include "passes/Passes.h"
@@ -26,6 +27,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -152,13 +154,17 @@ private:
 };
 
 /// The graph-level rewrites, in order: fold, then recompose what exporters
-/// decompose, then clean up what the rewrites left.
-void buildGraphPipeline(mlir::PassManager &pm) {
+/// decompose (each unless its GraphFusion switch is off), then clean up
+/// what the rewrites left.
+void buildGraphPipeline(mlir::PassManager &pm, const FusionSwitches &switches) {
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
-  pm.addPass(graph::createFuseLayerNorm());
-  pm.addPass(graph::createFuseGelu());
-  pm.addPass(graph::createFuseQkv());
+  if (switches.isOn("LayerNormFusion"))
+    pm.addPass(graph::createFuseLayerNorm());
+  if (switches.isOn("GeluFusion"))
+    pm.addPass(graph::createFuseGelu());
+  if (switches.isOn("QkvFusion"))
+    pm.addPass(graph::createFuseQkv());
   pm.addPass(mlir::createCanonicalizerPass());
 }
 
@@ -292,6 +298,15 @@ int compile(const CompileOptions &requested, llvm::raw_ostream &out, llvm::raw_o
     return fail(err, "unknown --emit '" + options.emit + "' (available: vg, vg-opt, dv, om)");
   if (options.emit == "om" && options.output.empty())
     return fail(err, "--emit=om writes a file: give it with --output model.om");
+  FusionSwitches switches;
+  if (!options.fusionSwitchFile.empty()) {
+    std::string error;
+    if (!switches.load(options.fusionSwitchFile, error))
+      return fail(err, error);
+  }
+  if (!(options.softmaxClip > 0) || !std::isfinite(options.softmaxClip))
+    return fail(err, "--softmax_clip must be a positive number (default 50), got " +
+                         std::to_string(options.softmaxClip));
 
   onnx_import::ImportOptions importOptions;
   if (!options.inputShape.empty()) {
@@ -338,13 +353,20 @@ int compile(const CompileOptions &requested, llvm::raw_ostream &out, llvm::raw_o
       return fail(err, error);
   }
 
+  // The softmax template reads its protection from the module.
+  mlir::Builder attrs(&context);
+  if (options.softmaxClip != CompileOptions().softmaxClip)
+    (*module)->setAttr("vinci.softmax_clip", attrs.getF64FloatAttr(options.softmaxClip));
+  if (!switches.isOn("SoftmaxProtection"))
+    (*module)->setAttr("vinci.softmax_unprotected", attrs.getUnitAttr());
+
   ModuleStats stats = collectStats(*module);
   bool toKernels = options.emit == "dv" || options.emit == "om";
 
   // Graph passes: what --emit=vg-opt shows.
   if (options.emit != "vg") {
     auto pm = makePassManager();
-    buildGraphPipeline(*pm);
+    buildGraphPipeline(*pm, switches);
     if (failed(pm->run(*module)))
       return fail(err, options.model + ": the graph passes failed (see the diagnostics above)");
   }
@@ -356,7 +378,8 @@ int compile(const CompileOptions &requested, llvm::raw_ostream &out, llvm::raw_o
   std::string reportText;
   if (!options.report.empty() || toKernels) {
     auto pm = makePassManager();
-    pm->addPass(createPartitionKernels());
+    pm->addPass(createPartitionKernels(PartitionKernelsOptions{
+        switches.isOn("CubeEpilogueFusion"), switches.isOn("ElementwiseFusion")}));
     if (failed(pm->run(*module)))
       return fail(err, options.model + ": partitioning into kernels failed");
   }

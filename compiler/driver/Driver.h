@@ -22,6 +22,8 @@ struct CompileOptions {
                                       // ending in .om, vg otherwise
   std::string dumpDir;                // --dump_dir: IR after import and after each pass
   std::string report;                 // --report: the compile report (JSON)
+  std::string fusionSwitchFile;       // --fusion_switch_file: ATC's fusion switches (JSON)
+  double softmaxClip = 50;            // --softmax_clip: shifted logits clipped to [-clip, 0]
   bool checkSupport = false;          // --check_support
   bool printWeights = false;          // --print_weights: keep blobs in printed IR
 };

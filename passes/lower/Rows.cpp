@@ -29,9 +29,13 @@
 // the statistics (softmax max and sum, norm mean and variance, reductions)
 // are fp32. The softmax is the safe form of DESIGN.md: non-finite logits
 // saturate to the storage type's range, the row max is subtracted and the
-// shifted logits are clipped to [-50, 0] before exp (log_softmax subtracts
-// ln(sum) from the unclipped shifted logits). Layer norm: two-pass variance
-// (mean first, then the mean of the centred squares).
+// shifted logits are clipped to [-clip, 0] before exp (clip 50 unless the
+// module says otherwise: --softmax_clip; log_softmax subtracts ln(sum) from
+// the unclipped shifted logits). A softmax row whose logits are all -inf
+// (or the lowest finite value) gives zeros: its sum is divided by a 0/1
+// "live" statistic. The SoftmaxProtection switch off (module attribute
+// vinci.softmax_unprotected) emits exp(x) / sum(exp(x)) as written. Layer
+// norm: two-pass variance (mean first, then the mean of the centred squares).
 //
 // Tiling: the R rows are split into block_dim equal contiguous shares
 // (block_dim = the largest divisor of R that is <= the AI core count, as the
@@ -82,8 +86,28 @@ constexpr int64_t kLanes = 64;
 constexpr int64_t kChunk = 248;
 /// Most rows a tile of the softmax / norm path (one copy in and out a tile).
 constexpr int64_t kMaxTileRows = 32;
-/// Shifted softmax logits are clipped to [-kSoftmaxClip, 0] before exp.
-constexpr double kSoftmaxClip = 50.0;
+/// Shifted softmax logits are clipped to [-clip, 0] before exp; the
+/// driver's --softmax_clip sets the module's vinci.softmax_clip.
+constexpr double kDefaultSoftmaxClip = 50.0;
+
+/// How vg.softmax is protected in reduced precision (module attributes the
+/// driver sets: vinci.softmax_clip, and vinci.softmax_unprotected when the
+/// SoftmaxProtection switch is off).
+struct SoftmaxSafety {
+  bool protect = true;
+  double clip = kDefaultSoftmaxClip;
+};
+
+SoftmaxSafety softmaxSafetyOf(func::FuncOp func) {
+  SoftmaxSafety safety;
+  auto module = func->getParentOfType<ModuleOp>();
+  if (!module)
+    return safety;
+  if (auto clip = module->getAttrOfType<FloatAttr>("vinci.softmax_clip"))
+    safety.clip = clip.getValueAsDouble();
+  safety.protect = !module->hasAttr("vinci.softmax_unprotected");
+  return safety;
+}
 
 enum class RowKind { Softmax, LogSoftmax, LayerNorm, RmsNorm, Sum, Mean, Max, Min, L2, Prod };
 
@@ -513,7 +537,7 @@ public:
 /// the statistic is a lane-wise vmax/vadd over the sub-rows (an inner
 /// dv.loop whose views step one padded sub-row an iteration).
 void emitColumns(OpBuilder &b, Location loc, const RowPlan &plan, Value gmIn, Value gmOut,
-                 Value bid, int64_t share, Type inElem, Type outElem) {
+                 Value bid, int64_t share, Type inElem, Type outElem, SoftmaxSafety safety) {
   MLIRContext *ctx = b.getContext();
   int64_t R = plan.cols, B = plan.inner;
   RowEmitter col(b, loc, B); // one sub-row
@@ -527,6 +551,9 @@ void emitColumns(OpBuilder &b, Location loc, const RowPlan &plan, Value gmIn, Va
   Value out16 = (!reduce && outElem.isF16()) ? flat.rowBuf(f16) : Value();
   Value acc = col.rowBuf(f32);
   Value acc16 = (reduce && outElem.isF16()) ? col.rowBuf(f16) : Value();
+  bool softmax = plan.kind == RowKind::Softmax;
+  bool shift = !softmax || safety.protect; // log_softmax's shift is its definition
+  Value live = softmax && safety.protect ? col.rowBuf(f32) : Value();
 
   auto loop = dv::LoopOp::create(b, loc, share);
   b.setInsertionPointToStart(&loop.getBody().front());
@@ -607,20 +634,30 @@ void emitColumns(OpBuilder &b, Location loc, const RowPlan &plan, Value gmIn, Va
     }
     dv::CopyOp::create(b, loc, src, gmView(gmOut, B), uint64_t(1), uint64_t(B * outBytes));
   } else {
-    double range = inElem.isF16() ? 65504.0 : double(std::numeric_limits<float>::max());
-    flat.scalar<dv::VMinsOp>(x, range, x);
-    flat.scalar<dv::VMaxsOp>(x, -range, x);
-    reduceSubRows(RowKind::Max, x);
-    overSubRows([&](function_ref<Value(Value)> subRow) {
-      Value xr = subRow(x);
-      col.binary<dv::VSubOp>(xr, acc, xr);
-    });
-    Value ex = plan.kind == RowKind::Softmax ? x : t;
-    flat.scalar<dv::VMaxsOp>(x, -kSoftmaxClip, ex);
+    Value ex = softmax ? x : t;
+    if (shift) {
+      double range = inElem.isF16() ? 65504.0 : double(std::numeric_limits<float>::max());
+      flat.scalar<dv::VMinsOp>(x, range, x);
+      flat.scalar<dv::VMaxsOp>(x, -range, x);
+      reduceSubRows(RowKind::Max, x);
+      if (live) {
+        // live = 1 unless every logit was -inf (saturated to -range): 0.
+        col.scalar<dv::VAddsOp>(acc, range, live);
+        col.scalar<dv::VMaxsOp>(live, 0.0, live);
+        col.scalar<dv::VMinsOp>(live, 1.0, live);
+      }
+      overSubRows([&](function_ref<Value(Value)> subRow) {
+        Value xr = subRow(x);
+        col.binary<dv::VSubOp>(xr, acc, xr);
+      });
+      flat.scalar<dv::VMaxsOp>(x, -safety.clip, ex);
+    }
     flat.unary<dv::VExpOp>(ex, ex);
     reduceSubRows(RowKind::Sum, ex);
     if (plan.kind == RowKind::LogSoftmax)
       col.unary<dv::VLnOp>(acc, acc);
+    if (live) // a fully masked row divides by +inf: zeros, not 1/C
+      col.binary<dv::VDivOp>(acc, live, acc);
     overSubRows([&](function_ref<Value(Value)> subRow) {
       Value xr = subRow(x);
       if (plan.kind == RowKind::Softmax)
@@ -670,7 +707,7 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
   auto finish = [&]() { return finishKernel(entry, func, call); };
   if (plan.columns) {
     emitColumns(b, loc, plan, entry->getArgument(argIndex(plan.input)),
-                entry->getArgument(outIndex), bid, share, inElem, outElem);
+                entry->getArgument(outIndex), bid, share, inElem, outElem, softmaxSafetyOf(func));
     return finish();
   }
 
@@ -702,6 +739,9 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
   Value t = needT ? e.rowBuf(f32) : Value();
   Value out16 = (!reduceKind && outElem.isF16()) ? e.alloc(K * e.cp, f16) : Value();
   Value st = e.alloc(kLanes, f32), bc = e.alloc(kLanes, f32);
+  SoftmaxSafety safety = softmaxSafetyOf(func);
+  bool softmax = plan.kind == RowKind::Softmax;
+  Value live = softmax && safety.protect ? e.alloc(kLanes, f32) : Value();
   Value st16 = (reduceKind && outElem.isF16()) ? e.alloc(kLanes, f16) : Value();
   Value part = e.nrep > 255 ? e.alloc(roundUp(e.nrep, kLanes), f32) : Value();
 
@@ -785,18 +825,32 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
   switch (plan.kind) {
   case RowKind::Softmax:
   case RowKind::LogSoftmax: {
-    // Saturate non-finite logits to the storage type's range.
-    double range = inElem.isF16() ? 65504.0 : double(std::numeric_limits<float>::max());
-    e.scalar<dv::VMinsOp>(x, range, x);
-    e.scalar<dv::VMaxsOp>(x, -range, x);
-    e.reduceRow(RowKind::Max, x, st, part);
-    e.broadcast(st, bc);
-    e.withBroadcast<dv::VSubOp>(x, bc, x); // x - max <= 0
-    Value ex = plan.kind == RowKind::Softmax ? x : t;
-    e.scalar<dv::VMaxsOp>(x, -kSoftmaxClip, ex);
+    Value ex = softmax ? x : t;
+    // Unprotected (the SoftmaxProtection switch off): exp(x) / sum(exp(x))
+    // as written, for bisecting; log_softmax's shift is its definition.
+    if (!softmax || safety.protect) {
+      // Saturate non-finite logits to the storage type's range.
+      double range = inElem.isF16() ? 65504.0 : double(std::numeric_limits<float>::max());
+      e.scalar<dv::VMinsOp>(x, range, x);
+      e.scalar<dv::VMaxsOp>(x, -range, x);
+      e.reduceRow(RowKind::Max, x, st, part);
+      if (live) {
+        // live = 1 unless every logit was -inf (saturated to -range): 0.
+        dv::VAddsOp::create(b, loc, st, b.getF32FloatAttr(static_cast<float>(range)), live,
+                            uint64_t(1), DenseI64ArrayAttr(), DenseI64ArrayAttr(), e.maskOf(1));
+        e.statScalar<dv::VMaxsOp>(live, 0.0);
+        e.statScalar<dv::VMinsOp>(live, 1.0);
+      }
+      e.broadcast(st, bc);
+      e.withBroadcast<dv::VSubOp>(x, bc, x); // x - max <= 0
+      e.scalar<dv::VMaxsOp>(x, -safety.clip, ex);
+    }
     e.unary<dv::VExpOp>(ex, ex);
     e.reduceRow(RowKind::Sum, ex, st, part);
     if (plan.kind == RowKind::Softmax) {
+      if (live) // a fully masked row divides by +inf: zeros, not 1/C
+        dv::VDivOp::create(b, loc, st, live, st, uint64_t(1), DenseI64ArrayAttr(),
+                           DenseI64ArrayAttr(), e.maskOf(1));
       e.broadcast(st, bc);
       e.withBroadcast<dv::VDivOp>(x, bc, x);
     } else {

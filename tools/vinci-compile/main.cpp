@@ -26,6 +26,13 @@ int main(int argc, char **argv) {
   app.add_option("--dump_dir", options.dumpDir, "write the IR after import and after each pass here");
   app.add_option("--report", options.report,
                  "write the compile report (kernels, GM arena plan, pass times) as JSON");
+  app.add_option("--fusion_switch_file", options.fusionSwitchFile,
+                 "switch fusions off by name, in ATC's shape: {\"Switch\": {\"GraphFusion\": "
+                 "{\"ALL\": \"off\", \"QkvFusion\": \"on\"}, \"UBFusion\": {\"ALL\": "
+                 "\"off\"}}} (docs/fusion.md lists the names)");
+  app.add_option("--softmax_clip", options.softmaxClip,
+                 "softmax clips the max-shifted logits to [-clip, 0] before exp")
+      ->capture_default_str();
   app.add_flag("--check_support", options.checkSupport,
                "print the operator support report; exit 0 if all are supported, 1 if not");
   app.add_flag("--print_weights", options.printWeights,

@@ -14,6 +14,7 @@
 // CHECK-NEXT: [[TILE:%.+]] = dv.alloc : !dv.buf<ub, 2048xf32>
 // CHECK-NEXT: [[ST:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
 // CHECK-NEXT: [[BC:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
+// CHECK-NEXT: [[LIVE:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
 // CHECK-NEXT: dv.loop [[I:%.+]] trip 1 {
 // CHECK-NEXT: [[VX:%.+]] = dv.view [[X]][[[I]] * 1600 + [[BID]] * 1600] : !dv.gm<64x200xf32> to !dv.gm<1600xf32>
 // CHECK-NEXT: dv.copy [[VX]] to [[TILE]] {burst_bytes = 800 : i64, bursts = 8 : i64, dst_gap = 224 : i64}
@@ -30,6 +31,10 @@
 // across the 4 repeats, broadcast to 64 lanes read with repeat stride 0.
 // CHECK-NEXT: dv.vdup 0xFF800000 : f32 to [[TAIL]] {mask = array<i64: -256, 0>, repeat = 1 : i64}
 // CHECK-NEXT: dv.vcmax [[ROW]] to [[ST]] {across_repeats, repeat = 4 : i64}
+// live = min(max(max + FLT_MAX, 0), 1): 0 only for a row of -inf.
+// CHECK-NEXT: dv.vadds [[ST]], 3.40282347E+38 : f32 to [[LIVE]] {mask = array<i64: 1, 0>, repeat = 1 : i64}
+// CHECK-NEXT: dv.vmaxs [[LIVE]], 0.000000e+00 : f32 to [[LIVE]] {mask = array<i64: 1, 0>
+// CHECK-NEXT: dv.vmins [[LIVE]], 1.000000e+00 : f32 to [[LIVE]] {mask = array<i64: 1, 0>
 // CHECK-NEXT: dv.vbrcb [[ST]] to [[BC]] {repeat = 1 : i64}
 // CHECK-NEXT: dv.vsub [[FULL]], [[BC]] to [[FULL]] {rep = array<i64: 8, 8, 0>, repeat = 3 : i64}
 // CHECK-NEXT: dv.vsub [[TAIL]], [[BC]] to [[TAIL]] {mask = array<i64: 255, 0>, rep = array<i64: 8, 8, 0>, repeat = 1 : i64}
@@ -40,6 +45,8 @@
 // CHECK-NEXT: dv.vexp [[TAIL]] to [[TAIL]] {mask = array<i64: 255, 0>, repeat = 1 : i64}
 // CHECK-NEXT: dv.vdup 0.000000e+00 : f32 to [[TAIL]] {mask = array<i64: -256, 0>, repeat = 1 : i64}
 // CHECK-NEXT: dv.vcadd [[ROW]] to [[ST]] {across_repeats, repeat = 4 : i64}
+// The sum divided by live: +inf for a fully masked row, whose output is 0.
+// CHECK-NEXT: dv.vdiv [[ST]], [[LIVE]] to [[ST]] {mask = array<i64: 1, 0>, repeat = 1 : i64}
 // CHECK-NEXT: dv.vbrcb [[ST]] to [[BC]]
 // CHECK-NEXT: dv.vdiv [[FULL]], [[BC]] to [[FULL]] {rep = array<i64: 8, 8, 0>, repeat = 3 : i64}
 // CHECK-NEXT: dv.vdiv [[TAIL]], [[BC]] to [[TAIL]] {mask = array<i64: 255, 0>, rep = array<i64: 8, 8, 0>, repeat = 1 : i64}
@@ -317,6 +324,7 @@ func.func private @k0_reduce_sum(%arg0: tensor<2x20000xf32>) -> tensor<2x1xf32>
 // CHECK: [[BID:%.+]] = dv.block_idx
 // CHECK-NEXT: [[SLAB:%.+]] = dv.alloc : !dv.buf<ub, 256xf32>
 // CHECK-NEXT: [[ACC:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
+// CHECK-NEXT: [[LIVE:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
 // CHECK-NEXT: dv.loop [[I:%.+]] trip 1 {
 // CHECK-NEXT: [[VX:%.+]] = dv.view [[X]][[[I]] * 20 + [[BID]] * 20] : !dv.gm<3x4x5xf32> to !dv.gm<20xf32>
 // CHECK-NEXT: dv.copy [[VX]] to [[SLAB]] {burst_bytes = 20 : i64, bursts = 4 : i64, dst_gap = 236 : i64}
@@ -327,6 +335,9 @@ func.func private @k0_reduce_sum(%arg0: tensor<2x20000xf32>) -> tensor<2x1xf32>
 // CHECK-NEXT: [[SR:%.+]] = dv.view [[SLAB]][[[R]] * 64] : !dv.buf<ub, 256xf32> to !dv.buf<ub, 64xf32>
 // CHECK-NEXT: dv.vmax [[ACC]], [[SR]] to [[ACC]] {mask = array<i64: 31, 0>, repeat = 1 : i64}
 // CHECK-NEXT: {{^ *}}}
+// CHECK-NEXT: dv.vadds [[ACC]], 3.40282347E+38 : f32 to [[LIVE]] {mask = array<i64: 31, 0>
+// CHECK-NEXT: dv.vmaxs [[LIVE]], 0.000000e+00
+// CHECK-NEXT: dv.vmins [[LIVE]], 1.000000e+00
 // CHECK-NEXT: dv.loop [[R:%.+]] trip 4 {
 // CHECK-NEXT: [[SR:%.+]] = dv.view [[SLAB]][[[R]] * 64]
 // CHECK-NEXT: dv.vsub [[SR]], [[ACC]] to [[SR]] {mask = array<i64: 31, 0>, repeat = 1 : i64}
@@ -338,6 +349,7 @@ func.func private @k0_reduce_sum(%arg0: tensor<2x20000xf32>) -> tensor<2x1xf32>
 // CHECK-NEXT: [[SR:%.+]] = dv.view [[SLAB]][[[R]] * 64]
 // CHECK-NEXT: dv.vadd [[ACC]], [[SR]] to [[ACC]]
 // CHECK-NEXT: {{^ *}}}
+// CHECK-NEXT: dv.vdiv [[ACC]], [[LIVE]] to [[ACC]]
 // CHECK-NEXT: dv.loop [[R:%.+]] trip 4 {
 // CHECK-NEXT: [[SR:%.+]] = dv.view [[SLAB]][[[R]] * 64]
 // CHECK-NEXT: dv.vdiv [[SR]], [[ACC]] to [[SR]]
