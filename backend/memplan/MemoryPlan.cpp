@@ -151,6 +151,22 @@ bool peakLiveBytes(const std::vector<PlanBuffer> &buffers,
 
 } // namespace
 
+const char *placementOrderName(PlacementOrder order) {
+  switch (order) {
+  case PlacementOrder::SizeThenFirstTask:
+    return "size";
+  case PlacementOrder::SizeThenLastTask:
+    return "size-then-last-task";
+  case PlacementOrder::Breadth:
+    return "breadth";
+  }
+  return "?";
+}
+
+const char *gapChoiceName(GapChoice gap) {
+  return gap == GapChoice::BestFit ? "best-fit" : "first-fit";
+}
+
 bool planMemory(const std::vector<PlanBuffer> &buffers, MemoryPlan &plan,
                 std::string &error, const PlanOptions &options) {
   plan = MemoryPlan();
@@ -323,32 +339,46 @@ bool planMemory(const std::vector<PlanBuffer> &buffers, MemoryPlan &plan,
     return true;
   };
 
-  // Greedy by size: largest first; ties by first task, then head id.
-  std::vector<size_t> bySize(units.size());
-  for (size_t i = 0; i < bySize.size(); ++i)
-    bySize[i] = i;
-  std::sort(bySize.begin(), bySize.end(), [&](size_t a, size_t b) {
+  // The bound is known before placement: a plan that reaches it is optimal
+  // for these in-place choices, and the remaining heuristics are skipped.
+  if (!peakLiveBytes(buffers, sizes, pred, plan.arenaLowerBoundBytes, error))
+    return false;
+  std::vector<size_t> none(n, SIZE_MAX);
+  if (!peakLiveBytes(buffers, sizes, none, plan.noReuseLowerBoundBytes, error))
+    return false;
+
+  // The placement orders. Every comparator ends in the head's id, which is
+  // unique, so each order is total and independent of the input order.
+  auto headId = [&](size_t u) { return buffers[units[u].head].id; };
+  // Greedy by size: largest first; ties by first task (TFLite's ArenaPlanner).
+  auto sizeThenFirstTask = [&](size_t a, size_t b) {
     const Unit &ua = units[a], &ub = units[b];
     if (ua.size != ub.size)
       return ua.size > ub.size;
     if (ua.first != ub.first)
       return ua.first < ub.first;
-    return buffers[ua.head].id < buffers[ub.head].id;
-  });
-  std::vector<uint64_t> unitOffsets;
-  uint64_t arena = 0;
-  if (!place(bySize, true, unitOffsets, arena))
-    return false;
-  plan.strategy = PlanStrategy::GreedyBySizeBestFit;
-
-  // Optionally, the same best-fit placement in a second order, kept only
-  // when its arena is strictly smaller: units by the largest total of bytes
-  // live at any task in their range (the breadth of their most crowded task),
-  // then by size, first task and id -- in the spirit of the paper's "greedy
-  // by breadth": the units of the peak are packed first, the rest fill in.
-  if (options.tryBreadthOrder && units.size() > 1) {
-    // Breadth per distinct task where some unit starts (the live total only
-    // rises at a start), by a sweep over unit blocks.
+    return headId(a) < headId(b);
+  };
+  // Greedy by size, ties by last task, latest first: among equal sizes the
+  // buffers that outlive the others claim their offsets before the
+  // short-lived ones that fill in below them.
+  auto sizeThenLastTask = [&](size_t a, size_t b) {
+    const Unit &ua = units[a], &ub = units[b];
+    if (ua.size != ub.size)
+      return ua.size > ub.size;
+    if (ua.last != ub.last)
+      return ua.last > ub.last;
+    if (ua.first != ub.first)
+      return ua.first < ub.first;
+    return headId(a) < headId(b);
+  };
+  // Breadth: the largest total of bytes live at any task in the unit's range
+  // (the breadth of its most crowded task), then size, first task and id --
+  // in the spirit of the paper's "greedy by breadth": the units of the peak
+  // are packed first, the rest fill in. Breadth per distinct task where some
+  // unit starts (the live total only rises at a start).
+  std::vector<unsigned __int128> unitBreadth(units.size(), 0);
+  if (options.tryAllHeuristics && units.size() > 1) {
     std::vector<int64_t> starts;
     for (const Unit &u : units)
       starts.push_back(u.first);
@@ -361,7 +391,6 @@ bool planMemory(const std::vector<PlanBuffer> &buffers, MemoryPlan &plan,
       for (auto it = lo; it != hi; ++it)
         breadth[size_t(it - starts.begin())] += u.size;
     }
-    std::vector<unsigned __int128> unitBreadth(units.size(), 0);
     for (size_t i = 0; i < units.size(); ++i) {
       auto lo = std::lower_bound(starts.begin(), starts.end(), units[i].first);
       auto hi = std::upper_bound(starts.begin(), starts.end(), units[i].last);
@@ -369,26 +398,60 @@ bool planMemory(const std::vector<PlanBuffer> &buffers, MemoryPlan &plan,
         unitBreadth[i] =
             std::max(unitBreadth[i], breadth[size_t(it - starts.begin())]);
     }
-    std::vector<size_t> byBreadth = bySize;
-    std::sort(byBreadth.begin(), byBreadth.end(), [&](size_t a, size_t b) {
-      if (unitBreadth[a] != unitBreadth[b])
-        return unitBreadth[a] > unitBreadth[b];
-      const Unit &ua = units[a], &ub = units[b];
-      if (ua.size != ub.size)
-        return ua.size > ub.size;
-      if (ua.first != ub.first)
-        return ua.first < ub.first;
-      return buffers[ua.head].id < buffers[ub.head].id;
-    });
-    std::vector<uint64_t> altOffsets;
-    uint64_t altArena = 0;
-    if (!place(byBreadth, true, altOffsets, altArena))
-      return false;
-    if (altArena < arena) {
-      arena = altArena;
-      unitOffsets.swap(altOffsets);
-      plan.strategy = PlanStrategy::BreadthBestFit;
+  }
+  auto breadthThenSize = [&](size_t a, size_t b) {
+    if (unitBreadth[a] != unitBreadth[b])
+      return unitBreadth[a] > unitBreadth[b];
+    return sizeThenFirstTask(a, b);
+  };
+
+  // The portfolio, primary first. Each order is placed with best fit
+  // (TFLite's SimpleMemoryArena: the smallest gap that fits) and with first
+  // fit (TFLite Micro's GreedyMemoryPlanner: the lowest gap that fits). The
+  // smallest arena wins; ties keep the earlier strategy. No single pair wins
+  // everywhere: see docs/memory-planning.md for where each one is needed.
+  struct Heuristic {
+    PlacementOrder order;
+    GapChoice gap;
+  };
+  std::vector<Heuristic> portfolio = {
+      {PlacementOrder::SizeThenFirstTask, GapChoice::BestFit}};
+  if (options.tryAllHeuristics)
+    portfolio.insert(portfolio.end(),
+                     {{PlacementOrder::SizeThenFirstTask, GapChoice::FirstFit},
+                      {PlacementOrder::SizeThenLastTask, GapChoice::BestFit},
+                      {PlacementOrder::SizeThenLastTask, GapChoice::FirstFit},
+                      {PlacementOrder::Breadth, GapChoice::BestFit},
+                      {PlacementOrder::Breadth, GapChoice::FirstFit}});
+  std::vector<size_t> order(units.size());
+  std::vector<uint64_t> unitOffsets, candidateOffsets;
+  uint64_t arena = kMaxU64;
+  for (const Heuristic &h : portfolio) {
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    switch (h.order) {
+    case PlacementOrder::SizeThenFirstTask:
+      std::sort(order.begin(), order.end(), sizeThenFirstTask);
+      break;
+    case PlacementOrder::SizeThenLastTask:
+      std::sort(order.begin(), order.end(), sizeThenLastTask);
+      break;
+    case PlacementOrder::Breadth:
+      std::sort(order.begin(), order.end(), breadthThenSize);
+      break;
     }
+    uint64_t candidateArena = 0;
+    if (!place(order, h.gap == GapChoice::BestFit, candidateOffsets,
+               candidateArena))
+      return false;
+    if (candidateArena < arena) {
+      arena = candidateArena;
+      unitOffsets.swap(candidateOffsets);
+      plan.order = h.order;
+      plan.gap = h.gap;
+    }
+    if (arena <= plan.arenaLowerBoundBytes)
+      break; // optimal: nothing can beat the bound
   }
   for (size_t i = 0; i < units.size(); ++i)
     units[i].offset = unitOffsets[i];
@@ -407,12 +470,6 @@ bool planMemory(const std::vector<PlanBuffer> &buffers, MemoryPlan &plan,
   }
   plan.arenaBytes = arena;
   plan.arenaAlignment = arenaAlignment;
-
-  if (!peakLiveBytes(buffers, sizes, pred, plan.arenaLowerBoundBytes, error))
-    return false;
-  std::vector<size_t> none(n, SIZE_MAX);
-  if (!peakLiveBytes(buffers, sizes, none, plan.noReuseLowerBoundBytes, error))
-    return false;
 
   bool verify = options.verify;
 #ifndef NDEBUG

@@ -1,10 +1,12 @@
 //===- MemoryPlan.h - GM activation arena planning ---------------*- C++ -*-===//
 //
 // Plans every activation buffer of a model into one arena in global memory
-// (GM), with offsets fixed at compile time. The algorithm is "greedy by size"
-// with best fit (Pisarchyk & Lee, "Efficient Memory Management for Deep Neural
-// Net Inference", 2020; TensorFlow Lite Micro's GreedyMemoryPlanner), preceded
-// by in-place reuse of dying inputs (elementwise ops, reshapes).
+// (GM), with offsets fixed at compile time. In-place reuse of dying inputs
+// (elementwise ops, reshapes) first; then a small portfolio of greedy offset
+// heuristics -- greedy by size and greedy by breadth (Pisarchyk & Lee,
+// "Efficient Memory Management for Deep Neural Net Inference", 2020), each
+// with best fit (TensorFlow Lite's ArenaPlanner) and first fit (TensorFlow
+// Lite Micro's GreedyMemoryPlanner) -- keeping the smallest arena.
 //
 // Plain C++17, no MLIR, no exceptions across the API. See
 // docs/memory-planning.md for the algorithm, the guarantees and measured
@@ -52,22 +54,37 @@ struct PlanOptions {
   bool padSizesToAlignment = false;
   /// Try the in-place candidates (otherwise they are checked, then ignored).
   bool allowInPlace = true;
-  /// Also place the buffers in order of the breadth of their most crowded
-  /// task (best fit) and keep that plan when its arena is strictly smaller
-  /// than greedy by size's.
-  bool tryBreadthOrder = true;
+  /// Run the whole portfolio of placement heuristics (three orders, each
+  /// with best fit and first fit) and keep the smallest arena; otherwise
+  /// greedy by size with best fit alone.
+  bool tryAllHeuristics = true;
   /// Run verifyPlan on the result. Always on in debug builds (!NDEBUG).
   bool verify = false;
 };
 
-/// Which placement order produced the plan.
-enum class PlanStrategy {
-  /// Largest first (ties: first task, id), best fit: the primary strategy.
-  GreedyBySizeBestFit,
-  /// Most crowded first (ties: larger, first task, id), best fit: kept only
-  /// when its arena is smaller.
-  BreadthBestFit,
+/// The order in which storage units are placed (see docs/memory-planning.md).
+enum class PlacementOrder {
+  /// Largest first, ties by first task, then id: greedy by size as in
+  /// TFLite's ArenaPlanner and TFLite Micro's GreedyMemoryPlanner.
+  SizeThenFirstTask,
+  /// Largest first, ties by last task (latest first), first task, id.
+  SizeThenLastTask,
+  /// Most crowded task in the unit's range first (greedy by breadth), ties
+  /// as SizeThenFirstTask.
+  Breadth,
 };
+
+/// Which gap a unit takes among those that fit below the units already
+/// placed that are live with it.
+enum class GapChoice {
+  /// The smallest gap (TFLite's SimpleMemoryArena).
+  BestFit,
+  /// The lowest gap (TFLite Micro's GreedyMemoryPlanner).
+  FirstFit,
+};
+
+const char *placementOrderName(PlacementOrder order);
+const char *gapChoiceName(GapChoice gap);
 
 /// The placement of one buffer; index i of MemoryPlan::buffers is input i.
 struct PlacedBuffer {
@@ -93,7 +110,10 @@ struct MemoryPlan {
   uint64_t noReuseLowerBoundBytes = 0;
   /// Number of in-place reuses granted.
   size_t numInPlace = 0;
-  PlanStrategy strategy = PlanStrategy::GreedyBySizeBestFit;
+  /// The heuristic that produced the plan: the first of the portfolio with
+  /// the smallest arena.
+  PlacementOrder order = PlacementOrder::SizeThenFirstTask;
+  GapChoice gap = GapChoice::BestFit;
 };
 
 /// Plans `buffers` into one arena. Returns false with a one-line message in
