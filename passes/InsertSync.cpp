@@ -80,6 +80,11 @@ SmallVector<OperandUse> operandUses(Operation *op) {
         r(o.getSrc());
         w(o.getDst());
       })
+      .Case<dv::CopyGatherOp>([&](dv::CopyGatherOp o) {
+        r(o.getSrc());
+        r(o.getIndices());
+        w(o.getDst());
+      })
       // Cube: a, b -> c.
       .Case<dv::MmadOp>([&](dv::MmadOp o) {
         r(o.getA());

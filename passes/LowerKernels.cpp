@@ -36,6 +36,7 @@ const lower::KernelTemplate *const kTemplates[] = {
     &lower::kMatmulTemplate,
     &lower::kRowsTemplate,
     &lower::kTransposeTemplate,
+    &lower::kGatherTemplate,
     &lower::kElementwiseTemplate,
 };
 

@@ -4,6 +4,39 @@
 
 include "mlir/Pass/PassBase.td"
 
+def NarrowInt64 : Pass<"vinci-narrow-int64", "mlir::ModuleOp"> {
+  let summary = "Stores int64 tensors as int32: the Da Vinci core has no 64-bit integers";
+  let description = [{
+    The Vector unit and the DMA engines know s32 at most, while ONNX models
+    carry indices, shapes and masks as int64. This pass retypes every i64
+    tensor of the graph functions to i32: op results, the `to` of vg.cast,
+    and constants, whose values are narrowed at compile time (a value
+    outside int32 is an error naming the constant). Graph inputs and outputs
+    keep their int64 type for the caller: the function signature becomes
+    i32 and each such argument or result is tagged with
+    `vinci.io_element_type = i64`; the .om then declares the tensor int64
+    with device type int32, and the runtime narrows inputs (failing on a
+    value outside int32) and widens outputs at the boundary.
+
+    Before:
+    ```mlir
+    func.func @main(%ids: tensor<1x128xi64>) -> tensor<1x128x768xf32> {
+      %table = vg.constant dense_resource<word_embeddings> : tensor<30522x768xf32>
+      %0 = vg.gather %table, %ids : (tensor<30522x768xf32>, tensor<1x128xi64>) -> tensor<1x128x768xf32>
+      return %0 : tensor<1x128x768xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @main(%ids: tensor<1x128xi32> {vinci.io_element_type = i64}) -> tensor<1x128x768xf32> {
+      %table = vg.constant dense_resource<word_embeddings> : tensor<30522x768xf32>
+      %0 = vg.gather %table, %ids : (tensor<30522x768xf32>, tensor<1x128xi32>) -> tensor<1x128x768xf32>
+      return %0 : tensor<1x128x768xf32>
+    }
+    ```
+  }];
+}
+
 def PartitionKernels : Pass<"vinci-partition-kernels", "mlir::ModuleOp"> {
   let summary = "Groups vg ops into Cube and Vector kernels and outlines each one";
   let description = [{

@@ -457,6 +457,17 @@ LogicalResult Encoder::encodeOp(Operation *op) {
         ins.p[2] = uint32_t(o.getSrcChannelStride());
         return emit(op, ins);
       })
+      .Case([&](dv::CopyGatherOp o) -> LogicalResult {
+        ins.op = Opcode::CopyGather;
+        if (failed(slots(op, {o.getDst(), o.getSrc(), o.getIndices()})))
+          return failure();
+        ins.p[0] = uint32_t(o.getRows());
+        ins.p[1] = uint32_t(o.getRowBytes());
+        ins.p[2] = uint32_t(o.getSrcRowStride());
+        ins.p[3] = uint32_t(o.getDstRowStride());
+        ins.p[4] = uint32_t(o.getTableRows());
+        return emit(op, ins);
+      })
       .Case([&](dv::LoadFractalsOp o) -> LogicalResult {
         ins.op = Opcode::LoadFractals;
         if (failed(dt(o.getSrc(), ins.dtype)) || failed(slots(op, {o.getDst(), o.getSrc()})))

@@ -57,6 +57,10 @@ uint64_t elementCount(ArrayRef<int64_t> shape) {
   return count;
 }
 
+/// Set by vinci-narrow-int64 on graph arguments and results whose caller
+/// type (int64) differs from the one the kernels compute in.
+constexpr llvm::StringLiteral kIoElementTypeAttr = "vinci.io_element_type";
+
 /// Where a tensor lives in GM, as task arguments name it.
 struct Placement {
   om::Space space = om::Space::Arena;
@@ -170,20 +174,41 @@ private:
 
   /// The descriptor and placement of a graph input or output, which the
   /// caller passes in its own dtype (no fp16 conversion at the boundary).
-  bool placeIo(Value value, std::string name, om::Space space, std::string &error) {
+  /// `hostElement` is the caller's element type when the graph computes
+  /// the tensor in another (int64 narrowed to int32): then the tensor gets
+  /// an arena buffer, and the runtime converts on the way in or out.
+  bool placeIo(Value value, std::string name, om::Space space, TypeAttr hostElement,
+               std::string &error) {
+    bool isInput = space == om::Space::Input;
     auto type = cast<RankedTensorType>(value.getType());
     format::IoInfo io;
-    io.tensor = tensorInfo(std::move(name), type, type.getElementType());
+    io.tensor = tensorInfo(std::move(name), type,
+                           hostElement ? hostElement.getValue() : type.getElementType());
     if (io.tensor.dtype == om::DType::Unknown) {
-      error = "graph " + std::string(space == om::Space::Input ? "input" : "output") + " '" +
-              io.tensor.name + "' has type " + typeText(type) + ", which the .om cannot describe";
+      error = "graph " + std::string(isInput ? "input" : "output") + " '" + io.tensor.name +
+              "' has type " + typeText(type) + ", which the .om cannot describe";
       return false;
     }
     Placement placement;
-    placement.space = space;
-    placement.index = space == om::Space::Input ? writer.addInput(io) : writer.addOutput(io);
     placement.size = elementCount(type.getShape()) *
-                     format::dtypeSize(static_cast<uint8_t>(io.tensor.dtype));
+                     format::dtypeSize(static_cast<uint8_t>(dtypeOf(type.getElementType())));
+    if (!hostElement) {
+      placement.space = space;
+      placement.index = isInput ? writer.addInput(io) : writer.addOutput(io);
+      placements[value] = placement;
+      return true;
+    }
+    io.placement = om::IoPlacement::Arena;
+    io.device_dtype = dtypeOf(type.getElementType());
+    PlanBuffer buffer;
+    buffer.id = buffers.size();
+    buffer.name = std::string(isInput ? "input:" : "output:") + io.tensor.name;
+    buffer.size = placement.size;
+    buffers.push_back(buffer);
+    placement.space = om::Space::Arena;
+    placement.arenaBuffer = static_cast<int64_t>(buffer.id);
+    uint32_t index = isInput ? writer.addInput(io) : writer.addOutput(io);
+    arenaIo.push_back({isInput, index, buffer.id});
     placements[value] = placement;
     return true;
   }
@@ -193,7 +218,8 @@ private:
       unsigned index = argument.getArgNumber();
       auto name = graph.getArgAttrOfType<StringAttr>(index, "vg.name");
       if (!placeIo(argument, name ? name.str() : "input" + std::to_string(index),
-                   om::Space::Input, error))
+                   om::Space::Input,
+                   graph.getArgAttrOfType<TypeAttr>(index, kIoElementTypeAttr), error))
         return false;
     }
     return true;
@@ -212,7 +238,7 @@ private:
       }
       auto name = graph.getResultAttrOfType<StringAttr>(index, "vg.name");
       if (!placeIo(value, name ? name.str() : "output" + std::to_string(index), om::Space::Output,
-                   error))
+                   graph.getResultAttrOfType<TypeAttr>(index, kIoElementTypeAttr), error))
         return false;
     }
     return true;
@@ -229,8 +255,13 @@ private:
           if (!placeOperand(launch, i, operand, task, error))
             return false;
         for (auto [i, result] : llvm::enumerate(launch.getOutputs())) {
-          if (placements.count(result))
-            continue; // a graph output
+          if (auto output = placements.find(result); output != placements.end()) {
+            // A graph output; one the runtime converts lives in the arena
+            // from here to the end of the run.
+            if (output->second.arenaBuffer >= 0)
+              buffers[output->second.arenaBuffer].firstTask = task;
+            continue;
+          }
           Type storage = storageType(launch, launch.getInputs().size() + i);
           auto type = cast<RankedTensorType>(result.getType());
           PlanBuffer buffer;
@@ -302,6 +333,9 @@ private:
   }
 
   bool planArena(OmSummary &summary, std::string &error) {
+    for (const ArenaIo &io : arenaIo)
+      if (!io.isInput)
+        buffers[io.buffer].lastTask = std::max<int64_t>(0, int64_t(launches.size()) - 1);
     MemoryPlan plan;
     PlanOptions options;
     options.verify = true;
@@ -311,6 +345,13 @@ private:
       if (placement.arenaBuffer >= 0)
         placement.offset = plan.buffers[placement.arenaBuffer].offset;
     writer.setArenaSize(plan.arenaBytes);
+    for (const ArenaIo &io : arenaIo) {
+      uint64_t offset = plan.buffers[io.buffer].offset;
+      if (io.isInput)
+        writer.setInputArenaOffset(io.index, offset);
+      else
+        writer.setOutputArenaOffset(io.index, offset);
+    }
     for (auto [buffer, placed] : llvm::zip(buffers, plan.buffers)) {
       format::BufferInfo info;
       info.name = buffer.name;
@@ -371,6 +412,13 @@ private:
   llvm::DenseMap<Value, Placement> placements;
   std::vector<dv::LaunchOp> launches;
   std::vector<PlanBuffer> buffers;
+  /// Graph inputs and outputs the runtime converts through the arena.
+  struct ArenaIo {
+    bool isInput;
+    uint32_t index;
+    uint64_t buffer;
+  };
+  std::vector<ArenaIo> arenaIo;
   llvm::DenseMap<Operation *, uint32_t> kernelIndex;
   uint64_t weightsBytes = 0;
 };

@@ -378,6 +378,7 @@ int compile(const CompileOptions &requested, llvm::raw_ostream &out, llvm::raw_o
   std::string reportText;
   if (!options.report.empty() || toKernels) {
     auto pm = makePassManager();
+    pm->addPass(createNarrowInt64());
     pm->addPass(createPartitionKernels(PartitionKernelsOptions{
         switches.isOn("CubeEpilogueFusion"), switches.isOn("ElementwiseFusion")}));
     if (failed(pm->run(*module)))

@@ -551,6 +551,29 @@ LogicalResult CopyNchw2Nc1hwc0Op::verify() {
   return success();
 }
 
+LogicalResult CopyGatherOp::verify() {
+  if (failed(checkSpace(*this, "dst", getDst(), {MemSpace::L1, MemSpace::UB})) ||
+      failed(checkSpace(*this, "indices", getIndices(), {MemSpace::UB})) ||
+      failed(checkSameElement(*this, "src", getSrc(), "dst", getDst())))
+    return failure();
+  if (!getElementType(getIndices().getType()).isSignlessInteger(32))
+    return emitOpError() << "indices must be i32, got " << getElementType(getIndices().getType());
+  if (failed(checkRange(*this, "rows", getRows(), 1, kMaxU16)) ||
+      failed(checkRange(*this, "row_bytes", getRowBytes(), 1, UINT32_MAX)) ||
+      failed(checkRange(*this, "table_rows", getTableRows(), 1, INT32_MAX)))
+    return failure();
+  if (getSrcRowStride() < getRowBytes() || getDstRowStride() < getRowBytes())
+    return emitOpError() << "row strides (" << getSrcRowStride() << ", " << getDstRowStride()
+                         << ") must be at least row_bytes " << getRowBytes();
+  if (failed(checkExtent(*this, "src", getSrc(),
+                         uint64_t(getTableRows() - 1) * getSrcRowStride() + getRowBytes())) ||
+      failed(checkExtent(*this, "indices", getIndices(), uint64_t(getRows()) * 4)) ||
+      failed(checkExtent(*this, "dst", getDst(),
+                         uint64_t(getRows() - 1) * getDstRowStride() + getRowBytes())))
+    return failure();
+  return success();
+}
+
 LogicalResult LoadFractalsOp::verify() {
   if (failed(checkSpace(*this, "src", getSrc(), {MemSpace::L1})) ||
       failed(checkSpace(*this, "dst", getDst(), {MemSpace::L0A, MemSpace::L0B})) ||

@@ -239,6 +239,25 @@ def DV_CopyNchw2Nc1hwc0Op : DV_Op<"copy_nchw2nc1hwc0", []> {
   let extraClassDeclaration = DV_PipeIs<"MTE2">.decl;
 }
 
+def DV_CopyGatherOp : DV_Op<"copy_gather", []> {
+  let summary = "MTE2: GM table rows picked by i32 indices in UB -> UB/L1 (ISA copy_gather)";
+  let description = [{
+    For r < rows: dst[r * dst_row_stride ..] <- src[idx * src_row_stride ..],
+    `row_bytes` bytes, where idx = indices[r], plus `table_rows` when
+    negative (ONNX Gather). An index outside [-table_rows, table_rows) stops
+    the kernel with an error. The Scalar unit reads each index, so this is
+    the one data-dependent address in the ISA; `src` spans the whole table.
+  }];
+  let arguments = (ins DV_GmBuffer:$src, DV_OnChipBuffer:$indices, DV_OnChipBuffer:$dst,
+                       I64Attr:$rows, I64Attr:$row_bytes, I64Attr:$src_row_stride,
+                       I64Attr:$dst_row_stride, I64Attr:$table_rows);
+  let assemblyFormat = [{
+    $src `[` $indices `]` `to` $dst attr-dict `:` type($src) `,` type($indices) `to` type($dst)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = DV_PipeIs<"MTE2">.decl;
+}
+
 def DV_LoadFractalsOp : DV_Op<"load_fractals", []> {
   let summary = "MTE1: gather 512-byte fractals L1 -> L0A/L0B, optionally transposed";
   let description = [{

@@ -282,6 +282,18 @@ std::string integerMismatch(func::FuncOp func, ArrayRef<int64_t> shape) {
   return {};
 }
 
+/// An i32 kernel input that only feeds casts to float: it is loaded and
+/// converted (vconv s32 -> f16) like an f32 input (an attention mask).
+bool isIntegerCastInput(Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg || !cast<RankedTensorType>(arg.getType()).getElementType().isSignlessInteger(32))
+    return false;
+  return llvm::all_of(arg.getUsers(), [](Operation *user) {
+    auto cast = dyn_cast<vg::CastOp>(user);
+    return cast && isSupportedFloat(cast.getTo());
+  });
+}
+
 /// Why the elementwise template cannot lower `func` (empty: it can).
 std::string elementwiseMismatch(func::FuncOp func) {
   auto results = func.getFunctionType().getResults();
@@ -290,7 +302,17 @@ std::string elementwiseMismatch(func::FuncOp func) {
   auto shape = cast<RankedTensorType>(results.front()).getShape();
   if (isIntegerKernel(func))
     return integerMismatch(func, shape);
-  for (Type type : llvm::concat<const Type>(func.getFunctionType().getInputs(), results)) {
+  for (BlockArgument arg : func.getArguments()) {
+    auto tensor = cast<RankedTensorType>(arg.getType());
+    if (!isSupportedFloat(tensor.getElementType()) && !isIntegerCastInput(arg)) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << "tensors of " << tensor.getElementType()
+         << " have no lowering template yet (f16/f32, and i32 inputs cast to float)";
+      return text;
+    }
+  }
+  for (Type type : results) {
     auto tensor = cast<RankedTensorType>(type);
     if (!isSupportedFloat(tensor.getElementType())) {
       std::string text;
@@ -325,7 +347,7 @@ std::string elementwiseMismatch(func::FuncOp func) {
     int tensors = 0;
     for (Value operand : op.getOperands()) {
       auto type = cast<RankedTensorType>(operand.getType());
-      if (!isSupportedFloat(type.getElementType()))
+      if (!isSupportedFloat(type.getElementType()) && !isIntegerCastInput(operand))
         return (opName(&op) + " on a non-float operand has no lowering template yet").str();
       if (scalarImmediate(operand))
         continue;

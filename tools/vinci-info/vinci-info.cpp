@@ -69,9 +69,16 @@ std::string tensorText(const om::TensorDesc& t) {
 }
 
 std::string ioPlacement(const om::IoDesc& io, bool json) {
-  if (io.placement() == om::IoPlacement::Arena)
-    return json ? fmt::format(R"("placement": "arena", "arena_offset": {})", io.arena_offset())
-                : fmt::format("in arena at {}", io.arena_offset());
+  if (io.placement() == om::IoPlacement::Arena) {
+    const bool converts =
+        io.device_dtype() != om::DType::Unknown && io.device_dtype() != io.tensor()->dtype();
+    const char* device = vinci::format::dtypeName(static_cast<uint8_t>(io.device_dtype()));
+    if (json)
+      return fmt::format(R"("placement": "arena", "arena_offset": {}{})", io.arena_offset(),
+                         converts ? fmt::format(R"(, "device_dtype": "{}")", device) : "");
+    return fmt::format("in arena at {}{}", io.arena_offset(),
+                       converts ? fmt::format(" as {}", device) : "");
+  }
   return json ? std::string(R"("placement": "separate")") : std::string("separate buffer");
 }
 

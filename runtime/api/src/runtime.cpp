@@ -68,6 +68,41 @@ struct Model {
   std::string origin;
 };
 
+// Whether the kernels see `io` as int32 while the caller passes int64.
+bool narrowsToInt32(const om::IoDesc& io) {
+  return io.device_dtype() == om::DType::I32 && io.tensor()->dtype() == om::DType::I64;
+}
+
+// Copies a caller's int64 input into the arena as int32; fails on the first
+// value outside int32 rather than wrapping it.
+vinci_status narrowInput(const om::IoDesc& io, uint32_t index, const void* data, uint8_t* arena) {
+  const uint64_t count = io.tensor()->size() / sizeof(int64_t);
+  const uint8_t* src = static_cast<const uint8_t*>(data);
+  for (uint64_t e = 0; e < count; ++e) {
+    int64_t value;
+    std::memcpy(&value, src + e * sizeof(int64_t), sizeof(value));
+    if (value < INT32_MIN || value > INT32_MAX)
+      return fail(VINCI_ERROR_INVALID_ARGUMENT,
+                  "input " + std::to_string(index) + " '" + io.tensor()->name()->str() +
+                      "': element " + std::to_string(e) + " is " + std::to_string(value) +
+                      ", outside int32 (the device computes int64 tensors in int32)");
+    const int32_t narrow = static_cast<int32_t>(value);
+    std::memcpy(arena + io.arena_offset() + e * sizeof(int32_t), &narrow, sizeof(narrow));
+  }
+  return VINCI_OK;
+}
+
+void widenOutput(const om::IoDesc& io, const uint8_t* arena, void* data) {
+  const uint64_t count = io.tensor()->size() / sizeof(int64_t);
+  uint8_t* dst = static_cast<uint8_t*>(data);
+  for (uint64_t e = 0; e < count; ++e) {
+    int32_t narrow;
+    std::memcpy(&narrow, arena + io.arena_offset() + e * sizeof(int32_t), sizeof(narrow));
+    const int64_t value = narrow;
+    std::memcpy(dst + e * sizeof(int64_t), &value, sizeof(value));
+  }
+}
+
 vinci_tensor_desc describe(const om::IoDesc& io) {
   vinci_tensor_desc desc{};
   const om::TensorDesc& tensor = *io.tensor();
@@ -407,8 +442,13 @@ vinci_status vinci_context_run(vinci_context* context, const vinci_const_buffer*
     context->session->resetTrace();
     for (uint32_t i = 0; i < num_inputs; ++i) {
       const om::IoDesc& io = *input_list.Get(i);
-      if (io.placement() == om::IoPlacement::Arena && io.tensor()->size() > 0)
+      if (io.placement() != om::IoPlacement::Arena || io.tensor()->size() == 0) continue;
+      if (!narrowsToInt32(io)) {
         std::memcpy(context->arena + io.arena_offset(), inputs[i].data, io.tensor()->size());
+        continue;
+      }
+      const vinci_status status = narrowInput(io, i, inputs[i].data, context->arena);
+      if (status != VINCI_OK) return status;
     }
 
     uint8_t* weights = const_cast<uint8_t*>(
@@ -448,7 +488,10 @@ vinci_status vinci_context_run(vinci_context* context, const vinci_const_buffer*
 
     for (uint32_t i = 0; i < num_outputs; ++i) {
       const om::IoDesc& io = *output_list.Get(i);
-      if (io.placement() == om::IoPlacement::Arena && io.tensor()->size() > 0)
+      if (io.placement() != om::IoPlacement::Arena || io.tensor()->size() == 0) continue;
+      if (narrowsToInt32(io))
+        widenOutput(io, context->arena, outputs[i].data);
+      else
         std::memcpy(outputs[i].data, context->arena + io.arena_offset(), io.tensor()->size());
     }
 

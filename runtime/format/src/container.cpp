@@ -311,10 +311,22 @@ Status checkIoList(const flatbuffers::Vector<flatbuffers::Offset<om::IoDesc>>& l
                                   io.tensor()->name()->str(), "'");
     Status status = checkTensor(*io.tensor(), where);
     if (!status.ok()) return status;
+    const om::DType device = io.device_dtype();
+    const bool converts = device != om::DType::Unknown && device != io.tensor()->dtype();
+    if (converts && !(io.tensor()->dtype() == om::DType::I64 && device == om::DType::I32))
+      return makeError(Errc::invalid_model,
+                       cat(where, ": device dtype ", dtypeName(static_cast<uint8_t>(device)),
+                           " for a ", dtypeName(static_cast<uint8_t>(io.tensor()->dtype())),
+                           " tensor is not a supported conversion (only int64 -> int32)"));
+    if (converts && (io.placement() != om::IoPlacement::Arena ||
+                     io.tensor()->format() != om::Format::ND))
+      return makeError(Errc::invalid_model,
+                       cat(where, ": a converted tensor must be ND and live in the arena"));
     if (io.placement() == om::IoPlacement::Arena) {
-      if (!rangeFits(io.arena_offset(), io.tensor()->size(), arena_size))
+      const uint64_t bytes = converts ? io.tensor()->size() / 2 : io.tensor()->size();
+      if (!rangeFits(io.arena_offset(), bytes, arena_size))
         return makeError(Errc::invalid_model, cat(where, ": arena range [", io.arena_offset(), ", +",
-                                                  io.tensor()->size(), ") exceeds the arena (",
+                                                  bytes, ") exceeds the arena (",
                                                   arena_size, " bytes)"));
     } else if (io.placement() != om::IoPlacement::Separate) {
       return makeError(Errc::invalid_model, cat(where, ": unknown placement ",

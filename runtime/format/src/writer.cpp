@@ -48,7 +48,8 @@ std::vector<flatbuffers::Offset<om::IoDesc>> buildIoList(flatbuffers::FlatBuffer
                                                          const std::vector<IoInfo>& list) {
   std::vector<flatbuffers::Offset<om::IoDesc>> out;
   for (const IoInfo& io : list)
-    out.push_back(om::CreateIoDesc(fbb, buildTensor(fbb, io.tensor), io.placement, io.arena_offset));
+    out.push_back(om::CreateIoDesc(fbb, buildTensor(fbb, io.tensor), io.placement, io.arena_offset,
+                                     io.device_dtype));
   return out;
 }
 

@@ -195,6 +195,22 @@ void ProgramBuilder::copyNd2Nz(const Addr& dst, const Addr& src, DType dtype, ui
   emit(ins);
 }
 
+void ProgramBuilder::copyGather(const Addr& dst, const Addr& table, const Addr& indices,
+                                uint32_t rows, uint32_t row_bytes, uint32_t table_row_stride,
+                                uint32_t dst_row_stride, uint32_t table_rows) {
+  Instruction ins;
+  ins.op = Opcode::CopyGather;
+  ins.operand[0] = toOperand(dst);
+  ins.operand[1] = toOperand(table);
+  ins.operand[2] = toOperand(indices);
+  ins.p[0] = rows;
+  ins.p[1] = row_bytes;
+  ins.p[2] = table_row_stride;
+  ins.p[3] = dst_row_stride;
+  ins.p[4] = table_rows;
+  emit(ins);
+}
+
 void ProgramBuilder::copyNz2Nd(const Addr& dst, const Addr& src, DType dtype, uint32_t rows,
                                uint32_t cols, uint32_t dst_row_stride, uint32_t src_rows) {
   Instruction ins;

@@ -129,6 +129,11 @@ uint64_t Core::cost(const Instruction& ins, uint64_t& bytes) const {
     case Opcode::CopyNd2Nz: return gm(t.mte2_startup_cycles.value, p[0], p[1] * es);
     case Opcode::CopyNz2Nd: return gm(t.mte3_startup_cycles.value, p[0], p[1] * es);
     case Opcode::CopyNchw2Nc1hwc0: return gm(t.mte2_startup_cycles.value, p[0], p[1] * es);
+    case Opcode::CopyGather:
+      // One burst per row, each address computed by the Scalar unit from
+      // the index it reads out of UB (assumption: an issue slot per row).
+      return gm(t.mte2_startup_cycles.value, p[0], p[1]) +
+             cycles(double(p[0]) * t.scalar_issue_cycles.value);
     case Opcode::LoadFractals:
       return onchip(t.mte1_startup_cycles.value, uint64_t(p[0]) * p[1] * 512, t.mte1_bytes_per_cycle.value);
     case Opcode::Mmad: {
@@ -358,7 +363,7 @@ void Core::recordGmWrites(const Instruction& ins, const Resolved ops[kMaxOperand
   }
 }
 
-void Core::execute(const Instruction& ins, const Resolved ops[kMaxOperands], BlockResult&) {
+void Core::execute(const Instruction& ins, const Resolved ops[kMaxOperands], BlockResult& res) {
   const uint32_t* p = ins.p;
   const uint64_t es = dtypeBytes(ins.dtype);
   switch (ins.op) {
@@ -402,6 +407,23 @@ void Core::execute(const Instruction& ins, const Resolved ops[kMaxOperands], Blo
         for (uint32_t col = 0; col < cols; col += c0)
           std::memcpy(ops[0].ptr + (uint64_t(i) * stride + col) * es,
                       ops[1].ptr + (uint64_t(col / c0) * srows + i) * c0 * es, std::min(c0, cols - col) * es);
+      return;
+    }
+    case Opcode::CopyGather: {
+      const int64_t rows = p[4];
+      for (uint32_t r = 0; r < p[0]; ++r) {
+        int32_t index;
+        std::memcpy(&index, ops[2].ptr + uint64_t(r) * 4, 4);
+        const int64_t row = index < 0 ? int64_t(index) + rows : int64_t(index);
+        if (row < 0 || row >= rows) {
+          res.ok = false;
+          res.error = "copy_gather: index " + std::to_string(index) + " (row " + std::to_string(r) +
+                      ") is out of range [-" + std::to_string(rows) + ", " + std::to_string(rows) +
+                      ")";
+          return;
+        }
+        std::memcpy(ops[0].ptr + uint64_t(r) * p[3], ops[1].ptr + uint64_t(row) * p[2], p[1]);
+      }
       return;
     }
     case Opcode::CopyNchw2Nc1hwc0: {
@@ -501,6 +523,10 @@ void Core::run(const ProgramData& prog, uint32_t block_idx, uint32_t active_core
     }
     recordGmWrites(ins, ops, res);
     execute(ins, ops, res);
+    if (!res.ok) {
+      res.error = "pc " + std::to_string(pc) + ": " + res.error;
+      return;
+    }
     pc = next;
   }
   uint64_t end = scalar_time_;

@@ -58,7 +58,7 @@ unsigned operandSlots(Opcode op) {
     case Opcode::Nop: case Opcode::LoopBegin: case Opcode::LoopEnd: case Opcode::SetFlag:
     case Opcode::WaitFlag: case Opcode::PipeBarrier:
       return 0;
-    case Opcode::Mmad: return 0b111;
+    case Opcode::Mmad: case Opcode::CopyGather: return 0b111;
     case Opcode::VDup: return 0b1;
     case Opcode::VSel: return 0b1111;
     case Opcode::VAdd: case Opcode::VSub: case Opcode::VMul: case Opcode::VDiv: case Opcode::VMax:
@@ -120,6 +120,13 @@ bool checkParams(const Instruction& ins, const soc::SocSpec& soc, const Fail& fa
       if (t == DType::None) return fail("bad dtype");
       if (p[0] == 0 || p[1] == 0 || p[0] > 65535) return fail("bad channels/spatial");
       if (p[2] < p[1]) return fail("channel stride smaller than spatial size");
+      return true;
+    case Opcode::CopyGather:
+      if (t != DType::None || t2 != DType::None) return fail("copy_gather moves bytes: dtype must be none");
+      if (p[0] == 0 || p[0] > 65535) return fail("rows must be in 1..65535");
+      if (p[1] == 0) return fail("empty row");
+      if (p[2] < p[1] || p[3] < p[1]) return fail("row stride smaller than the row");
+      if (p[4] == 0 || p[4] > 0x7fffffffu) return fail("table rows must be in 1..2^31-1");
       return true;
     case Opcode::LoadFractals:
       if (dtypeBytes(t) != 1 && dtypeBytes(t) != 2) return fail("fractal dtype must be 8 or 16 bit");

@@ -55,6 +55,7 @@ const char* opcodeName(Opcode op) {
     case Opcode::CopyNz2Nd: return "copy_nz2nd";
     case Opcode::CopyNchw2Nc1hwc0: return "copy_nchw2nc1hwc0";
     case Opcode::LoadFractals: return "load_fractals";
+    case Opcode::CopyGather: return "copy_gather";
     case Opcode::Mmad: return "mmad";
     case Opcode::MoveL0cToUb: return "move_l0c_ub";
     case Opcode::VAdd: return "vadd";
@@ -150,6 +151,11 @@ uint64_t operandFootprint(const Instruction& ins, unsigned slot) {
     case Opcode::CopyNchw2Nc1hwc0:
       if (slot == 0) return ceilDiv(p[0], c0Of(ins.dtype)) * p[1] * c0Of(ins.dtype) * es;
       return p[0] && p[1] ? ((uint64_t(p[0]) - 1) * p[2] + p[1]) * es : 0;
+    case Opcode::CopyGather:
+      if (!p[0] || !p[1]) return 0;
+      if (slot == 0) return (uint64_t(p[0]) - 1) * p[3] + p[1];
+      if (slot == 1) return p[4] ? (uint64_t(p[4]) - 1) * p[2] + p[1] : 0;  // the whole table
+      return uint64_t(p[0]) * 4;
     case Opcode::LoadFractals: {
       if (!p[0] || !p[1]) return 0;
       uint64_t so = slot == 0 ? p[4] : p[2], si = slot == 0 ? p[5] : p[3];
@@ -236,6 +242,10 @@ bool expectedPipe(const Instruction& ins, Pipe& pipe) {
     case Opcode::CopyNchw2Nc1hwc0:
       pipe = Pipe::MTE2;
       return space(1) == GM && (space(0) == L1 || space(0) == L0A || space(0) == L0B || space(0) == UB);
+    case Opcode::CopyGather:
+      // The Scalar unit reads each index and the MTE2 fetches the row.
+      pipe = Pipe::MTE2;
+      return space(1) == GM && (space(0) == L1 || space(0) == UB) && space(2) == UB;
     case Opcode::CopyNz2Nd:
       pipe = Pipe::MTE3;
       return space(1) == UB && space(0) == GM;

@@ -1446,3 +1446,23 @@ dv.kernel @vtranspose_extent() attributes {block_dim = 1 : i64, kind = "vector"}
   dv.vtranspose %x to %x {tiles = 5} : !dv.buf<ub, 1024xf16> to !dv.buf<ub, 1024xf16>
   dv.return
 }
+
+// -----
+
+dv.kernel @copy_gather_index_type(%t: !dv.gm<100x64xf16>) attributes {block_dim = 1 : i64, kind = "vector"} {
+  %idx = dv.alloc : !dv.buf<ub, 8xf32>
+  %rows = dv.alloc : !dv.buf<ub, 512xf16>
+  // expected-error @below {{'dv.copy_gather' op indices must be i32, got 'f32'}}
+  dv.copy_gather %t[%idx] to %rows {rows = 8, row_bytes = 128, src_row_stride = 128, dst_row_stride = 128, table_rows = 100} : !dv.gm<100x64xf16>, !dv.buf<ub, 8xf32> to !dv.buf<ub, 512xf16>
+  dv.return
+}
+
+// -----
+
+dv.kernel @copy_gather_table_extent(%t: !dv.gm<100x64xf16>) attributes {block_dim = 1 : i64, kind = "vector"} {
+  %idx = dv.alloc : !dv.buf<ub, 8xi32>
+  %rows = dv.alloc : !dv.buf<ub, 512xf16>
+  // expected-error @below {{'dv.copy_gather' op src accesses 12928 bytes but its buffer has 12800}}
+  dv.copy_gather %t[%idx] to %rows {rows = 8, row_bytes = 128, src_row_stride = 128, dst_row_stride = 128, table_rows = 101} : !dv.gm<100x64xf16>, !dv.buf<ub, 8xi32> to !dv.buf<ub, 512xf16>
+  dv.return
+}

@@ -128,6 +128,9 @@ dv.kernel @matmul_tile(%a: !dv.gm<64x64xf16>, %b: !dv.gm<64x64xf16>, %c: !dv.gm<
   dv.copy_nd2nz %b to %l1b {rows = 64, cols = 64, src_row_stride = 64, dst_rows = 64, dst_cols = 64} : !dv.gm<64x64xf16> to !dv.buf<l1, 64x64xf16, nz>
   // CHECK: dv.copy_nchw2nc1hwc0 %{{.*}} to %{{.*}} {channels = 3 : i64, spatial = 64 : i64, src_channel_stride = 64 : i64}
   dv.copy_nchw2nc1hwc0 %x to %l1f {channels = 3, spatial = 64, src_channel_stride = 64} : !dv.gm<1x3x8x8xf16> to !dv.buf<l1, 1x1x8x8x16xf16, nc1hwc0>
+  %ids = dv.alloc offset 24576 : !dv.buf<ub, 8xi32>
+  // CHECK: dv.copy_gather %{{.*}}[%{{.*}}] to %{{.*}} {dst_row_stride = 128 : i64, row_bytes = 128 : i64, rows = 8 : i64, src_row_stride = 128 : i64, table_rows = 64 : i64} : !dv.gm<64x64xf16>, !dv.buf<ub, 8xi32> to !dv.buf<ub, 4096xf16>
+  dv.copy_gather %a[%ids] to %ubnd {rows = 8, row_bytes = 128, src_row_stride = 128, dst_row_stride = 128, table_rows = 64} : !dv.gm<64x64xf16>, !dv.buf<ub, 8xi32> to !dv.buf<ub, 4096xf16>
   dv.set_flag MTE2 -> MTE1 event 0
   dv.wait_flag MTE2 -> MTE1 event 0
   // CHECK: dv.load_fractals %{{.*}} to %{{.*}} {dst_inner_stride = 1 : i64, dst_outer_stride = 4 : i64, inner = 4 : i64, outer = 4 : i64, src_inner_stride = 4 : i64, src_outer_stride = 1 : i64} : !dv.buf<l1, 64x64xf16, nz> to !dv.buf<l0a, 64x64xf16, nz>

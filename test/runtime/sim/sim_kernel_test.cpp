@@ -45,6 +45,45 @@ TEST(SimMove, Nd2NzPadsAndNz2NdRestores) {
     for (uint32_t c = 0; c < stride; ++c) ASSERT_EQ(o[i * stride + c], c < cols ? src[i * stride + c] : 0);
 }
 
+TEST(SimMove, CopyGatherPicksRowsAndRejectsOutOfRangeIndices) {
+  // A 10-row table of 24 fp16 (48 B) in rows of 64 B; 5 indices, two negative.
+  const uint32_t table_rows = 10, row_elems = 24, stride = 32;
+  auto table = randomF16(table_rows * stride, 7);
+  auto gtable = bytesOf(table);
+  const std::vector<int32_t> picks = {3, 0, -1, 9, -10};
+  auto gindex = bytesOf(picks);
+  std::vector<uint8_t> out(picks.size() * row_elems * 2, 0);
+  auto program = [&] {
+    ProgramBuilder b;
+    b.copy(Addr::ub(0), Addr::gm(1), Burst::contiguous(uint32_t(picks.size() * 4)));
+    b.copyGather(Addr::ub(1024), Addr::gm(0), Addr::ub(0), uint32_t(picks.size()), row_elems * 2,
+                 stride * 2, row_elems * 2, table_rows);
+    b.setFlag(Pipe::MTE2, Pipe::MTE3, 0);
+    b.waitFlag(Pipe::MTE2, Pipe::MTE3, 0);
+    b.copy(Addr::gm(2), Addr::ub(1024), Burst::contiguous(uint32_t(out.size())));
+    return b.finish();
+  };
+  RunResult r = run(program(), {&gtable, &gindex, &out}, 1, fatal());
+  ASSERT_TRUE(r.ok) << r.error;
+  auto o = valuesOf<uint16_t>(out);
+  for (size_t i = 0; i < picks.size(); ++i) {
+    const int32_t row = picks[i] < 0 ? picks[i] + int32_t(table_rows) : picks[i];
+    for (uint32_t c = 0; c < row_elems; ++c)
+      ASSERT_EQ(o[i * row_elems + c], table[row * stride + c]) << "index " << i;
+  }
+  EXPECT_GT(r.profile.gm_bytes_read, 0u);
+
+  // An index past either end is a run-time error, not a wild read.
+  for (int32_t bad : {10, -11}) {
+    std::vector<int32_t> wrong = picks;
+    wrong[2] = bad;
+    auto gwrong = bytesOf(wrong);
+    RunResult e = run(program(), {&gtable, &gwrong, &out}, 1, fatal());
+    ASSERT_FALSE(e.ok);
+    EXPECT_NE(e.error.find("copy_gather: index " + std::to_string(bad)), std::string::npos) << e.error;
+  }
+}
+
 TEST(SimMove, NchwToNc1hwc0PadsChannels) {
   const uint32_t C = 21, HW = 10;
   auto src = randomF16(C * HW, 2);

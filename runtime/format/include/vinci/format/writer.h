@@ -31,6 +31,7 @@ struct IoInfo {
   TensorInfo tensor;
   om::IoPlacement placement = om::IoPlacement::Separate;
   uint64_t arena_offset = 0;  // used when placement == Arena
+  om::DType device_dtype = om::DType::Unknown;  // Unknown: tensor.dtype
 };
 
 struct KernelInfo {
@@ -72,6 +73,9 @@ class OmWriter {
   // Each add returns the index of the new entry.
   uint32_t addInput(IoInfo input);
   uint32_t addOutput(IoInfo output);
+  // Puts input or output `index` (placement Arena) at `offset` once the arena is planned.
+  void setInputArenaOffset(uint32_t index, uint64_t offset) { inputs_.at(index).arena_offset = offset; }
+  void setOutputArenaOffset(uint32_t index, uint64_t offset) { outputs_.at(index).arena_offset = offset; }
   // The bytes must already be in the tensor's device layout. They are placed
   // at the next kWeightAlignment boundary of the weights section; the return
   // value is the weight index, weightOffset() gives its section offset (what

@@ -81,6 +81,11 @@ class ProgramBuilder {
   // GM ND (rows x cols, row stride in elements) -> NZ tile of dst_rows x dst_cols (zero padded).
   void copyNd2Nz(const Addr& dst, const Addr& src, DType dtype, uint32_t rows, uint32_t cols,
                  uint32_t src_row_stride, uint32_t dst_rows, uint32_t dst_cols);
+  // Rows of a GM table picked by `rows` s32 indices in UB (negative ones count from the end of
+  // the table's `table_rows`) -> dst rows `dst_row_stride` bytes apart.
+  void copyGather(const Addr& dst, const Addr& table, const Addr& indices, uint32_t rows,
+                  uint32_t row_bytes, uint32_t table_row_stride, uint32_t dst_row_stride,
+                  uint32_t table_rows);
   // UB NZ tile (src_rows padded rows) -> GM ND rows x cols with the given row stride.
   void copyNz2Nd(const Addr& dst, const Addr& src, DType dtype, uint32_t rows, uint32_t cols,
                  uint32_t dst_row_stride, uint32_t src_rows);

@@ -51,6 +51,10 @@ enum class Opcode : uint8_t {
   CopyNchw2Nc1hwc0 = 13,  // GM -> L1/UB; P0 channels, P1 spatial (H*W), P2 src channel stride (elems)
   LoadFractals = 14,  // L1 -> L0A/L0B; P0 outer, P1 inner, P2 src outer stride, P3 src inner stride,
                       // P4 dst outer stride, P5 dst inner stride (all in 512-byte fractals); flag Transpose
+  // GM rows picked by s32 indices in UB -> UB/L1 (embedding lookups, Gather): op0 dst, op1 GM
+  // table, op2 UB indices; P0 rows, P1 row bytes, P2 table row stride bytes, P3 dst row stride
+  // bytes, P4 table rows V (index i in [-V, V), negative counts from the end; others fail).
+  CopyGather = 15,
   // Cube.
   Mmad = 20,        // op0 L0C, op1 L0A, op2 L0B; dtype in, dtype2 out; P0 m, P1 n, P2 k; flag Init
   // L0C -> UB through the vector pipe: P0 bursts, P1 burst elems, P2 src gap elems, P3 dst gap elems,
