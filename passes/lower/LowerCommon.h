@@ -38,6 +38,7 @@ struct KernelTemplate {
 extern const KernelTemplate kMatmulTemplate;      // Matmul.cpp: Cube matmul + epilogue
 extern const KernelTemplate kRowsTemplate;        // Rows.cpp: softmax, norms, reductions
 extern const KernelTemplate kTransposeTemplate;   // Transpose.cpp: row-moving transposes
+extern const KernelTemplate kDataMovementTemplate; // DataMovement.cpp: slice, split, concat
 extern const KernelTemplate kGatherTemplate;      // Gather.cpp: indexed row copies
 extern const KernelTemplate kElementwiseTemplate; // Elementwise.cpp: with broadcasts
 

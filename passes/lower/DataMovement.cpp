@@ -1,0 +1,493 @@
+//===- DataMovement.cpp - slice, split and concat as strided GM copies ----===//
+//
+// vg.slice, vg.split and vg.concat move elements without computing: each is
+// one or more box copies, a box of the output (or of an input) addressed in
+// both tensors by row-major strides and a constant offset:
+//  - slice: the output box, read at the starts (steps > 0 scale the source
+//    strides);
+//  - split: one box per used result, read at its offset along the axis;
+//  - concat: one box per input, written at its offset along the axis.
+// GM cannot be copied to GM, so every box goes GM -> UB (MTE2) -> GM (MTE3).
+//
+// A box is first collapsed: dims of extent 1 are dropped and neighbours that
+// are contiguous in both tensors are merged, so that its innermost dim is a
+// run of contiguous elements on both sides (a row). Rows that fit the UB
+// budget move in tiles of several rows along the longest other dim: one
+// MTE2 copy with a burst per row and the source stride as the gap, each row
+// padded to 32 B in UB, one MTE3 copy with the destination stride as the
+// gap. A row longer than the budget moves in pieces of one burst. The tiled dim is a dv.loop
+// plus one tail tile; the other dims are dv.loops, and one dim whose extent
+// the block count divides is spread over blocks, so the kernel's size does not
+// depend on the tensor's. A slice along the innermost dim is therefore a copy
+// with a row stride, and the QKV split of a fused projection is one strided
+// gather per head slice.
+//
+// Rejected (one-line diagnostics): negative slice steps, source and
+// destination stored in different types (no conversion here), element types
+// the ISA has no copies of (i64), empty tensors, and boxes needing more
+// nested loops than the ISA's four.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/lower/LowerCommon.h"
+
+#include "dv/DvOps.h"
+#include "vg/VgOps.h"
+#include "vinci/soc.h"
+
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+namespace vinci::lower {
+namespace {
+
+/// dv.loop nests the ISA takes.
+constexpr size_t kMaxLoopDepth = 4;
+/// The copy instruction's burst count limit.
+constexpr int64_t kMaxBursts = 65535;
+/// The least a kernel moves per block before it is spread over more blocks.
+constexpr int64_t kMinBlockBytes = 4096;
+
+/// One dim of a box: how many elements, and the step between them in the
+/// source and destination tensors (elements).
+struct BoxDim {
+  int64_t extent, srcStride, dstStride;
+};
+
+/// A box copied from GM argument `srcArg` to `dstArg`.
+struct BoxCopy {
+  unsigned srcArg, dstArg;
+  int64_t srcOffset = 0, dstOffset = 0;
+  SmallVector<BoxDim> dims; // outermost first
+  /// What one more block adds to the offsets (the box's share of blocks).
+  int64_t blockSrcStep = 0, blockDstStep = 0;
+};
+
+struct Plan {
+  Type element;
+  SmallVector<BoxCopy> boxes;
+};
+
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+/// Drops dims of extent 1, merges neighbours contiguous on both sides, and
+/// ends the box with a dim contiguous on both sides (the row).
+void collapse(BoxCopy &box) {
+  SmallVector<BoxDim> dims;
+  for (const BoxDim &dim : box.dims) {
+    if (dim.extent == 1)
+      continue;
+    if (!dims.empty()) {
+      BoxDim &outer = dims.back();
+      if (outer.srcStride == dim.extent * dim.srcStride &&
+          outer.dstStride == dim.extent * dim.dstStride) {
+        outer = {outer.extent * dim.extent, dim.srcStride, dim.dstStride};
+        continue;
+      }
+    }
+    dims.push_back(dim);
+  }
+  if (dims.empty() || dims.back().srcStride != 1 || dims.back().dstStride != 1)
+    dims.push_back({1, 1, 1});
+  box.dims = std::move(dims);
+}
+
+/// The call of `func` in the graph (partitioned kernels have one).
+func::CallOp soleCall(func::FuncOp func) {
+  auto uses = SymbolTable::getSymbolUses(func, func->getParentOp());
+  if (!uses || std::distance(uses->begin(), uses->end()) != 1)
+    return {};
+  return dyn_cast<func::CallOp>(uses->begin()->getUser());
+}
+
+/// The kernel's one data-movement op (constants aside), or null.
+Operation *soleMover(func::FuncOp func) {
+  Operation *mover = nullptr;
+  for (Operation &op : func.getBody().front()) {
+    if (isa<func::ReturnOp, vg::ConstantOp>(op))
+      continue;
+    if (!isa<vg::SliceOp, vg::SplitOp, vg::ConcatOp>(op) || mover)
+      return nullptr;
+    mover = &op;
+  }
+  return mover;
+}
+
+/// The GM argument `value` is read from: a kernel argument.
+std::optional<unsigned> argumentOf(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return arg.getArgNumber();
+  return std::nullopt;
+}
+
+/// The GM argument of the kernel result that returns `value`.
+std::optional<unsigned> resultArgumentOf(Value value, func::FuncOp func) {
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (auto [index, returned] : llvm::enumerate(ret.getOperands()))
+    if (returned == value)
+      return func.getNumArguments() + index;
+  return std::nullopt;
+}
+
+/// A box spanning `shape`, placed at `offset` (per dim) inside the tensor of
+/// shape `outerShape`, which is the source when `outerIsSource`.
+BoxCopy placedBox(ArrayRef<int64_t> shape, ArrayRef<int64_t> outerShape,
+                  ArrayRef<int64_t> offset, bool outerIsSource) {
+  SmallVector<int64_t> outerStrides = rowMajorStrides(outerShape);
+  SmallVector<int64_t> innerStrides = rowMajorStrides(shape);
+  BoxCopy box;
+  int64_t base = 0;
+  for (auto [d, extent] : llvm::enumerate(shape)) {
+    base += offset[d] * outerStrides[d];
+    box.dims.push_back(outerIsSource ? BoxDim{extent, outerStrides[d], innerStrides[d]}
+                                     : BoxDim{extent, innerStrides[d], outerStrides[d]});
+  }
+  (outerIsSource ? box.srcOffset : box.dstOffset) = base;
+  return box;
+}
+
+/// Builds the boxes of the kernel's op; "" on success, else why not.
+std::string analyze(func::FuncOp func, func::CallOp call, Operation *mover, Plan &plan) {
+  StringRef name = opName(mover);
+  GmSignature signature = gmSignature(call);
+  auto noteElement = [&](unsigned arg) -> std::string {
+    Type element = signature.elements[arg];
+    if (dv::elementBytes(element) == 0)
+      return llvm::formatv("{0} on {1} has no lowering template yet", name, element).str();
+    if (!plan.element)
+      plan.element = element;
+    else if (plan.element != element)
+      return llvm::formatv("a {0} that also converts ({1} to {2}) has no lowering template yet",
+                           name, plan.element, element)
+          .str();
+    return "";
+  };
+
+  for (Value result : mover->getResults())
+    if (cast<RankedTensorType>(result.getType()).getNumElements() == 0)
+      return (name + " to an empty tensor has no lowering template yet").str();
+
+  if (auto slice = dyn_cast<vg::SliceOp>(mover)) {
+    RankedTensorType inType = slice.getInput().getType();
+    ArrayRef<int64_t> inShape = inType.getShape();
+    int64_t rank = inType.getRank();
+    SmallVector<int64_t> start(rank, 0), step(rank, 1);
+    for (auto [i, axis] : llvm::enumerate(slice.getAxes())) {
+      int64_t d = *vg::normalizeAxis(axis, rank);
+      if (slice.getSteps()[i] < 0)
+        return "a slice with a negative step has no lowering template yet";
+      step[d] = slice.getSteps()[i];
+      start[d] =
+          vg::resolveSliceRange(inShape[d], slice.getStarts()[i], slice.getEnds()[i], step[d])
+              .start;
+    }
+    std::optional<unsigned> src = argumentOf(slice.getInput());
+    std::optional<unsigned> dst = resultArgumentOf(slice.getResult(), func);
+    if (!src || !dst)
+      return "a slice of a value computed inside the kernel has no lowering template yet";
+    BoxCopy box = placedBox(slice.getType().getShape(), inShape, start, /*outerIsSource=*/true);
+    for (auto [d, dim] : llvm::enumerate(box.dims))
+      dim.srcStride *= step[d];
+    box.srcArg = *src;
+    box.dstArg = *dst;
+    plan.boxes.push_back(box);
+  } else if (auto split = dyn_cast<vg::SplitOp>(mover)) {
+    RankedTensorType inType = split.getInput().getType();
+    int64_t axis = *vg::normalizeAxis(split.getAxis(), inType.getRank());
+    std::optional<unsigned> src = argumentOf(split.getInput());
+    if (!src)
+      return "a split of a value computed inside the kernel has no lowering template yet";
+    int64_t at = 0;
+    for (Value result : split.getResults()) {
+      auto type = cast<RankedTensorType>(result.getType());
+      SmallVector<int64_t> offset(type.getRank(), 0);
+      offset[axis] = at;
+      at += type.getDimSize(axis);
+      std::optional<unsigned> dst = resultArgumentOf(result, func);
+      if (!dst)
+        continue; // an unused piece
+      BoxCopy box = placedBox(type.getShape(), inType.getShape(), offset, true);
+      box.srcArg = *src;
+      box.dstArg = *dst;
+      plan.boxes.push_back(box);
+    }
+  } else {
+    auto concat = cast<vg::ConcatOp>(mover);
+    RankedTensorType outType = concat.getType();
+    int64_t axis = *vg::normalizeAxis(concat.getAxis(), outType.getRank());
+    std::optional<unsigned> dst = resultArgumentOf(concat.getResult(), func);
+    if (!dst)
+      return "a concat used inside the kernel has no lowering template yet";
+    int64_t at = 0;
+    for (Value input : concat.getInputs()) {
+      auto type = cast<RankedTensorType>(input.getType());
+      SmallVector<int64_t> offset(type.getRank(), 0);
+      offset[axis] = at;
+      at += type.getDimSize(axis);
+      if (type.getNumElements() == 0)
+        continue;
+      std::optional<unsigned> src = argumentOf(input);
+      if (!src)
+        return "a concat of a constant inside the kernel has no lowering template yet";
+      BoxCopy box = placedBox(type.getShape(), outType.getShape(), offset, false);
+      box.srcArg = *src;
+      box.dstArg = *dst;
+      plan.boxes.push_back(box);
+    }
+  }
+
+  for (BoxCopy &box : plan.boxes) {
+    for (unsigned arg : {box.srcArg, box.dstArg})
+      if (std::string why = noteElement(arg); !why.empty())
+        return why;
+    collapse(box);
+  }
+  return "";
+}
+
+std::optional<std::string> dataMovementMismatch(func::FuncOp func) {
+  Operation *mover = soleMover(func);
+  if (!mover)
+    return std::nullopt;
+  func::CallOp call = soleCall(func);
+  if (!call)
+    return std::string("a kernel launched more than once has no lowering yet");
+  Plan plan;
+  return analyze(func, call, mover, plan);
+}
+
+//===----------------------------------------------------------------------===//
+// Emission
+//===----------------------------------------------------------------------===//
+
+/// Tiling of one box for a UB buffer of `budgetBytes`.
+struct BoxTiling {
+  /// Rows fit: tiles are `unitsPerTile` rows (the last dim) along `tiledDim`.
+  /// Otherwise tiles are `unitsPerTile` elements of the last dim.
+  bool rowsFit;
+  int64_t rowElems, paddedRowElems;
+  size_t tiledDim;
+  int64_t unitsPerTile;
+};
+
+BoxTiling tile(const BoxCopy &box, int64_t elementBytes, int64_t budgetBytes,
+               int64_t alignment) {
+  BoxTiling tiling;
+  const BoxDim &row = box.dims.back();
+  tiling.rowElems = row.extent;
+  int64_t paddedRowBytes = roundUp(row.extent * elementBytes, alignment);
+  tiling.paddedRowElems = paddedRowBytes / elementBytes;
+  tiling.rowsFit = paddedRowBytes <= budgetBytes;
+  int64_t extent, capacity;
+  if (tiling.rowsFit) {
+    // A burst per row, along the longest other dim (any dim: bursts take
+    // one stride on each side); the remaining dims are loops.
+    tiling.tiledDim = SIZE_MAX;
+    extent = 1;
+    for (size_t d = 0; d + 1 < box.dims.size(); ++d)
+      if (box.dims[d].extent > extent) {
+        tiling.tiledDim = d;
+        extent = box.dims[d].extent;
+      }
+    capacity = std::min(kMaxBursts, budgetBytes / paddedRowBytes);
+  } else {
+    tiling.tiledDim = box.dims.size() - 1;
+    extent = row.extent;
+    capacity = budgetBytes / alignment * alignment / elementBytes;
+  }
+  // Even tiles: as few as the capacity allows, of equal size where possible.
+  int64_t tiles = (extent + capacity - 1) / capacity;
+  tiling.unitsPerTile = (extent + tiles - 1) / tiles;
+  return tiling;
+}
+
+class DataMovementEmitter {
+public:
+  DataMovementEmitter(OpBuilder &b, Location loc, Type element, Value buffer, Value blockIdx)
+      : b(b), loc(loc), element(element), bytes(dv::elementBytes(element)), buffer(buffer),
+        blockIdx(blockIdx) {}
+
+  LogicalResult emit(const BoxCopy &box, const BoxTiling &tiling, Value src, Value dst,
+                     func::FuncOp func) {
+    OpBuilder::InsertionGuard guard(b);
+    indices.clear();
+    srcExpr = b.getAffineConstantExpr(box.srcOffset);
+    dstExpr = b.getAffineConstantExpr(box.dstOffset);
+
+    if (blockIdx)
+      addIndex(blockIdx, box.blockSrcStep, box.blockDstStep);
+
+    size_t loops = 0;
+    size_t rowDim = box.dims.size() - 1;
+    for (size_t d = 0; d < box.dims.size(); ++d) {
+      const BoxDim &dim = box.dims[d];
+      if (d == tiling.tiledDim || (tiling.rowsFit && d == rowDim) || dim.extent == 1)
+        continue;
+      auto loop = dv::LoopOp::create(b, loc, dim.extent);
+      b.setInsertionPointToStart(&loop.getBody().front());
+      addIndex(loop.getInductionVar(), dim.srcStride, dim.dstStride);
+      ++loops;
+    }
+
+    // The tiled dim: a loop of full tiles, then the tail.
+    BoxDim tiled = tiling.tiledDim == SIZE_MAX ? BoxDim{1, 0, 0} : box.dims[tiling.tiledDim];
+    int64_t units = tiling.unitsPerTile;
+    int64_t fullTiles = tiled.extent / units, tail = tiled.extent % units;
+    if (fullTiles > 1)
+      ++loops;
+    if (loops > kMaxLoopDepth)
+      return func.emitError() << "kernel " << func.getSymName() << ": " << loops
+                              << " nested loops exceed the ISA's " << kMaxLoopDepth;
+    if (fullTiles > 1) {
+      auto loop = dv::LoopOp::create(b, loc, fullTiles);
+      OpBuilder::InsertionGuard inLoop(b);
+      b.setInsertionPointToStart(&loop.getBody().front());
+      size_t mark = indices.size();
+      AffineExpr srcBefore = srcExpr, dstBefore = dstExpr;
+      addIndex(loop.getInductionVar(), units * tiled.srcStride, units * tiled.dstStride);
+      copyTile(box, tiling, tiled, units, src, dst);
+      indices.truncate(mark);
+      srcExpr = srcBefore;
+      dstExpr = dstBefore;
+    } else if (fullTiles == 1) {
+      copyTile(box, tiling, tiled, units, src, dst);
+    }
+    if (tail) {
+      srcExpr = srcExpr + fullTiles * units * tiled.srcStride;
+      dstExpr = dstExpr + fullTiles * units * tiled.dstStride;
+      copyTile(box, tiling, tiled, tail, src, dst);
+    }
+    return success();
+  }
+
+private:
+  void addIndex(Value index, int64_t srcStep, int64_t dstStep) {
+    AffineExpr dim = b.getAffineDimExpr(indices.size());
+    indices.push_back(index);
+    srcExpr = srcExpr + dim * srcStep;
+    dstExpr = dstExpr + dim * dstStep;
+  }
+
+  Value view(Value gm, AffineExpr expr, int64_t elems) {
+    MLIRContext *ctx = b.getContext();
+    return dv::ViewOp::create(b, loc, dv::GmType::get(ctx, {elems}, element), gm, indices,
+                              AffineMapAttr::get(AffineMap::get(indices.size(), 0, expr)))
+        .getResult();
+  }
+
+  /// One tile of `units` along the tiled dim: GM -> UB -> GM.
+  void copyTile(const BoxCopy &box, const BoxTiling &tiling, const BoxDim &tiled, int64_t units,
+                Value src, Value dst) {
+    if (!tiling.rowsFit) {
+      uint64_t tileBytes = uint64_t(units * bytes);
+      dv::CopyOp::create(b, loc, view(src, srcExpr, units), buffer, uint64_t(1), tileBytes);
+      dv::CopyOp::create(b, loc, buffer, view(dst, dstExpr, units), uint64_t(1), tileBytes);
+      return;
+    }
+    int64_t row = tiling.rowElems, padded = tiling.paddedRowElems;
+    int64_t srcSpan = (units - 1) * tiled.srcStride + row;
+    int64_t dstSpan = (units - 1) * tiled.dstStride + row;
+    copyRows(view(src, srcExpr, srcSpan), buffer, units, row, tiled.srcStride, padded);
+    copyRows(buffer, view(dst, dstExpr, dstSpan), units, row, padded, tiled.dstStride);
+  }
+
+  /// `rows` bursts of `row` elements, `from` and `to` elements apart; one
+  /// burst when both sides are contiguous.
+  void copyRows(Value from, Value to, int64_t rows, int64_t row, int64_t fromStride,
+                int64_t toStride) {
+    if (rows == 1 || (fromStride == row && toStride == row)) {
+      dv::CopyOp::create(b, loc, from, to, uint64_t(1), uint64_t(rows * row * bytes));
+      return;
+    }
+    dv::CopyOp::create(b, loc, from, to, uint64_t(rows), uint64_t(row * bytes),
+                       uint64_t((fromStride - row) * bytes), uint64_t((toStride - row) * bytes));
+  }
+
+  OpBuilder &b;
+  Location loc;
+  Type element;
+  int64_t bytes;
+  Value buffer;
+  Value blockIdx; // null with one block
+  SmallVector<Value> indices;
+  AffineExpr srcExpr, dstExpr;
+};
+
+LogicalResult lowerDataMovement(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
+  Plan plan;
+  if (std::string why = analyze(func, call, soleMover(func), plan); !why.empty())
+    return func.emitError() << "kernel " << func.getSymName() << ": " << why;
+  MLIRContext *ctx = func.getContext();
+  int64_t bytes = dv::elementBytes(plan.element);
+  int64_t alignment = soc.alignment(soc::Space::UB);
+  int64_t budget = static_cast<int64_t>(soc.bufferBytes(soc::Space::UB)) / 2;
+
+  // The most blocks (up to the core count) that share every box evenly, each
+  // box along its outermost dim they divide. Below kMinBlockBytes a block's
+  // share is dominated by the DMA start-up, and more blocks only add launches.
+  int64_t totalBytes = 0;
+  for (const BoxCopy &box : plan.boxes) {
+    int64_t elems = 1;
+    for (const BoxDim &dim : box.dims)
+      elems *= dim.extent;
+    totalBytes += elems * bytes;
+  }
+  int64_t blockDim = std::min<int64_t>(soc.ai_core_count, totalBytes / kMinBlockBytes);
+  auto sharedDim = [](auto &box, int64_t blocks) {
+    return llvm::find_if(box.dims, [&](const BoxDim &dim) { return dim.extent % blocks == 0; });
+  };
+  for (; blockDim > 1; --blockDim)
+    if (llvm::all_of(plan.boxes,
+                     [&](const BoxCopy &box) { return sharedDim(box, blockDim) != box.dims.end(); }))
+      break;
+  blockDim = std::max<int64_t>(blockDim, 1);
+
+  SmallVector<BoxTiling> tilings;
+  int64_t bufferElems = 0;
+  for (BoxCopy &box : plan.boxes) {
+    if (blockDim > 1) {
+      auto dim = sharedDim(box, blockDim);
+      dim->extent /= blockDim;
+      box.blockSrcStep = dim->extent * dim->srcStride;
+      box.blockDstStep = dim->extent * dim->dstStride;
+    }
+    tilings.push_back(tile(box, bytes, budget, alignment));
+    const BoxTiling &t = tilings.back();
+    bufferElems = std::max(bufferElems, t.rowsFit ? t.unitsPerTile * t.paddedRowElems
+                                                  : t.unitsPerTile);
+  }
+
+  GmSignature signature = gmSignature(call);
+  OpBuilder b(ctx);
+  Block *entry = beginKernel(b, func, signature.types, blockDim, "vector");
+  Value buffer = dv::AllocOp::create(
+      b, func.getLoc(),
+      dv::BufType::get(ctx, dv::MemSpace::UB, {bufferElems}, plan.element, dv::Layout::ND),
+      IntegerAttr());
+  Value blockIdx;
+  if (blockDim > 1)
+    blockIdx = dv::BlockIdxOp::create(b, func.getLoc(), b.getIndexType()).getResult();
+  DataMovementEmitter emitter(b, func.getLoc(), plan.element, buffer, blockIdx);
+  for (auto [box, tiling] : llvm::zip(plan.boxes, tilings))
+    if (failed(emitter.emit(box, tiling, entry->getArgument(box.srcArg),
+                            entry->getArgument(box.dstArg), func)))
+      return failure();
+  return finishKernel(entry, func, call);
+}
+
+} // namespace
+
+const KernelTemplate kDataMovementTemplate = {"data movement", dataMovementMismatch,
+                                              lowerDataMovement};
+
+} // namespace vinci::lower

@@ -1,0 +1,183 @@
+// RUN: vinci-opt %s --split-input-file --vinci-lower-kernels --verify-diagnostics | FileCheck %s
+// RUN: vinci-opt %s --split-input-file --vinci-lower-kernels=allow-unlowered=true --vinci-allocate-buffers --vinci-insert-sync | FileCheck %s --check-prefix=SYNC
+
+// The K third of a fused QKV projection (f16 intermediate): a slice of the
+// last dim is a gather of rows of 768 elements with the source row stride
+// as the burst gap ((2304 - 768) x 2 = 3072 bytes), stored contiguously;
+// 128 rows over 8 blocks, one tile of 16 rows each.
+// CHECK-LABEL: dv.kernel @k1_slice
+// CHECK-SAME: (%[[IN:.+]]: !dv.gm<1x128x2304xf16>, %[[OUT:.+]]: !dv.gm<1x128x768xf16>)
+// CHECK-SAME: attributes {block_dim = 8 : i64, kind = "vector"
+// CHECK: %[[TILE:.+]] = dv.alloc : !dv.buf<ub, 12288xf16>
+// CHECK: %[[BID:.+]] = dv.block_idx
+// CHECK: %[[SRC:.+]] = dv.view %[[IN]][%[[BID]] * 36864 + 768] : !dv.gm<1x128x2304xf16> to !dv.gm<35328xf16>
+// CHECK: dv.copy %[[SRC]] to %[[TILE]] {burst_bytes = 1536 : i64, bursts = 16 : i64, src_gap = 3072 : i64}
+// CHECK: %[[DST:.+]] = dv.view %[[OUT]][%[[BID]] * 12288] : !dv.gm<1x128x768xf16> to !dv.gm<12288xf16>
+// CHECK: dv.copy %[[TILE]] to %[[DST]] {burst_bytes = 24576 : i64}
+// SYNC-LABEL: dv.kernel @k1_slice
+// SYNC: dv.alloc offset 0 : !dv.buf<ub, 12288xf16>
+// SYNC: dv.set_flag MTE2 -> MTE3
+// SYNC: dv.wait_flag MTE2 -> MTE3
+module {
+  func.func @graph(%x: tensor<1x128x2304xf32>) -> tensor<1x128x768xf32> {
+    %a = call @k0_relu(%x) : (tensor<1x128x2304xf32>) -> tensor<1x128x2304xf32>
+    %s = call @k1_slice(%a) : (tensor<1x128x2304xf32>) -> tensor<1x128x768xf32>
+    %z = call @k2_relu(%s) : (tensor<1x128x768xf32>) -> tensor<1x128x768xf32>
+    return %z : tensor<1x128x768xf32>
+  }
+  func.func private @k0_relu(%a: tensor<1x128x2304xf32>) -> tensor<1x128x2304xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.relu %a : tensor<1x128x2304xf32>
+    return %r : tensor<1x128x2304xf32>
+  }
+  func.func private @k1_slice(%a: tensor<1x128x2304xf32>) -> tensor<1x128x768xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %s = vg.slice %a {starts = array<i64: 768>, ends = array<i64: 1536>, axes = array<i64: -1>, steps = array<i64: 1>} : (tensor<1x128x2304xf32>) -> tensor<1x128x768xf32>
+    return %s : tensor<1x128x768xf32>
+  }
+  func.func private @k2_relu(%a: tensor<1x128x768xf32>) -> tensor<1x128x768xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.relu %a : tensor<1x128x768xf32>
+    return %r : tensor<1x128x768xf32>
+  }
+}
+
+// -----
+
+// i32, step 2 on dim 0 and one element of the innermost dim: rows of one
+// element (4-byte bursts, each padded to 32 B in UB) along the longest dim
+// (150 bursts, source stride 2 x 50 elements), a loop over the other dim.
+// CHECK-LABEL: dv.kernel @k0_slice
+// CHECK-SAME: (%[[IN:.+]]: !dv.gm<300x10x5xi32>, %[[OUT:.+]]: !dv.gm<150x10x1xi32>)
+// CHECK-SAME: attributes {block_dim = 1 : i64, kind = "vector"
+// CHECK: %[[TILE:.+]] = dv.alloc : !dv.buf<ub, 1200xi32>
+// CHECK: dv.loop %[[J:.+]] trip 10 {
+// CHECK: %[[SRC:.+]] = dv.view %[[IN]][%[[J]] * 5 + 53] : !dv.gm<300x10x5xi32> to !dv.gm<14901xi32>
+// CHECK: dv.copy %[[SRC]] to %[[TILE]] {burst_bytes = 4 : i64, bursts = 150 : i64, dst_gap = 28 : i64, src_gap = 396 : i64}
+// CHECK: %[[DST:.+]] = dv.view %[[OUT]][%[[J]]] : !dv.gm<150x10x1xi32> to !dv.gm<1491xi32>
+// CHECK: dv.copy %[[TILE]] to %[[DST]] {burst_bytes = 4 : i64, bursts = 150 : i64, dst_gap = 36 : i64, src_gap = 28 : i64}
+module {
+  func.func @graph(%x: tensor<300x10x5xi32>) -> tensor<150x10x1xi32> {
+    %c = call @k0_slice(%x) : (tensor<300x10x5xi32>) -> tensor<150x10x1xi32>
+    return %c : tensor<150x10x1xi32>
+  }
+  func.func private @k0_slice(%a: tensor<300x10x5xi32>) -> tensor<150x10x1xi32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %c = vg.slice %a {starts = array<i64: 1, 3>, ends = array<i64: 1000, 4>, axes = array<i64: 0, -1>, steps = array<i64: 2, 1>} : (tensor<300x10x5xi32>) -> tensor<150x10x1xi32>
+    return %c : tensor<150x10x1xi32>
+  }
+}
+
+// -----
+
+// A split along dim 0 moves contiguous pieces: each result is one run,
+// shared by 8 blocks, one burst each way.
+// CHECK-LABEL: dv.kernel @k0_split
+// CHECK-SAME: (%[[IN:.+]]: !dv.gm<4x40000xf32>, %[[A:.+]]: !dv.gm<1x40000xf32>, %[[B:.+]]: !dv.gm<3x40000xf32>)
+// CHECK-SAME: attributes {block_dim = 8 : i64, kind = "vector"
+// CHECK: %[[TILE:.+]] = dv.alloc : !dv.buf<ub, 15000xf32>
+// CHECK: %[[BID:.+]] = dv.block_idx
+// CHECK: %[[S0:.+]] = dv.view %[[IN]][%[[BID]] * 5000] : !dv.gm<4x40000xf32> to !dv.gm<5000xf32>
+// CHECK: dv.copy %[[S0]] to %[[TILE]] {burst_bytes = 20000 : i64}
+// CHECK: %[[D0:.+]] = dv.view %[[A]][%[[BID]] * 5000]
+// CHECK: dv.copy %[[TILE]] to %[[D0]] {burst_bytes = 20000 : i64}
+// CHECK: %[[S1:.+]] = dv.view %[[IN]][%[[BID]] * 15000 + 40000] : !dv.gm<4x40000xf32> to !dv.gm<15000xf32>
+// CHECK: dv.copy %[[S1]] to %[[TILE]] {burst_bytes = 60000 : i64}
+// CHECK: %[[D1:.+]] = dv.view %[[B]][%[[BID]] * 15000]
+// CHECK: dv.copy %[[TILE]] to %[[D1]] {burst_bytes = 60000 : i64}
+module {
+  func.func @graph(%x: tensor<4x40000xf32>) -> (tensor<1x40000xf32>, tensor<3x40000xf32>) {
+    %a:2 = call @k0_split(%x) : (tensor<4x40000xf32>) -> (tensor<1x40000xf32>, tensor<3x40000xf32>)
+    return %a#0, %a#1 : tensor<1x40000xf32>, tensor<3x40000xf32>
+  }
+  func.func private @k0_split(%a: tensor<4x40000xf32>) -> (tensor<1x40000xf32>, tensor<3x40000xf32>)
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %s:2 = vg.split %a {axis = 0 : i64, split = array<i64: 1, 3>} : (tensor<4x40000xf32>) -> (tensor<1x40000xf32>, tensor<3x40000xf32>)
+    return %s#0, %s#1 : tensor<1x40000xf32>, tensor<3x40000xf32>
+  }
+}
+
+// -----
+
+// A split whose first piece is unused copies only the second.
+// CHECK-LABEL: dv.kernel @k0_split
+// CHECK-SAME: (%[[IN:.+]]: !dv.gm<8x6xf32>, %[[OUT:.+]]: !dv.gm<8x4xf32>)
+// CHECK: %[[SRC:.+]] = dv.view %[[IN]][2] : !dv.gm<8x6xf32> to !dv.gm<46xf32>
+// CHECK: dv.copy %[[SRC]] to %{{.+}} {burst_bytes = 16 : i64, bursts = 8 : i64, dst_gap = 16 : i64, src_gap = 8 : i64}
+// CHECK-NOT: dv.copy %[[IN]]
+module {
+  func.func @graph(%x: tensor<8x6xf32>) -> tensor<8x4xf32> {
+    %b = call @k0_split(%x) : (tensor<8x6xf32>) -> tensor<8x4xf32>
+    return %b : tensor<8x4xf32>
+  }
+  func.func private @k0_split(%a: tensor<8x6xf32>) -> tensor<8x4xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %s:2 = vg.split %a {axis = -1 : i64, split = array<i64: 2, 4>} : (tensor<8x6xf32>) -> (tensor<8x2xf32>, tensor<8x4xf32>)
+    return %s#1 : tensor<8x4xf32>
+  }
+}
+
+// -----
+
+// A concat along the last dim writes each input's rows with the output's
+// row stride as the destination gap; rows over 4 blocks (16 KiB in all).
+// CHECK-LABEL: dv.kernel @k0_concat
+// CHECK-SAME: (%[[X:.+]]: !dv.gm<64x48xf32>, %[[Y:.+]]: !dv.gm<64x16xf32>, %[[OUT:.+]]: !dv.gm<64x64xf32>)
+// CHECK-SAME: attributes {block_dim = 4 : i64, kind = "vector"
+// CHECK: %[[TILE:.+]] = dv.alloc : !dv.buf<ub, 768xf32>
+// CHECK: %[[BID:.+]] = dv.block_idx
+// CHECK: %[[SX:.+]] = dv.view %[[X]][%[[BID]] * 768] : !dv.gm<64x48xf32> to !dv.gm<768xf32>
+// CHECK: dv.copy %[[SX]] to %[[TILE]] {burst_bytes = 3072 : i64}
+// CHECK: %[[DX:.+]] = dv.view %[[OUT]][%[[BID]] * 1024] : !dv.gm<64x64xf32> to !dv.gm<1008xf32>
+// CHECK: dv.copy %[[TILE]] to %[[DX]] {burst_bytes = 192 : i64, bursts = 16 : i64, dst_gap = 64 : i64}
+// CHECK: %[[SY:.+]] = dv.view %[[Y]][%[[BID]] * 256] : !dv.gm<64x16xf32> to !dv.gm<256xf32>
+// CHECK: dv.copy %[[SY]] to %[[TILE]] {burst_bytes = 1024 : i64}
+// CHECK: %[[DY:.+]] = dv.view %[[OUT]][%[[BID]] * 1024 + 48] : !dv.gm<64x64xf32> to !dv.gm<976xf32>
+// CHECK: dv.copy %[[TILE]] to %[[DY]] {burst_bytes = 64 : i64, bursts = 16 : i64, dst_gap = 192 : i64}
+// SYNC-LABEL: dv.kernel @k0_concat
+// SYNC: dv.wait_flag MTE2 -> MTE3
+// SYNC: dv.wait_flag MTE3 -> MTE2
+module {
+  func.func @graph(%x: tensor<64x48xf32>, %y: tensor<64x16xf32>) -> tensor<64x64xf32> {
+    %c = call @k0_concat(%x, %y) : (tensor<64x48xf32>, tensor<64x16xf32>) -> tensor<64x64xf32>
+    return %c : tensor<64x64xf32>
+  }
+  func.func private @k0_concat(%a: tensor<64x48xf32>, %b: tensor<64x16xf32>) -> tensor<64x64xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %c = vg.concat %a, %b {axis = -1 : i64} : (tensor<64x48xf32>, tensor<64x16xf32>) -> tensor<64x64xf32>
+    return %c : tensor<64x64xf32>
+  }
+}
+
+// -----
+
+// Near-miss: a negative step reads backwards (negative affine strides).
+module {
+  func.func @graph(%x: tensor<20x10xf32>) -> tensor<20x5xf32> {
+    %y = call @k0_slice(%x) : (tensor<20x10xf32>) -> tensor<20x5xf32>
+    return %y : tensor<20x5xf32>
+  }
+  // expected-error @+1 {{kernel k0_slice: a slice with a negative step has no lowering template yet}}
+  func.func private @k0_slice(%a: tensor<20x10xf32>) -> tensor<20x5xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %s = vg.slice %a {starts = array<i64: -1>, ends = array<i64: -100>, axes = array<i64: 1>, steps = array<i64: -2>} : (tensor<20x10xf32>) -> tensor<20x5xf32>
+    return %s : tensor<20x5xf32>
+  }
+}
+
+// -----
+
+// Near-miss: i64 has no ISA copy type (i64 tensors are stored as i32 by the
+// narrowing pass before lowering).
+module {
+  func.func @graph(%x: tensor<4x6xi64>) -> tensor<4x3xi64> {
+    %y = call @k0_slice(%x) : (tensor<4x6xi64>) -> tensor<4x3xi64>
+    return %y : tensor<4x3xi64>
+  }
+  // expected-error @+1 {{kernel k0_slice: slice on i64 has no lowering template yet}}
+  func.func private @k0_slice(%a: tensor<4x6xi64>) -> tensor<4x3xi64>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %s = vg.slice %a {starts = array<i64: 3>, ends = array<i64: 6>, axes = array<i64: 1>, steps = array<i64: 1>} : (tensor<4x6xi64>) -> tensor<4x3xi64>
+    return %s : tensor<4x3xi64>
+  }
+}
