@@ -24,11 +24,14 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <unistd.h> // environ
 #include <map>
 
 namespace vinci::driver {
@@ -235,6 +238,70 @@ std::string renderReport(const CompileOptions &options, const soc::SocSpec &soc,
   return text;
 }
 
+/// --framework pytorch: the model is Python code (model.py:factory), so the
+/// PyTorch front end runs in Python (vinci.torch_cli, from the vinci package
+/// beside this tool: <prefix>/bin -> <prefix>/python), captures the module
+/// and comes back into this library through the package's extension. The
+/// child inherits stdout/stderr; its exit code is ours.
+int compileWithPythonFrontEnd(const CompileOptions &options, llvm::raw_ostream &err) {
+  std::string python = "/usr/bin/python3";
+  if (const char *chosen = std::getenv("VINCI_PYTHON"))
+    python = chosen;
+  if (!llvm::sys::fs::can_execute(python))
+    return fail(err, "--framework pytorch runs the PyTorch front end with '" + python +
+                         "', which is not installed (install python3 and python3-torch, or set "
+                         "VINCI_PYTHON)");
+  std::string exe = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+  llvm::SmallString<256> package(llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
+  llvm::sys::path::append(package, "python");
+  if (!llvm::sys::fs::exists(package + "/vinci/__init__.py"))
+    return fail(err, "--framework pytorch needs the vinci Python package, not found in '" +
+                         package + "' (build it: cmake -DVINCI_BUILD_PYTHON=ON)");
+
+  std::vector<std::string> args = {python, "-m", "vinci.torch_cli"};
+  auto pass = [&](const char *flag, const std::string &value) {
+    if (!value.empty()) {
+      args.push_back(flag);
+      args.push_back(value);
+    }
+  };
+  pass("--model", options.model);
+  pass("--output", options.output);
+  pass("--soc_version", options.socVersion);
+  pass("--input_shape", options.inputShape);
+  pass("--const_input", options.constInput);
+  pass("--emit", options.emit);
+  pass("--dump_dir", options.dumpDir);
+  pass("--report", options.report);
+  pass("--fusion_switch_file", options.fusionSwitchFile);
+  char clip[32];
+  std::snprintf(clip, sizeof clip, "%.17g", options.softmaxClip);
+  pass("--softmax_clip", clip);
+  if (options.checkSupport)
+    args.push_back("--check_support");
+  if (options.printWeights)
+    args.push_back("--print_weights");
+
+  std::vector<std::string> environment;
+  std::string pythonPath = "PYTHONPATH=" + package.str().str();
+  for (char **entry = environ; *entry; ++entry) {
+    llvm::StringRef variable(*entry);
+    if (variable.consume_front("PYTHONPATH="))
+      pythonPath += ":" + variable.str();
+    else
+      environment.push_back(*entry);
+  }
+  environment.push_back(pythonPath);
+
+  std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
+  std::vector<llvm::StringRef> envRefs(environment.begin(), environment.end());
+  std::string message;
+  int code = llvm::sys::ExecuteAndWait(python, argRefs, envRefs, {}, 0, 0, &message);
+  if (code < 0)
+    return fail(err, "cannot run the PyTorch front end ('" + python + "'): " + message);
+  return code;
+}
+
 } // namespace
 
 bool writeFileAtomically(const std::string &path, const std::string &contents,
@@ -266,21 +333,14 @@ bool writeFileAtomically(const std::string &path, const std::string &contents,
   return true;
 }
 
-int compile(const CompileOptions &requested, llvm::raw_ostream &out, llvm::raw_ostream &err) {
-  CompileOptions options = requested;
-  auto start = std::chrono::steady_clock::now();
-  auto secondsSince = [](auto from) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
-  };
+int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err) {
   std::string framework = llvm::StringRef(options.framework).lower();
-  if (framework != "5" && framework != "onnx") {
-    if (framework == "pytorch")
-      return fail(err, "--framework pytorch is not available yet; export the model to ONNX "
-                       "and use --framework 5");
-    return fail(err, "unknown --framework '" + options.framework + "' (known: 5 or onnx)");
-  }
-  const soc::SocSpec *soc = soc::findSoc(options.socVersion);
-  if (!soc)
+  if (framework == "pytorch")
+    return compileWithPythonFrontEnd(options, err);
+  if (framework != "5" && framework != "onnx")
+    return fail(err, "unknown --framework '" + options.framework +
+                         "' (known: 5 or onnx, and pytorch for model.py:factory)");
+  if (!soc::findSoc(options.socVersion))
     return fail(err, "unknown --soc_version '" + options.socVersion + "' (known: " + knownSocs() +
                          ")");
   if (options.model.empty())
@@ -291,6 +351,37 @@ int compile(const CompileOptions &requested, llvm::raw_ostream &out, llvm::raw_o
     return fail(err, "--model '" + options.model + "' is a folder, not an .onnx file");
   if (options.checkSupport)
     return printSupportReport(options.model, out, err);
+
+  onnx_import::ImportOptions importOptions;
+  if (!options.inputShape.empty()) {
+    std::string error = onnx_import::parseInputShapes(options.inputShape, importOptions.inputShapes);
+    if (!error.empty())
+      return fail(err, error);
+  }
+  if (!options.constInput.empty()) {
+    std::string error = onnx_import::parseConstInputs(options.constInput, importOptions.constInputs);
+    if (!error.empty())
+      return fail(err, error);
+  }
+  return compileImported(
+      options,
+      [&](mlir::MLIRContext &context, std::vector<std::string> &errors) {
+        return onnx_import::importOnnxFile(context, options.model, importOptions, errors);
+      },
+      out, err);
+}
+
+int compileImported(const CompileOptions &requested, const ModuleImporter &importer,
+                    llvm::raw_ostream &out, llvm::raw_ostream &err) {
+  CompileOptions options = requested;
+  auto start = std::chrono::steady_clock::now();
+  auto secondsSince = [](auto from) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+  };
+  const soc::SocSpec *soc = soc::findSoc(options.socVersion);
+  if (!soc)
+    return fail(err, "unknown --soc_version '" + options.socVersion + "' (known: " + knownSocs() +
+                         ")");
   if (options.emit.empty())
     options.emit = llvm::StringRef(options.output).ends_with(".om") ? "om" : "vg";
   if (options.emit != "vg" && options.emit != "vg-opt" && options.emit != "dv" &&
@@ -308,24 +399,10 @@ int compile(const CompileOptions &requested, llvm::raw_ostream &out, llvm::raw_o
     return fail(err, "--softmax_clip must be a positive number (default 50), got " +
                          std::to_string(options.softmaxClip));
 
-  onnx_import::ImportOptions importOptions;
-  if (!options.inputShape.empty()) {
-    std::string error = onnx_import::parseInputShapes(options.inputShape, importOptions.inputShapes);
-    if (!error.empty())
-      return fail(err, error);
-  }
-
-  if (!options.constInput.empty()) {
-    std::string error = onnx_import::parseConstInputs(options.constInput, importOptions.constInputs);
-    if (!error.empty())
-      return fail(err, error);
-  }
-
   mlir::MLIRContext context;
   context.disableMultithreading();
   std::vector<std::string> errors;
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      onnx_import::importOnnxFile(context, options.model, importOptions, errors);
+  mlir::OwningOpRef<mlir::ModuleOp> module = importer(context, errors);
   if (!module) {
     for (const std::string &message : errors)
       err << kTool << ": error: " << options.model << ": " << message << "\n";

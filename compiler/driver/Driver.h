@@ -2,11 +2,19 @@
 #ifndef VINCI_COMPILER_DRIVER_DRIVER_H
 #define VINCI_COMPILER_DRIVER_DRIVER_H
 
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class raw_ostream;
 }
+namespace mlir {
+class MLIRContext;
+class ModuleOp;
+template <typename OpTy>
+class OwningOpRef;
+} // namespace mlir
 
 namespace vinci::driver {
 
@@ -32,6 +40,20 @@ struct CompileOptions {
 /// to `out` (or the output file). Returns the process exit code: 0 on
 /// success, 1 for a model that is not (fully) supported, 2 for bad input.
 int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err);
+
+/// An importer: builds the vg module (one func.func @main) in `context`, or
+/// returns null with one-line messages in `errors` (a last message that
+/// mentions "unsupported operators" makes the exit code 1).
+using ModuleImporter = std::function<mlir::OwningOpRef<mlir::ModuleOp>(
+    mlir::MLIRContext &context, std::vector<std::string> &errors)>;
+
+/// compile() on a module from another front end (the PyTorch importer):
+/// the same option checks, passes, outputs and exit codes, with `importer`
+/// in place of the ONNX reader. options.model only names the model (in
+/// messages, the report and the .om); --framework, --input_shape,
+/// --const_input and --check_support belong to the importer and are ignored.
+int compileImported(const CompileOptions &options, const ModuleImporter &importer,
+                    llvm::raw_ostream &out, llvm::raw_ostream &err);
 
 /// Writes `contents` to `path` through a temporary file in the same folder
 /// and a rename, so a failure never leaves a partial or stale file.
