@@ -1,0 +1,215 @@
+#!/usr/bin/python3
+"""BERT-base (12 layers, hidden 768, 12 heads, seq 128) through Vinci beside
+torch and onnxruntime on the same model, measured in the same run; prints one
+JSON object.
+
+  /usr/bin/python3 bench/bert_base/run.py [--runs N]
+
+Figures:
+  compile_seconds         vinci-compile wall time to the .om (best of 2)
+  simulated_us            the simulator's latency on Ascend310P3 (a timing
+                          model of the 310P from published numbers, not a
+                          hardware measurement)
+  roofline_us             max(Cube FLOPs / Cube peak, GM bytes / GM bandwidth)
+                          over the same kernels (the compile report's flops
+                          and gm_bytes: each kernel reads its inputs and writes
+                          its outputs once)
+  simulated_over_roofline their ratio (1.0 would be perfect)
+  host_ms                 wall time per run on this host: vinci-run (the
+                          simulator executing the .om), torch CPU fp32
+                          (Debian's python3-torch) and onnxruntime-node CPU
+                          fp32 (npm, installed on first use into bench/out/node
+                          with ONNXRUNTIME_NODE_INSTALL=skip), best of --runs
+  cosine_vs_torch         Vinci's output against torch's fp32 output
+
+The model is bench/out/bert_base.onnx (exported by
+examples/models/export_models.py on first use). A benchmark, not a test.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+OUT = os.path.join(ROOT, "bench", "out")
+BIN = os.path.join(ROOT, "build", "bin")
+sys.path.insert(0, os.path.join(ROOT, "examples", "models"))
+import export_models  # noqa: E402
+
+SEQ = 128
+NODE_DIR = os.path.join(OUT, "node")
+ORT_SCRIPT = r"""
+const ort = require('onnxruntime-node');
+const fs = require('fs');
+const [model, idsPath, runs] = process.argv.slice(2);
+(async () => {
+  const opts = {intraOpNumThreads: 2, interOpNumThreads: 1, graphOptimizationLevel: 'all'};
+  const session = await ort.InferenceSession.create(model, opts);
+  const ids = BigInt64Array.from(JSON.parse(fs.readFileSync(idsPath, 'utf8')).map(BigInt));
+  const feeds = {
+    input_ids: new ort.Tensor('int64', ids, [1, ids.length]),
+    attention_mask: new ort.Tensor('int64', new BigInt64Array(ids.length).fill(1n), [1, ids.length]),
+  };
+  await session.run(feeds);  // warm-up
+  const times = [];
+  for (let i = 0; i < Number(runs); ++i) {
+    const t0 = process.hrtime.bigint();
+    await session.run(feeds);
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  console.log(JSON.stringify({best_ms: times[0], median_ms: times[times.length >> 1],
+                              version: require('onnxruntime-node/package.json').version}));
+})().catch((e) => { console.error(e.message); process.exit(1); });
+"""
+
+
+def log(message):
+    print("bert_base: " + message, file=sys.stderr, flush=True)
+
+
+def ensure_model():
+    path = os.path.join(OUT, "bert_base.onnx")
+    if not os.path.exists(path):
+        log("exporting BERT-base to " + path)
+        subprocess.run([sys.executable, os.path.join(ROOT, "examples", "models", "export_models.py"),
+                        "--out", OUT, "--only", "bert_base"], check=True)
+    return path
+
+
+def ensure_onnxruntime_node():
+    """The npm package, installed once; None (with the reason) when unavailable."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        return None, "node/npm not installed"
+    if not os.path.isdir(os.path.join(NODE_DIR, "node_modules", "onnxruntime-node")):
+        log("installing onnxruntime-node into " + NODE_DIR)
+        os.makedirs(NODE_DIR, exist_ok=True)
+        env = dict(os.environ, ONNXRUNTIME_NODE_INSTALL="skip")
+        proc = subprocess.run(["npm", "install", "--no-save", "--prefix", NODE_DIR,
+                               "onnxruntime-node"], env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            return None, "npm install onnxruntime-node failed: " + proc.stderr.strip()[-300:]
+    return NODE_DIR, ""
+
+
+def reference_inputs():
+    """The inputs and the torch model export_models.py exported (same seeds)."""
+    cfg = export_models.BERT_BASE
+    torch.manual_seed(0)
+    model = export_models.BertEncoder(cfg, SEQ).eval()
+    generator = torch.Generator().manual_seed(0)
+    ids = torch.randint(0, cfg.vocab_size, (1, SEQ), dtype=torch.int64, generator=generator)
+    return model, ids, torch.ones(1, SEQ, dtype=torch.int64)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="timed runs per runtime")
+    args = parser.parse_args()
+    onnx_path = ensure_model()
+    torch.set_num_threads(2)
+    model, ids, mask = reference_inputs()
+    result = {"benchmark": "bert_base", "model": os.path.relpath(onnx_path, ROOT),
+              "soc_version": "Ascend310P3", "precision_mode": "force_fp16",
+              "note": "simulated figures model a 310P from published numbers; not a hardware "
+                      "measurement"}
+
+    with tempfile.TemporaryDirectory() as work:
+        om = os.path.join(work, "bert_base.om")
+        report_path = os.path.join(work, "report.json")
+        compile_times = []
+        for _ in range(2):
+            start = time.perf_counter()
+            subprocess.run([os.path.join(BIN, "vinci-compile"), "--model", onnx_path, "--output", om,
+                            "--report", report_path], check=True, capture_output=True)
+            compile_times.append(time.perf_counter() - start)
+        result["compile_seconds"] = round(min(compile_times), 3)
+        report = json.load(open(report_path))
+        result["num_kernels"] = report["num_kernels"]
+        result["arena_bytes"] = report["arena_bytes"]
+        result["arena_lower_bound_bytes"] = report["arena_lower_bound_bytes"]
+        result["arena_ratio"] = round(report["arena_bytes"] / report["arena_lower_bound_bytes"], 4)
+
+        np.save(os.path.join(work, "ids.npy"), ids.numpy())
+        np.save(os.path.join(work, "mask.npy"), mask.numpy())
+        proc = subprocess.run([os.path.join(BIN, "vinci-run"), "--model", om, "--hazards", "fatal",
+                               "--loop", str(args.runs), "--input", os.path.join(work, "ids.npy"),
+                               os.path.join(work, "mask.npy"), "--output_dir",
+                               os.path.join(work, "out")], check=True, capture_output=True, text=True)
+        text = proc.stdout + proc.stderr
+        cycles, micros = re.search(r"simulated: (\d+) cycles = ([\d.]+) us", text).groups()
+        host_ms = float(re.search(r"host wall time: ([\d.]+) ms per run", text).group(1))
+        read, written = map(int, re.search(r"GM traffic per run: (\d+) bytes read, (\d+) bytes "
+                                           r"written", text).groups())
+        actual = np.load(os.path.join(work, "out", "output_0.npy"))
+
+    # The roofline of the same kernels, from the SoC table's figures.
+    clock_hz = int(cycles) / (float(micros) * 1e-6)
+    cube_peak = 8 * 16 * 16 * 16 * 2 * clock_hz  # 8 cores, one 16^3 fractal a cycle
+    gm_bandwidth = 204.8e9
+    cube_flops = sum(k["flops"] for k in report["kernels"] if k["kind"] == "cube")
+    gm_bytes = sum(k["gm_bytes"] for k in report["kernels"])
+    roofline_us = max(cube_flops / cube_peak, gm_bytes / gm_bandwidth) * 1e6
+    result.update({
+        "simulated_cycles": int(cycles),
+        "simulated_us": float(micros),
+        "simulated_gm_bytes_read": read,
+        "simulated_gm_bytes_written": written,
+        "cube_flops": cube_flops,
+        "report_gm_bytes": gm_bytes,
+        "roofline_us": round(roofline_us, 1),
+        "roofline_bound_by": "cube" if cube_flops / cube_peak > gm_bytes / gm_bandwidth else "gm",
+        "simulated_over_roofline": round(float(micros) / roofline_us, 2),
+    })
+
+    with torch.no_grad():
+        expected = model(ids, mask).numpy()
+        model(ids, mask)  # warm-up
+        times = []
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            model(ids, mask)
+            times.append(time.perf_counter() - start)
+    a, b = expected.astype(np.float64).ravel(), actual.astype(np.float64).ravel()
+    result["cosine_vs_torch"] = round(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b))), 6)
+    result["finite"] = bool(np.isfinite(actual).all())
+    host = {"vinci_run_simulator": host_ms, "torch_cpu_fp32": round(min(times) * 1e3, 2)}
+
+    node_dir, why = ensure_onnxruntime_node()
+    if node_dir:
+        with tempfile.TemporaryDirectory() as work:
+            ids_path = os.path.join(work, "ids.json")
+            json.dump(ids.numpy().ravel().tolist(), open(ids_path, "w"))
+            script = os.path.join(work, "ort.js")
+            open(script, "w").write(ORT_SCRIPT)
+            env = dict(os.environ, NODE_PATH=os.path.join(node_dir, "node_modules"))
+            proc = subprocess.run(["node", script, onnx_path, ids_path, str(args.runs)], env=env,
+                                  capture_output=True, text=True)
+        if proc.returncode == 0:
+            ort = json.loads(proc.stdout)
+            host["onnxruntime_node_cpu_fp32"] = round(ort["best_ms"], 2)
+            result["onnxruntime_node_version"] = ort["version"]
+        else:
+            result["onnxruntime_node_error"] = proc.stderr.strip()[-300:]
+    else:
+        result["onnxruntime_node_error"] = why
+    result["host_ms"] = host
+    result["host_ratio_vinci_over_torch"] = round(host_ms / host["torch_cpu_fp32"], 2)
+    if "onnxruntime_node_cpu_fp32" in host:
+        result["host_ratio_vinci_over_onnxruntime"] = round(
+            host_ms / host["onnxruntime_node_cpu_fp32"], 2)
+    result["torch_version"] = torch.__version__
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
