@@ -157,6 +157,89 @@ Location fusedLoc(MLIRContext *context, ArrayRef<Operation *> ops) {
   return NameLoc::get(StringAttr::get(context, names));
 }
 
+/// One head split of a slice: transpose(reshape(slice(y)) to [..., h, D]).
+struct HeadSplit {
+  vg::SliceOp slice;
+  vg::ReshapeOp reshape;
+  vg::TransposeOp transpose;
+  int64_t headDim = 0;
+};
+
+/// The head split fed by `slice` (its only use, as the reshape's and the
+/// transpose's), if the reshape cuts the sliced last dim into whole heads.
+std::optional<HeadSplit> matchHeadSplit(vg::SliceOp slice) {
+  if (!slice->hasOneUse())
+    return std::nullopt;
+  auto reshape = dyn_cast<vg::ReshapeOp>(*slice->getUsers().begin());
+  if (!reshape || !reshape->hasOneUse())
+    return std::nullopt;
+  auto transpose = dyn_cast<vg::TransposeOp>(*reshape->getUsers().begin());
+  if (!transpose || !transpose.getPerm())
+    return std::nullopt;
+  ArrayRef<int64_t> in = slice.getType().getShape(), out = reshape.getType().getShape();
+  if (out.size() != in.size() + 1 || out.drop_back(2) != in.drop_back() ||
+      !reshape.getType().hasStaticShape())
+    return std::nullopt;
+  int64_t headDim = out.back();
+  if (headDim <= 0 || slice.getStarts()[0] % headDim != 0)
+    return std::nullopt;
+  return HeadSplit{slice, reshape, transpose, headDim};
+}
+
+// transpose(reshape(slice(y, last dim, [a, b]), [..., h, D]), p), one per
+// projection -> slice(transpose(reshape(y, [..., H, D]), p), head axis,
+// [a/D, b/D]): one head-split transpose of the fused result instead of one
+// copy and one transpose a projection.
+void hoistHeadSplits(Value fused, ArrayRef<vg::SliceOp> slices) {
+  SmallVector<HeadSplit> splits;
+  for (vg::SliceOp slice : slices)
+    if (std::optional<HeadSplit> split = matchHeadSplit(slice)) {
+      if (!splits.empty() && (split->headDim != splits.front().headDim ||
+                              split->transpose.getPerm() != splits.front().transpose.getPerm()))
+        continue;
+      splits.push_back(*split);
+    }
+  auto fusedType = cast<RankedTensorType>(fused.getType());
+  int64_t headDim = splits.empty() ? 0 : splits.front().headDim;
+  if (splits.size() < 2 || fusedType.getShape().back() % headDim != 0)
+    return;
+  ArrayRef<int64_t> perm = *splits.front().transpose.getPerm();
+  int64_t rank = fusedType.getRank();
+  SmallVector<int64_t> headShape(fusedType.getShape().drop_back());
+  headShape.append({fusedType.getShape().back() / headDim, headDim});
+  SmallVector<int64_t> permuted;
+  int64_t headAxis = -1;
+  for (auto [i, from] : llvm::enumerate(perm)) {
+    permuted.push_back(headShape[from]);
+    if (from == rank - 1)
+      headAxis = i;
+  }
+  Type element = fusedType.getElementType();
+  OpBuilder builder(fused.getContext());
+  builder.setInsertionPointAfterValue(fused);
+  Location loc = splits.front().transpose.getLoc();
+  Value heads = vg::ReshapeOp::create(builder, loc, RankedTensorType::get(headShape, element), fused,
+                                      builder.getDenseI64ArrayAttr(headShape));
+  Value transposed = vg::TransposeOp::create(builder, loc, RankedTensorType::get(permuted, element),
+                                             heads, builder.getDenseI64ArrayAttr(perm));
+  Operation *previous = transposed.getDefiningOp();
+  for (HeadSplit &split : splits) {
+    // After the previous new op, never before an old one: those are erased.
+    builder.setInsertionPointAfter(previous);
+    int64_t start = split.slice.getStarts()[0] / headDim;
+    int64_t count = split.reshape.getType().getShape()[rank - 1];
+    Value slice = vg::SliceOp::create(builder, split.slice.getLoc(), split.transpose.getType(),
+                                      transposed, ArrayRef<int64_t>{start},
+                                      ArrayRef<int64_t>{start + count},
+                                      ArrayRef<int64_t>{headAxis}, ArrayRef<int64_t>{1});
+    previous = slice.getDefiningOp();
+    split.transpose.getResult().replaceAllUsesWith(slice);
+    split.transpose->erase();
+    split.reshape->erase();
+    split.slice->erase();
+  }
+}
+
 // matmul(x, W1) (+ b1), matmul(x, W2) (+ b2), ...
 //   -> slice(matmul(x, concat(W1, W2, ...)) (+ concat(b1, b2, ...)), N_i)
 void fuseGroup(ArrayRef<Projection> group) {
@@ -233,6 +316,7 @@ void fuseGroup(ArrayRef<Projection> group) {
   // Each slice goes after the previous one, never before a projection:
   // those are erased as we go.
   Operation *previous = fused.getDefiningOp();
+  SmallVector<vg::SliceOp> slices;
   int64_t lastAxis = outType.getRank() - 1, offset = 0;
   for (Projection p : group) {
     builder.setInsertionPointAfter(previous);
@@ -243,6 +327,7 @@ void fuseGroup(ArrayRef<Projection> group) {
                                       ArrayRef<int64_t>{lastAxis}, ArrayRef<int64_t>{1});
     offset += p.width;
     previous = slice.getDefiningOp();
+    slices.push_back(cast<vg::SliceOp>(previous));
     replaced->getResult(0).replaceAllUsesWith(slice);
     replaced->erase();
     if (biasBytes)
@@ -253,6 +338,7 @@ void fuseGroup(ArrayRef<Projection> group) {
   for (Operation *constant : oldConstants)
     if (constant->use_empty())
       constant->erase();
+  hoistHeadSplits(fused, slices);
 }
 
 struct FuseQkv : impl::FuseQkvBase<FuseQkv> {

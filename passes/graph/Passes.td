@@ -80,6 +80,13 @@ def FuseQkv : Pass<"vinci-fuse-qkv", "mlir::ModuleOp"> {
     that is not a constant, a batched (3-D and up) weight or different
     transposes are left alone.
 
+    When two or more slices each feed a head split (reshape of the last dim
+    into [h, D], then the same transpose, as BERT's Q, K and V), the
+    transpose moves before the slices: one reshape and transpose of the
+    fused result, and slices of whole heads along the transposed head axis
+    (one transpose kernel instead of one copy and one transpose a
+    projection).
+
     Before:
     ```mlir
     %q = vg.matmul %x, %wq : (tensor<1x128x768xf32>, tensor<768x768xf32>) -> tensor<1x128x768xf32>
@@ -95,6 +102,13 @@ def FuseQkv : Pass<"vinci-fuse-qkv", "mlir::ModuleOp"> {
     %yb = vg.add %y, %b : (tensor<1x128x1536xf32>, tensor<1536xf32>) -> tensor<1x128x1536xf32>
     %qb = vg.slice %yb {axes = array<i64: 2>, ends = array<i64: 768>, starts = array<i64: 0>, steps = array<i64: 1>}
     %kb = vg.slice %yb {axes = array<i64: 2>, ends = array<i64: 1536>, starts = array<i64: 768>, steps = array<i64: 1>}
+    ```
+    and with head splits after the projections:
+    ```mlir
+    %h = vg.reshape %yb {shape = array<i64: 1, 128, 24, 64>}
+    %t = vg.transpose %h {perm = array<i64: 0, 2, 1, 3>} : (...) -> tensor<1x24x128x64xf32>
+    %qh = vg.slice %t {axes = array<i64: 1>, ends = array<i64: 12>, starts = array<i64: 0>, steps = array<i64: 1>}
+    %kh = vg.slice %t {axes = array<i64: 1>, ends = array<i64: 24>, starts = array<i64: 12>, steps = array<i64: 1>}
     ```
   }];
 }

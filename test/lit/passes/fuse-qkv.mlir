@@ -174,3 +174,52 @@ func.func @batched_weights(%x: tensor<2x8x2xf32>) -> (tensor<2x8x2xf32>, tensor<
   %b = vg.matmul %x, %wb : (tensor<2x8x2xf32>, tensor<2x2x2xf32>) -> tensor<2x8x2xf32>
   return %a, %b : tensor<2x8x2xf32>, tensor<2x8x2xf32>
 }
+
+// -----
+
+// Each projection then splits heads (reshape [.., h, D] + transpose, as
+// BERT's Q, K, V do): the transpose moves before the slices, one for all
+// projections, and the slices take whole heads of the transposed result.
+// CHECK-LABEL: func.func @head_split
+// CHECK: [[Y:%.+]] = vg.matmul {{.+}} -> tensor<1x8x8xf32>
+// CHECK-NEXT: [[H:%.+]] = vg.reshape [[Y]] {shape = array<i64: 1, 8, 4, 2>} : (tensor<1x8x8xf32>) -> tensor<1x8x4x2xf32>
+// CHECK-NEXT: [[T:%.+]] = vg.transpose [[H]] {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x4x2xf32>) -> tensor<1x4x8x2xf32>
+// CHECK-NEXT: [[Q:%.+]] = vg.slice [[T]] {axes = array<i64: 1>, ends = array<i64: 2>, starts = array<i64: 0>, steps = array<i64: 1>} : (tensor<1x4x8x2xf32>) -> tensor<1x2x8x2xf32>
+// CHECK-NEXT: [[K:%.+]] = vg.slice [[T]] {axes = array<i64: 1>, ends = array<i64: 4>, starts = array<i64: 2>, steps = array<i64: 1>} : (tensor<1x4x8x2xf32>) -> tensor<1x2x8x2xf32>
+// CHECK-NOT: vg.transpose
+// CHECK: return [[Q]], [[K]]
+func.func @head_split(%x: tensor<1x8x4xf32>) -> (tensor<1x2x8x2xf32>, tensor<1x2x8x2xf32>) {
+  %wq = vg.constant dense<1.0> : tensor<4x4xf32>
+  %wk = vg.constant dense<2.0> : tensor<4x4xf32>
+  %q = vg.matmul %x, %wq : (tensor<1x8x4xf32>, tensor<4x4xf32>) -> tensor<1x8x4xf32>
+  %qr = vg.reshape %q {shape = array<i64: 1, 8, 2, 2>} : (tensor<1x8x4xf32>) -> tensor<1x8x2x2xf32>
+  %qt = vg.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x2xf32>) -> tensor<1x2x8x2xf32>
+  %k = vg.matmul %x, %wk : (tensor<1x8x4xf32>, tensor<4x4xf32>) -> tensor<1x8x4xf32>
+  %kr = vg.reshape %k {shape = array<i64: 1, 8, 2, 2>} : (tensor<1x8x4xf32>) -> tensor<1x8x2x2xf32>
+  %kt = vg.transpose %kr {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x2xf32>) -> tensor<1x2x8x2xf32>
+  return %qt, %kt : tensor<1x2x8x2xf32>, tensor<1x2x8x2xf32>
+}
+
+// -----
+
+// Near-miss for the head split: the projections split heads differently
+// (permutations differ), so each keeps its own transpose after its slice.
+// CHECK-LABEL: func.func @head_split_mismatch
+// CHECK: [[Y:%.+]] = vg.matmul {{.+}} -> tensor<1x8x8xf32>
+// CHECK-NEXT: [[A:%.+]] = vg.slice [[Y]] {{.+}} -> tensor<1x8x4xf32>
+// CHECK-NEXT: [[B:%.+]] = vg.slice [[Y]] {{.+}} -> tensor<1x8x4xf32>
+// CHECK: vg.reshape [[A]]
+// CHECK: vg.transpose {{.+}} {perm = array<i64: 0, 2, 1, 3>}
+// CHECK: vg.reshape [[B]]
+// CHECK: vg.transpose {{.+}} {perm = array<i64: 2, 0, 1, 3>}
+func.func @head_split_mismatch(%x: tensor<1x8x4xf32>) -> (tensor<1x2x8x2xf32>, tensor<2x1x8x2xf32>) {
+  %wq = vg.constant dense<1.0> : tensor<4x4xf32>
+  %wk = vg.constant dense<2.0> : tensor<4x4xf32>
+  %q = vg.matmul %x, %wq : (tensor<1x8x4xf32>, tensor<4x4xf32>) -> tensor<1x8x4xf32>
+  %qr = vg.reshape %q {shape = array<i64: 1, 8, 2, 2>} : (tensor<1x8x4xf32>) -> tensor<1x8x2x2xf32>
+  %qt = vg.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x2xf32>) -> tensor<1x2x8x2xf32>
+  %k = vg.matmul %x, %wk : (tensor<1x8x4xf32>, tensor<4x4xf32>) -> tensor<1x8x4xf32>
+  %kr = vg.reshape %k {shape = array<i64: 1, 8, 2, 2>} : (tensor<1x8x4xf32>) -> tensor<1x8x2x2xf32>
+  %kt = vg.transpose %kr {perm = array<i64: 2, 0, 1, 3>} : (tensor<1x8x2x2xf32>) -> tensor<2x1x8x2xf32>
+  return %qt, %kt : tensor<1x2x8x2xf32>, tensor<2x1x8x2xf32>
+}
