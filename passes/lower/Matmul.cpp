@@ -925,19 +925,42 @@ void planBlocks(const MatmulInfo &info, Plan &plan, const soc::SocSpec &soc) {
   plan.Bb = info.batch;
   plan.Mb = info.M;
   plan.Nb = info.N;
-  if (dB >= dM && dB >= dN && dB > 1) {
-    plan.split = Plan::Batch;
-    plan.blockDim = dB;
+  // The most blocks wins; among equals, the split that reads the fewest GM
+  // bytes. A block reads its A rows once (the panel stays in L1 while the N
+  // tiles go by) and its B columns once per M tile of up to 128 rows, so
+  // splitting the rows of a small activation re-reads the whole weight on
+  // every core (BERT: 128 x 768 by 768 x 3072), while splitting the columns
+  // of a tall one re-reads B per M tile.
+  auto traffic = [&](int64_t blocks, int64_t batches, int64_t rows, int64_t cols) {
+    double mTiles = double(roundUp(rows, 128) / 128);
+    double perBatch = double(rows) * info.K + mTiles * double(info.K) * cols;
+    return double(blocks) * batches * perBatch;
+  };
+  struct Choice {
+    Plan::Split split;
+    int64_t blocks;
+    double traffic;
+  };
+  Choice choices[] = {
+      {Plan::Batch, dB, traffic(dB, info.batch / dB, info.M, info.N)},
+      {Plan::Rows, dM, traffic(dM, info.batch, info.M / dM, info.N)},
+      {Plan::Cols, dN, traffic(dN, info.batch, info.M, info.N / dN)},
+  };
+  const Choice *chosen = nullptr;
+  for (const Choice &c : choices)
+    if (c.blocks > 1 && (!chosen || c.blocks > chosen->blocks ||
+                         (c.blocks == chosen->blocks && c.traffic < chosen->traffic)))
+      chosen = &c;
+  if (!chosen)
+    return;
+  plan.split = chosen->split;
+  plan.blockDim = chosen->blocks;
+  if (chosen->split == Plan::Batch)
     plan.Bb = info.batch / dB;
-  } else if (dM >= dN && dM > 1) {
-    plan.split = Plan::Rows;
-    plan.blockDim = dM;
+  else if (chosen->split == Plan::Rows)
     plan.Mb = info.M / dM;
-  } else if (dN > 1) {
-    plan.split = Plan::Cols;
-    plan.blockDim = dN;
+  else
     plan.Nb = info.N / dN;
-  }
 }
 
 LogicalResult lowerMatmul(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
