@@ -108,15 +108,20 @@ struct LowerKernels : impl::LowerKernelsBase<LowerKernels> {
       }
       if (chosen) {
         // The dv.kernel keeps the model nodes it covers, for the .om's
-        // kernel table and the reports.
+        // kernel table and the reports, and the template that lowered it:
+        // the .om writer offers in-place reuse only to templates that read
+        // each element before writing its position (backend/memplan/InPlace.h).
         StringAttr name = func.getSymNameAttr();
         Attribute sources = func->getAttr("vinci.source_nodes");
         if (failed(chosen->lower(func, sites.front(), spec))) {
           failedAny = true;
           continue;
         }
-        if (auto kernel = module.lookupSymbol<dv::KernelOp>(name); kernel && sources)
-          kernel->setAttr("vinci.source_nodes", sources);
+        if (auto kernel = module.lookupSymbol<dv::KernelOp>(name)) {
+          if (sources)
+            kernel->setAttr("vinci.source_nodes", sources);
+          kernel->setAttr("vinci.template", StringAttr::get(&getContext(), chosen->name));
+        }
         continue;
       }
       if (why.empty())

@@ -4,6 +4,7 @@
 #include "dv/DvOps.h"
 #include "vg/VgOps.h"
 #include "vinci/backend/Encode.h"
+#include "vinci/backend/InPlace.h"
 #include "vinci/backend/MemoryPlan.h"
 #include "vinci/format/writer.h"
 #include "vinci/soc.h"
@@ -13,6 +14,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FileSystem.h"
 
 #include <fp16.h>
@@ -128,6 +130,21 @@ bool weightBytes(vg::ConstantOp constant, Type storage, std::vector<uint8_t> &by
   }
   bytes.assign(raw.begin(), raw.end());
   return true;
+}
+
+/// A [rows, cols] matrix of `elementBytes` elements (row-major) in
+/// FRACTAL_NZ: [cols/16][rows padded to 16][16], zero padded (docs/isa.md).
+std::vector<uint8_t> toFractalNz(const std::vector<uint8_t> &dense, int64_t rows, int64_t cols,
+                                 unsigned elementBytes) {
+  int64_t rowsP = (rows + 15) / 16 * 16, blocks = (cols + 15) / 16;
+  std::vector<uint8_t> nz(static_cast<size_t>(blocks * rowsP * 16) * elementBytes, 0);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t block = 0; block < blocks; ++block) {
+      int64_t width = std::min<int64_t>(16, cols - block * 16);
+      std::memcpy(nz.data() + ((block * rowsP + r) * 16) * elementBytes,
+                  dense.data() + (r * cols + block * 16) * elementBytes, width * elementBytes);
+    }
+  return nz;
 }
 
 class Emitter {
@@ -298,9 +315,26 @@ private:
     return true;
   }
 
+  /// Whether the kernel of `launch` takes GM argument `index` in FRACTAL_NZ.
+  static bool takesNz(dv::LaunchOp launch, unsigned index) {
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<dv::KernelOp>(launch, launch.getKernelAttr());
+    auto nz = kernel->getAttrOfType<DenseI64ArrayAttr>(lower::kNzWeightsAttr);
+    return nz && llvm::is_contained(nz.asArrayRef(), int64_t(index));
+  }
+
+  /// The placement a launch's GM argument `index` (holding `tensor`) uses.
+  const Placement &placementOf(dv::LaunchOp launch, unsigned index, Value tensor) {
+    return takesNz(launch, index) ? nzPlacements[tensor] : placements[tensor];
+  }
+
   bool placeOperand(dv::LaunchOp launch, unsigned index, Value operand, int64_t task,
                     std::string &error) {
+    bool nz = takesNz(launch, index);
+    if (nz && nzPlacements.count(operand))
+      return true;
     auto found = placements.find(operand);
+    if (nz)
+      found = placements.end();
     if (found != placements.end()) {
       if (found->second.arenaBuffer >= 0) {
         PlanBuffer &buffer = buffers[found->second.arenaBuffer];
@@ -322,20 +356,71 @@ private:
     std::string name;
     if (auto loc = dyn_cast<NameLoc>(constant.getLoc()))
       name = loc.getName().str();
-    uint32_t weight = writer.addWeight(tensorInfo(name, type, storage), bytes.data(), bytes.size());
+    format::TensorInfo info = tensorInfo(name, type, storage);
+    if (nz) {
+      if (type.getRank() < 2) {
+        error = "the kernel of '" + launch.getKernel().str() + "' wants weight '" + name +
+                "' in FRACTAL_NZ, which needs rank >= 2";
+        return false;
+      }
+      int64_t rows = type.getShape()[type.getRank() - 2], cols = type.getShape().back();
+      bytes = toFractalNz(bytes, rows, cols, dv::elementBytes(storage));
+      info.format = om::Format::FRACTAL_NZ;
+      info.size = bytes.size();
+    }
+    uint32_t weight = writer.addWeight(info, bytes.data(), bytes.size());
     Placement placement;
     placement.space = om::Space::Weight;
     placement.offset = writer.weightOffset(weight);
     placement.size = bytes.size();
-    placements[operand] = placement;
+    (nz ? nzPlacements : placements)[operand] = placement;
     weightsBytes += bytes.size();
     return true;
+  }
+
+  /// Offers in-place reuse where backend/memplan/InPlace.h finds it legal:
+  /// an output of a kernel lowered by the elementwise template (recorded by
+  /// vinci-lower-kernels as "vinci.template") over a same-shaped input that
+  /// dies there. Graph inputs and outputs that the runtime converts through
+  /// the arena are the caller's tensors and take no part.
+  void offerInPlace() {
+    llvm::DenseSet<uint64_t> ioBuffers;
+    for (const ArenaIo &io : arenaIo)
+      ioBuffers.insert(io.buffer);
+    auto describe = [&](dv::LaunchOp launch, unsigned index, Value value) {
+      LaunchTensor tensor;
+      auto found = placements.find(value);
+      if (found != placements.end() && found->second.arenaBuffer >= 0 &&
+          !ioBuffers.contains(uint64_t(found->second.arenaBuffer)))
+        tensor.arenaBuffer = uint64_t(found->second.arenaBuffer);
+      auto type = cast<RankedTensorType>(value.getType());
+      tensor.shape.assign(type.getShape().begin(), type.getShape().end());
+      tensor.storageType = typeText(storageType(launch, index));
+      return tensor;
+    };
+    std::vector<KernelLaunch> described;
+    for (auto [task, launch] : llvm::enumerate(launches)) {
+      auto kernel =
+          SymbolTable::lookupNearestSymbolFrom<dv::KernelOp>(launch, launch.getKernelAttr());
+      auto lowering = kernel->getAttrOfType<StringAttr>("vinci.template");
+      KernelLaunch entry;
+      entry.task = static_cast<int64_t>(task);
+      entry.readsEachElementBeforeWritingIt = lowering && lowering.getValue() == "elementwise";
+      unsigned numInputs = launch.getInputs().size();
+      for (auto [i, operand] : llvm::enumerate(launch.getInputs()))
+        entry.inputs.push_back(describe(launch, i, operand));
+      for (auto [i, result] : llvm::enumerate(launch.getOutputs()))
+        entry.outputs.push_back(describe(launch, numInputs + i, result));
+      described.push_back(std::move(entry));
+    }
+    offerInPlaceCandidates(described, buffers);
   }
 
   bool planArena(OmSummary &summary, std::string &error) {
     for (const ArenaIo &io : arenaIo)
       if (!io.isInput)
         buffers[io.buffer].lastTask = std::max<int64_t>(0, int64_t(launches.size()) - 1);
+    offerInPlace();
     MemoryPlan plan;
     PlanOptions options;
     options.verify = true;
@@ -391,8 +476,8 @@ private:
       std::vector<format::TaskArgInfo> args;
       SmallVector<Value> tensors(launch.getInputs());
       llvm::append_range(tensors, launch.getOutputs());
-      for (Value tensor : tensors) {
-        const Placement &placement = placements[tensor];
+      for (auto [index, tensor] : llvm::enumerate(tensors)) {
+        const Placement &placement = placementOf(launch, index, tensor);
         format::TaskArgInfo arg;
         arg.space = placement.space;
         arg.index = placement.index;
@@ -410,6 +495,9 @@ private:
   const soc::SocSpec &soc;
   format::OmWriter writer;
   llvm::DenseMap<Value, Placement> placements;
+  /// Weights stored in FRACTAL_NZ for the kernels that take them so (a
+  /// constant read by both kinds of kernel is stored twice).
+  llvm::DenseMap<Value, Placement> nzPlacements;
   std::vector<dv::LaunchOp> launches;
   std::vector<PlanBuffer> buffers;
   /// Graph inputs and outputs the runtime converts through the arena.

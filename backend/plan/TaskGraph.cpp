@@ -1,7 +1,9 @@
 //===- TaskGraph.cpp - the task list of a partitioned model ---------------===//
 #include "plan/TaskGraph.h"
 
+#include "passes/KernelRules.h"
 #include "vg/VgOps.h"
+#include "vinci/backend/InPlace.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
@@ -25,6 +27,38 @@ uint64_t storageBytes(Type type, StoragePrecision precision) {
   if (precision == StoragePrecision::ForceFp16 && isa<FloatType>(element))
     bits = 16;
   return static_cast<uint64_t>(tensor.getNumElements()) * bits / 8;
+}
+
+/// The element type of `type` as stored in GM, spelled for in-place checks.
+std::string storageTypeName(Type type, StoragePrecision precision) {
+  Type element = cast<RankedTensorType>(type).getElementType();
+  if (precision == StoragePrecision::ForceFp16 && isa<FloatType>(element))
+    return "f16";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << element;
+  return text;
+}
+
+/// Whether vinci-lower-kernels will lower `kernel` with the elementwise
+/// Vector template, the one template that reads each element of a
+/// same-shaped input before it writes that position: a Vector kernel of
+/// elementwise ops only (every other template needs a Cube, reduction or
+/// data-movement op, which KernelRules classifies apart). The .om writer
+/// asks the lowered kernel's "vinci.template" instead; the two agree
+/// because the elementwise template is the one that takes such kernels.
+bool lowersAsElementwise(func::FuncOp kernel) {
+  if (kernel->getAttrOfType<StringAttr>("vinci.kernel").getValue() != "vector")
+    return false;
+  bool onlyElementwise = true;
+  kernel.walk([&](Operation *op) {
+    if (op == kernel.getOperation() || isa<func::ReturnOp>(op))
+      return;
+    OpRole role = classifyOp(op);
+    if (role != OpRole::Elementwise && role != OpRole::Constant && role != OpRole::View)
+      onlyElementwise = false;
+  });
+  return onlyElementwise;
 }
 
 double elements(Value value) {
@@ -123,6 +157,18 @@ bool buildTaskGraph(ModuleOp module, func::FuncOp graph, const soc::SocSpec &soc
   for (Value value : graph.getBody().front().getTerminator()->getOperands())
     graphOutputs.insert(value);
 
+  // Every launch as in-place legality sees it (backend/memplan/InPlace.h).
+  std::vector<KernelLaunch> launches;
+  auto describe = [&](Value value) {
+    LaunchTensor tensor;
+    if (auto found = bufferOf.find(value); found != bufferOf.end())
+      tensor.arenaBuffer = found->second;
+    auto type = cast<RankedTensorType>(value.getType());
+    tensor.shape.assign(type.getShape().begin(), type.getShape().end());
+    tensor.storageType = storageTypeName(type, precision);
+    return tensor;
+  };
+
   int64_t taskIndex = 0;
   for (Operation &op : graph.getBody().front()) {
     auto noteUses = [&](Operation &user, int64_t at) {
@@ -149,6 +195,11 @@ bool buildTaskGraph(ModuleOp module, func::FuncOp graph, const soc::SocSpec &soc
       estimate(task, kernel, soc, precision);
       result.tasks.push_back(std::move(task));
       noteUses(op, taskIndex);
+      KernelLaunch launch;
+      launch.task = taskIndex;
+      launch.readsEachElementBeforeWritingIt = lowersAsElementwise(kernel);
+      for (Value operand : call.getOperands())
+        launch.inputs.push_back(describe(operand));
       for (Value value : call.getResults()) {
         PlanBuffer buffer;
         buffer.id = result.buffers.size();
@@ -158,7 +209,9 @@ bool buildTaskGraph(ModuleOp module, func::FuncOp graph, const soc::SocSpec &soc
         buffer.firstTask = buffer.lastTask = taskIndex;
         bufferOf[value] = buffer.id;
         result.buffers.push_back(std::move(buffer));
+        launch.outputs.push_back(describe(value));
       }
+      launches.push_back(std::move(launch));
       ++taskIndex;
     } else if (auto constant = dyn_cast<vg::ConstantOp>(op)) {
       result.weightsBytes += storageBytes(constant.getType(), precision);
@@ -180,6 +233,13 @@ bool buildTaskGraph(ModuleOp module, func::FuncOp graph, const soc::SocSpec &soc
     if (!outputBuffers.contains(buffer.id))
       arena.push_back(buffer);
   result.buffers = std::move(arena);
+  // Graph outputs are the caller's memory: they never take part in
+  // in-place reuse (graph inputs and weights have no arena buffer at all).
+  for (KernelLaunch &launch : launches)
+    for (LaunchTensor &output : launch.outputs)
+      if (output.arenaBuffer && outputBuffers.contains(*output.arenaBuffer))
+        output.arenaBuffer.reset();
+  offerInPlaceCandidates(launches, result.buffers);
   PlanOptions options;
   options.verify = true;
   return planMemory(result.buffers, result.plan, error, options);

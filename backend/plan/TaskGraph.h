@@ -4,7 +4,9 @@
 // in execution order. This reads that list into tasks (one per kernel, with
 // a roofline cost estimate from the SoC table) and GM buffers (one per
 // kernel result, with its live range over the tasks), and plans the
-// activation arena with backend/memplan.
+// activation arena with backend/memplan, offering in-place reuse where
+// backend/memplan/InPlace.h finds it legal (elementwise kernels over a
+// dying same-shaped input).
 //
 //===----------------------------------------------------------------------===//
 #ifndef VINCI_BACKEND_PLAN_TASKGRAPH_H
