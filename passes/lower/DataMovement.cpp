@@ -50,6 +50,9 @@ namespace {
 constexpr size_t kMaxLoopDepth = 4;
 /// The copy instruction's burst count limit.
 constexpr int64_t kMaxBursts = 65535;
+/// Tiles a block's sequence aims at, each of at least kMinTileBytes.
+constexpr int64_t kPipelineTiles = 8;
+constexpr int64_t kMinTileBytes = 16384;
 /// The least a kernel moves per block before it is spread over more blocks.
 constexpr int64_t kMinBlockBytes = 4096;
 
@@ -305,72 +308,134 @@ BoxTiling tile(const BoxCopy &box, int64_t elementBytes, int64_t budgetBytes,
     extent = row.extent;
     capacity = budgetBytes / alignment * alignment / elementBytes;
   }
-  // Even tiles: as few as the capacity allows, of equal size where possible.
-  int64_t tiles = (extent + capacity - 1) / capacity;
+  // Even tiles: as few as the capacity allows, of equal size where possible,
+  // but kPipelineTiles of them while each keeps kMinTileBytes: the first
+  // load and the last store do not overlap, and smaller tiles shorten them
+  // until the DMA start-up dominates.
+  int64_t unitBytes = tiling.rowsFit ? paddedRowBytes : elementBytes;
+  int64_t tiles = std::max((extent + capacity - 1) / capacity,
+                           std::min(kPipelineTiles, extent * unitBytes / kMinTileBytes));
   tiling.unitsPerTile = (extent + tiles - 1) / tiles;
   return tiling;
 }
 
+/// Emits the boxes' copies through two UB tiles used in turn, software
+/// pipelined so that MTE2 fills one tile while MTE3 drains the other.
 class DataMovementEmitter {
 public:
-  DataMovementEmitter(OpBuilder &b, Location loc, Type element, Value buffer, Value blockIdx)
-      : b(b), loc(loc), element(element), bytes(dv::elementBytes(element)), buffer(buffer),
+  DataMovementEmitter(OpBuilder &b, Location loc, Type element, Value ping, Value pong,
+                      Value blockIdx)
+      : b(b), loc(loc), element(element), bytes(dv::elementBytes(element)), tiles{ping, pong},
         blockIdx(blockIdx) {}
 
   LogicalResult emit(const BoxCopy &box, const BoxTiling &tiling, Value src, Value dst,
                      func::FuncOp func) {
     OpBuilder::InsertionGuard guard(b);
+    this->tiling = &tiling;
+    gmSrc = src;
+    gmDst = dst;
     indices.clear();
     srcExpr = b.getAffineConstantExpr(box.srcOffset);
     dstExpr = b.getAffineConstantExpr(box.dstOffset);
-
     if (blockIdx)
       addIndex(blockIdx, box.blockSrcStep, box.blockDstStep);
 
-    size_t loops = 0;
-    size_t rowDim = box.dims.size() - 1;
-    for (size_t d = 0; d < box.dims.size(); ++d) {
-      const BoxDim &dim = box.dims[d];
-      if (d == tiling.tiledDim || (tiling.rowsFit && d == rowDim) || dim.extent == 1)
-        continue;
-      auto loop = dv::LoopOp::create(b, loc, dim.extent);
-      b.setInsertionPointToStart(&loop.getBody().front());
-      addIndex(loop.getInductionVar(), dim.srcStride, dim.dstStride);
-      ++loops;
-    }
+    // The tiled dim: full tiles then a tail, one after the other.
+    tiled = tiling.tiledDim == SIZE_MAX ? BoxDim{1, 0, 0} : box.dims[tiling.tiledDim];
+    Sequence seq;
+    seq.units = tiling.unitsPerTile;
+    seq.count = tiled.extent / seq.units;
+    seq.tailUnits = tiled.extent % seq.units;
+    seq.srcStep = seq.units * tiled.srcStride;
+    seq.dstStep = seq.units * tiled.dstStride;
 
-    // The tiled dim: a loop of full tiles, then the tail.
-    BoxDim tiled = tiling.tiledDim == SIZE_MAX ? BoxDim{1, 0, 0} : box.dims[tiling.tiledDim];
-    int64_t units = tiling.unitsPerTile;
-    int64_t fullTiles = tiled.extent / units, tail = tiled.extent % units;
-    if (fullTiles > 1)
-      ++loops;
+    SmallVector<BoxDim> loopDims;
+    size_t rowDim = box.dims.size() - 1;
+    for (size_t d = 0; d < box.dims.size(); ++d)
+      if (d != tiling.tiledDim && !(tiling.rowsFit && d == rowDim) && box.dims[d].extent > 1)
+        loopDims.push_back(box.dims[d]);
+    // One tile covers the tiled dim: pipeline over the innermost loop instead.
+    if (seq.count == 1 && seq.tailUnits == 0 && !loopDims.empty()) {
+      BoxDim inner = loopDims.pop_back_val();
+      seq.count = inner.extent;
+      seq.srcStep = inner.srcStride;
+      seq.dstStep = inner.dstStride;
+    }
+    // A store left from the previous box goes before this box's loops.
+    if (!loopDims.empty())
+      flushDeferredStore();
+    size_t loops = loopDims.size() + (seq.count >= kMinPipelinedTiles);
     if (loops > kMaxLoopDepth)
       return func.emitError() << "kernel " << func.getSymName() << ": " << loops
                               << " nested loops exceed the ISA's " << kMaxLoopDepth;
-    if (fullTiles > 1) {
-      auto loop = dv::LoopOp::create(b, loc, fullTiles);
-      OpBuilder::InsertionGuard inLoop(b);
+    for (const BoxDim &dim : loopDims) {
+      auto loop = dv::LoopOp::create(b, loc, dim.extent);
       b.setInsertionPointToStart(&loop.getBody().front());
-      size_t mark = indices.size();
-      AffineExpr srcBefore = srcExpr, dstBefore = dstExpr;
-      addIndex(loop.getInductionVar(), units * tiled.srcStride, units * tiled.dstStride);
-      copyTile(box, tiling, tiled, units, src, dst);
-      indices.truncate(mark);
-      srcExpr = srcBefore;
-      dstExpr = dstBefore;
-    } else if (fullTiles == 1) {
-      copyTile(box, tiling, tiled, units, src, dst);
+      addIndex(loop.getInductionVar(), dim.srcStride, dim.dstStride);
     }
-    if (tail) {
-      srcExpr = srcExpr + fullTiles * units * tiled.srcStride;
-      dstExpr = dstExpr + fullTiles * units * tiled.dstStride;
-      copyTile(box, tiling, tiled, tail, src, dst);
-    }
+    emitSequence(seq, /*deferLastStore=*/loopDims.empty());
     return success();
   }
 
+  /// Emits the store a box left for the next one to overlap (if any).
+  void flushDeferredStore() {
+    for (Operation *op : deferredStore)
+      op->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
+    deferredStore.clear();
+  }
+
 private:
+  /// `count` tiles of `units`, `srcStep`/`dstStep` elements apart, then one
+  /// of `tailUnits` (if any).
+  struct Sequence {
+    int64_t count, units, tailUnits, srcStep, dstStep;
+  };
+  /// A tile of a sequence: number `first` + `ivTiles` x the loop's iv.
+  struct TileAt {
+    int64_t first;
+    int64_t ivTiles = 0;
+  };
+  /// Below this many tiles the sequence is straight-line code.
+  static constexpr int64_t kMinPipelinedTiles = 4;
+
+  /// Loads tile t into one UB tile and stores tile t - 1 from the other
+  /// behind it, so the two DMA pipes overlap; in the loop, iteration i moves
+  /// tiles 2i and 2i + 1 and loads 2i + 2 (tile 0 is loaded before it).
+  /// Every flag the sync pass needs then points one step back in program
+  /// order, including the loop-carried ones. The UB tiles alternate across
+  /// boxes too, and at the kernel's top level the last store waits for the
+  /// next box's first load.
+  void emitSequence(const Sequence &seq, bool deferLastStore) {
+    int64_t total = seq.count + (seq.tailUnits > 0);
+    auto unitsOf = [&](int64_t t) { return t < seq.count ? seq.units : seq.tailUnits; };
+    load(seq, {0}, unitsOf(0));
+    flushDeferredStore();
+    int64_t next = 1;
+    if (seq.count >= kMinPipelinedTiles) {
+      int64_t pairs = (seq.count - 1) / 2;
+      auto loop = dv::LoopOp::create(b, loc, pairs);
+      {
+        OpBuilder::InsertionGuard inLoop(b);
+        b.setInsertionPointToStart(&loop.getBody().front());
+        loopIv = loop.getInductionVar();
+        load(seq, {1, 2}, seq.units);
+        store(seq, {0, 2}, seq.units);
+        load(seq, {2, 2}, seq.units);
+        store(seq, {1, 2}, seq.units);
+        loopIv = Value();
+      }
+      next = 2 * pairs + 1;
+    }
+    for (int64_t t = next; t < total; ++t) {
+      load(seq, {t}, unitsOf(t));
+      store(seq, {t - 1}, unitsOf(t - 1));
+    }
+    SmallVector<Operation *> last = store(seq, {total - 1}, unitsOf(total - 1));
+    if (deferLastStore)
+      deferredStore = last;
+    parity = (parity + total) % 2;
+  }
+
   void addIndex(Value index, int64_t srcStep, int64_t dstStep) {
     AffineExpr dim = b.getAffineDimExpr(indices.size());
     indices.push_back(index);
@@ -378,47 +443,71 @@ private:
     dstExpr = dstExpr + dim * dstStep;
   }
 
-  Value view(Value gm, AffineExpr expr, int64_t elems) {
+  /// A GM view of `elems` elements at tile `at` of the sequence.
+  Value view(Value gm, AffineExpr base, int64_t step, TileAt at, int64_t elems) {
+    SmallVector<Value> operands(indices);
+    AffineExpr expr = base + at.first * step;
+    if (at.ivTiles) {
+      expr = expr + b.getAffineDimExpr(operands.size()) * (at.ivTiles * step);
+      operands.push_back(loopIv);
+    }
     MLIRContext *ctx = b.getContext();
-    return dv::ViewOp::create(b, loc, dv::GmType::get(ctx, {elems}, element), gm, indices,
-                              AffineMapAttr::get(AffineMap::get(indices.size(), 0, expr)))
+    return dv::ViewOp::create(b, loc, dv::GmType::get(ctx, {elems}, element), gm, operands,
+                              AffineMapAttr::get(AffineMap::get(operands.size(), 0, expr)))
         .getResult();
   }
 
-  /// One tile of `units` along the tiled dim: GM -> UB -> GM.
-  void copyTile(const BoxCopy &box, const BoxTiling &tiling, const BoxDim &tiled, int64_t units,
-                Value src, Value dst) {
-    if (!tiling.rowsFit) {
-      uint64_t tileBytes = uint64_t(units * bytes);
-      dv::CopyOp::create(b, loc, view(src, srcExpr, units), buffer, uint64_t(1), tileBytes);
-      dv::CopyOp::create(b, loc, buffer, view(dst, dstExpr, units), uint64_t(1), tileBytes);
+  Value tileFor(TileAt at) const { return tiles[(parity + at.first) % 2]; }
+
+  /// GM -> UB: `units` rows along the tiled dim (or elements of a long row).
+  void load(const Sequence &seq, TileAt at, int64_t units) {
+    if (!tiling->rowsFit) {
+      dv::CopyOp::create(b, loc, view(gmSrc, srcExpr, seq.srcStep, at, units), tileFor(at),
+                         uint64_t(1), uint64_t(units * bytes));
       return;
     }
-    int64_t row = tiling.rowElems, padded = tiling.paddedRowElems;
-    int64_t srcSpan = (units - 1) * tiled.srcStride + row;
-    int64_t dstSpan = (units - 1) * tiled.dstStride + row;
-    copyRows(view(src, srcExpr, srcSpan), buffer, units, row, tiled.srcStride, padded);
-    copyRows(buffer, view(dst, dstExpr, dstSpan), units, row, padded, tiled.dstStride);
+    int64_t row = tiling->rowElems;
+    Value from = view(gmSrc, srcExpr, seq.srcStep, at, (units - 1) * tiled.srcStride + row);
+    copyRows(from, tileFor(at), units, row, tiled.srcStride, tiling->paddedRowElems);
+  }
+
+  /// UB -> GM, the inverse of load; returns the ops it creates.
+  SmallVector<Operation *> store(const Sequence &seq, TileAt at, int64_t units) {
+    if (!tiling->rowsFit) {
+      Value to = view(gmDst, dstExpr, seq.dstStep, at, units);
+      auto copy = dv::CopyOp::create(b, loc, tileFor(at), to, uint64_t(1), uint64_t(units * bytes));
+      return {to.getDefiningOp(), copy};
+    }
+    int64_t row = tiling->rowElems;
+    Value to = view(gmDst, dstExpr, seq.dstStep, at, (units - 1) * tiled.dstStride + row);
+    return {to.getDefiningOp(),
+            copyRows(tileFor(at), to, units, row, tiling->paddedRowElems, tiled.dstStride)};
   }
 
   /// `rows` bursts of `row` elements, `from` and `to` elements apart; one
   /// burst when both sides are contiguous.
-  void copyRows(Value from, Value to, int64_t rows, int64_t row, int64_t fromStride,
-                int64_t toStride) {
-    if (rows == 1 || (fromStride == row && toStride == row)) {
-      dv::CopyOp::create(b, loc, from, to, uint64_t(1), uint64_t(rows * row * bytes));
-      return;
-    }
-    dv::CopyOp::create(b, loc, from, to, uint64_t(rows), uint64_t(row * bytes),
-                       uint64_t((fromStride - row) * bytes), uint64_t((toStride - row) * bytes));
+  Operation *copyRows(Value from, Value to, int64_t rows, int64_t row, int64_t fromStride,
+                      int64_t toStride) {
+    if (rows == 1 || (fromStride == row && toStride == row))
+      return dv::CopyOp::create(b, loc, from, to, uint64_t(1), uint64_t(rows * row * bytes));
+    return dv::CopyOp::create(b, loc, from, to, uint64_t(rows), uint64_t(row * bytes),
+                              uint64_t((fromStride - row) * bytes),
+                              uint64_t((toStride - row) * bytes));
   }
 
   OpBuilder &b;
   Location loc;
   Type element;
   int64_t bytes;
-  Value buffer;
+  Value tiles[2];
   Value blockIdx; // null with one block
+  // The box being emitted.
+  const BoxTiling *tiling = nullptr;
+  BoxDim tiled{1, 0, 0};
+  Value gmSrc, gmDst, loopIv;
+  /// Which UB tile the box's tile 0 uses.
+  int64_t parity = 0;
+  SmallVector<Operation *> deferredStore;
   SmallVector<Value> indices;
   AffineExpr srcExpr, dstExpr;
 };
@@ -430,6 +519,7 @@ LogicalResult lowerDataMovement(func::FuncOp func, func::CallOp call, const soc:
   MLIRContext *ctx = func.getContext();
   int64_t bytes = dv::elementBytes(plan.element);
   int64_t alignment = soc.alignment(soc::Space::UB);
+  // Two tiles, used in turn.
   int64_t budget = static_cast<int64_t>(soc.bufferBytes(soc::Space::UB)) / 2;
 
   // The most blocks (up to the core count) that share every box evenly, each
@@ -470,18 +560,20 @@ LogicalResult lowerDataMovement(func::FuncOp func, func::CallOp call, const soc:
   GmSignature signature = gmSignature(call);
   OpBuilder b(ctx);
   Block *entry = beginKernel(b, func, signature.types, blockDim, "vector");
-  Value buffer = dv::AllocOp::create(
-      b, func.getLoc(),
-      dv::BufType::get(ctx, dv::MemSpace::UB, {bufferElems}, plan.element, dv::Layout::ND),
-      IntegerAttr());
+  auto tileType =
+      dv::BufType::get(ctx, dv::MemSpace::UB, {bufferElems}, plan.element, dv::Layout::ND);
+  Value ping = dv::AllocOp::create(b, func.getLoc(), tileType, IntegerAttr());
+  Value pong = dv::AllocOp::create(b, func.getLoc(), tileType, IntegerAttr());
   Value blockIdx;
   if (blockDim > 1)
     blockIdx = dv::BlockIdxOp::create(b, func.getLoc(), b.getIndexType()).getResult();
-  DataMovementEmitter emitter(b, func.getLoc(), plan.element, buffer, blockIdx);
+  DataMovementEmitter emitter(b, func.getLoc(), plan.element, ping, pong, blockIdx);
   for (auto [box, tiling] : llvm::zip(plan.boxes, tilings))
     if (failed(emitter.emit(box, tiling, entry->getArgument(box.srcArg),
                             entry->getArgument(box.dstArg), func)))
       return failure();
+  b.setInsertionPointToEnd(entry);
+  emitter.flushDeferredStore();
   return finishKernel(entry, func, call);
 }
 

@@ -9,6 +9,7 @@
 // CHECK-SAME: (%[[IN:.+]]: !dv.gm<1x128x2304xf16>, %[[OUT:.+]]: !dv.gm<1x128x768xf16>)
 // CHECK-SAME: attributes {block_dim = 8 : i64, kind = "vector"
 // CHECK: %[[TILE:.+]] = dv.alloc : !dv.buf<ub, 12288xf16>
+// CHECK: dv.alloc : !dv.buf<ub, 12288xf16>
 // CHECK: %[[BID:.+]] = dv.block_idx
 // CHECK: %[[SRC:.+]] = dv.view %[[IN]][%[[BID]] * 36864 + 768] : !dv.gm<1x128x2304xf16> to !dv.gm<35328xf16>
 // CHECK: dv.copy %[[SRC]] to %[[TILE]] {burst_bytes = 1536 : i64, bursts = 16 : i64, src_gap = 3072 : i64}
@@ -46,16 +47,41 @@ module {
 
 // i32, step 2 on dim 0 and one element of the innermost dim: rows of one
 // element (4-byte bursts, each padded to 32 B in UB) along the longest dim
-// (150 bursts, source stride 2 x 50 elements), a loop over the other dim.
+// (150 bursts, source stride 2 x 50 elements), the other dim's 10 tiles
+// software-pipelined over two UB tiles: tile 0 loaded first, the loop loads
+// tiles 2i+1 and 2i+2 behind the stores of 2i and 2i+1, then tile 9.
 // CHECK-LABEL: dv.kernel @k0_slice
 // CHECK-SAME: (%[[IN:.+]]: !dv.gm<300x10x5xi32>, %[[OUT:.+]]: !dv.gm<150x10x1xi32>)
 // CHECK-SAME: attributes {block_dim = 1 : i64, kind = "vector"
-// CHECK: %[[TILE:.+]] = dv.alloc : !dv.buf<ub, 1200xi32>
-// CHECK: dv.loop %[[J:.+]] trip 10 {
-// CHECK: %[[SRC:.+]] = dv.view %[[IN]][%[[J]] * 5 + 53] : !dv.gm<300x10x5xi32> to !dv.gm<14901xi32>
-// CHECK: dv.copy %[[SRC]] to %[[TILE]] {burst_bytes = 4 : i64, bursts = 150 : i64, dst_gap = 28 : i64, src_gap = 396 : i64}
-// CHECK: %[[DST:.+]] = dv.view %[[OUT]][%[[J]]] : !dv.gm<150x10x1xi32> to !dv.gm<1491xi32>
-// CHECK: dv.copy %[[TILE]] to %[[DST]] {burst_bytes = 4 : i64, bursts = 150 : i64, dst_gap = 36 : i64, src_gap = 28 : i64}
+// CHECK: %[[PING:.+]] = dv.alloc : !dv.buf<ub, 1200xi32>
+// CHECK: %[[PONG:.+]] = dv.alloc : !dv.buf<ub, 1200xi32>
+// CHECK: %[[S0:.+]] = dv.view %[[IN]][53] : !dv.gm<300x10x5xi32> to !dv.gm<14901xi32>
+// CHECK: dv.copy %[[S0]] to %[[PING]] {burst_bytes = 4 : i64, bursts = 150 : i64, dst_gap = 28 : i64, src_gap = 396 : i64}
+// CHECK: dv.loop %[[I:.+]] trip 4 {
+// CHECK: %[[S1:.+]] = dv.view %[[IN]][%[[I]] * 10 + 58]
+// CHECK: dv.copy %[[S1]] to %[[PONG]]
+// CHECK: %[[D0:.+]] = dv.view %[[OUT]][%[[I]] * 2] : !dv.gm<150x10x1xi32> to !dv.gm<1491xi32>
+// CHECK: dv.copy %[[PING]] to %[[D0]] {burst_bytes = 4 : i64, bursts = 150 : i64, dst_gap = 36 : i64, src_gap = 28 : i64}
+// CHECK: %[[S2:.+]] = dv.view %[[IN]][%[[I]] * 10 + 63]
+// CHECK: dv.copy %[[S2]] to %[[PING]]
+// CHECK: %[[D1:.+]] = dv.view %[[OUT]][%[[I]] * 2 + 1]
+// CHECK: dv.copy %[[PONG]] to %[[D1]]
+// CHECK: {{^ *}$}}
+// CHECK: %[[S9:.+]] = dv.view %[[IN]][98]
+// CHECK: dv.copy %[[S9]] to %[[PONG]]
+// CHECK: %[[D8:.+]] = dv.view %[[OUT]][8]
+// CHECK: dv.copy %[[PING]] to %[[D8]]
+// CHECK: %[[D9:.+]] = dv.view %[[OUT]][9]
+// CHECK: dv.copy %[[PONG]] to %[[D9]]
+// Each tile's refill waits for its own store, the loop's first one for the
+// previous iteration's last store (carried), the tail for the loop's.
+// SYNC-LABEL: dv.kernel @k0_slice
+// SYNC: dv.loop
+// SYNC: dv.wait_flag MTE3 -> MTE2
+// SYNC: dv.set_flag MTE3 -> MTE2
+// SYNC: dv.set_flag MTE3 -> MTE2
+// SYNC-NEXT: {{^ *}$}}
+// SYNC-NEXT: dv.wait_flag MTE3 -> MTE2
 module {
   func.func @graph(%x: tensor<300x10x5xi32>) -> tensor<150x10x1xi32> {
     %c = call @k0_slice(%x) : (tensor<300x10x5xi32>) -> tensor<150x10x1xi32>
@@ -71,20 +97,22 @@ module {
 // -----
 
 // A split along dim 0 moves contiguous pieces: each result is one run,
-// shared by 8 blocks, one burst each way.
+// shared by 8 blocks, one burst each way. The two pieces use the two UB
+// tiles, and the first store waits behind the second load.
 // CHECK-LABEL: dv.kernel @k0_split
 // CHECK-SAME: (%[[IN:.+]]: !dv.gm<4x40000xf32>, %[[A:.+]]: !dv.gm<1x40000xf32>, %[[B:.+]]: !dv.gm<3x40000xf32>)
 // CHECK-SAME: attributes {block_dim = 8 : i64, kind = "vector"
-// CHECK: %[[TILE:.+]] = dv.alloc : !dv.buf<ub, 15000xf32>
+// CHECK: %[[PING:.+]] = dv.alloc : !dv.buf<ub, 15000xf32>
+// CHECK: %[[PONG:.+]] = dv.alloc : !dv.buf<ub, 15000xf32>
 // CHECK: %[[BID:.+]] = dv.block_idx
 // CHECK: %[[S0:.+]] = dv.view %[[IN]][%[[BID]] * 5000] : !dv.gm<4x40000xf32> to !dv.gm<5000xf32>
-// CHECK: dv.copy %[[S0]] to %[[TILE]] {burst_bytes = 20000 : i64}
-// CHECK: %[[D0:.+]] = dv.view %[[A]][%[[BID]] * 5000]
-// CHECK: dv.copy %[[TILE]] to %[[D0]] {burst_bytes = 20000 : i64}
+// CHECK: dv.copy %[[S0]] to %[[PING]] {burst_bytes = 20000 : i64}
 // CHECK: %[[S1:.+]] = dv.view %[[IN]][%[[BID]] * 15000 + 40000] : !dv.gm<4x40000xf32> to !dv.gm<15000xf32>
-// CHECK: dv.copy %[[S1]] to %[[TILE]] {burst_bytes = 60000 : i64}
+// CHECK: dv.copy %[[S1]] to %[[PONG]] {burst_bytes = 60000 : i64}
+// CHECK: %[[D0:.+]] = dv.view %[[A]][%[[BID]] * 5000]
+// CHECK: dv.copy %[[PING]] to %[[D0]] {burst_bytes = 20000 : i64}
 // CHECK: %[[D1:.+]] = dv.view %[[B]][%[[BID]] * 15000]
-// CHECK: dv.copy %[[TILE]] to %[[D1]] {burst_bytes = 60000 : i64}
+// CHECK: dv.copy %[[PONG]] to %[[D1]] {burst_bytes = 60000 : i64}
 module {
   func.func @graph(%x: tensor<4x40000xf32>) -> (tensor<1x40000xf32>, tensor<3x40000xf32>) {
     %a:2 = call @k0_split(%x) : (tensor<4x40000xf32>) -> (tensor<1x40000xf32>, tensor<3x40000xf32>)
@@ -124,19 +152,20 @@ module {
 // CHECK-LABEL: dv.kernel @k0_concat
 // CHECK-SAME: (%[[X:.+]]: !dv.gm<64x48xf32>, %[[Y:.+]]: !dv.gm<64x16xf32>, %[[OUT:.+]]: !dv.gm<64x64xf32>)
 // CHECK-SAME: attributes {block_dim = 4 : i64, kind = "vector"
-// CHECK: %[[TILE:.+]] = dv.alloc : !dv.buf<ub, 768xf32>
+// CHECK: %[[PING:.+]] = dv.alloc : !dv.buf<ub, 768xf32>
+// CHECK: %[[PONG:.+]] = dv.alloc : !dv.buf<ub, 768xf32>
 // CHECK: %[[BID:.+]] = dv.block_idx
 // CHECK: %[[SX:.+]] = dv.view %[[X]][%[[BID]] * 768] : !dv.gm<64x48xf32> to !dv.gm<768xf32>
-// CHECK: dv.copy %[[SX]] to %[[TILE]] {burst_bytes = 3072 : i64}
-// CHECK: %[[DX:.+]] = dv.view %[[OUT]][%[[BID]] * 1024] : !dv.gm<64x64xf32> to !dv.gm<1008xf32>
-// CHECK: dv.copy %[[TILE]] to %[[DX]] {burst_bytes = 192 : i64, bursts = 16 : i64, dst_gap = 64 : i64}
+// CHECK: dv.copy %[[SX]] to %[[PING]] {burst_bytes = 3072 : i64}
 // CHECK: %[[SY:.+]] = dv.view %[[Y]][%[[BID]] * 256] : !dv.gm<64x16xf32> to !dv.gm<256xf32>
-// CHECK: dv.copy %[[SY]] to %[[TILE]] {burst_bytes = 1024 : i64}
+// CHECK: dv.copy %[[SY]] to %[[PONG]] {burst_bytes = 1024 : i64}
+// CHECK: %[[DX:.+]] = dv.view %[[OUT]][%[[BID]] * 1024] : !dv.gm<64x64xf32> to !dv.gm<1008xf32>
+// CHECK: dv.copy %[[PING]] to %[[DX]] {burst_bytes = 192 : i64, bursts = 16 : i64, dst_gap = 64 : i64}
 // CHECK: %[[DY:.+]] = dv.view %[[OUT]][%[[BID]] * 1024 + 48] : !dv.gm<64x64xf32> to !dv.gm<976xf32>
-// CHECK: dv.copy %[[TILE]] to %[[DY]] {burst_bytes = 64 : i64, bursts = 16 : i64, dst_gap = 192 : i64}
+// CHECK: dv.copy %[[PONG]] to %[[DY]] {burst_bytes = 64 : i64, bursts = 16 : i64, dst_gap = 192 : i64}
 // SYNC-LABEL: dv.kernel @k0_concat
 // SYNC: dv.wait_flag MTE2 -> MTE3
-// SYNC: dv.wait_flag MTE3 -> MTE2
+// SYNC: dv.wait_flag MTE2 -> MTE3
 module {
   func.func @graph(%x: tensor<64x48xf32>, %y: tensor<64x16xf32>) -> tensor<64x64xf32> {
     %c = call @k0_concat(%x, %y) : (tensor<64x48xf32>, tensor<64x16xf32>) -> tensor<64x64xf32>
