@@ -1,7 +1,14 @@
 //===- MemoryPlan.cpp - GM activation arena planning ----------------------===//
 //
-// Greedy by size with best fit (Pisarchyk & Lee 2020; TFLite Micro's
-// GreedyMemoryPlanner), after in-place reuse. See docs/memory-planning.md.
+// After in-place reuse joins buffers into storage units, a portfolio of
+// greedy offset heuristics places the units and the smallest arena wins:
+// orders greedy by size (Pisarchyk & Lee, "Efficient Memory Management for
+// Deep Neural Net Inference", 2020; TFLite's ArenaPlanner), greedy by size
+// with the latest-ending first among equal sizes, and greedy by breadth
+// (same paper), each with best fit (TFLite's SimpleMemoryArena) and first
+// fit (TFLite Micro's GreedyMemoryPlanner). The lower bound is computed
+// first, and the search stops at a plan that reaches it. See
+// docs/memory-planning.md for why each heuristic is kept and measured ratios.
 //
 //===----------------------------------------------------------------------===//
 #include "vinci/backend/MemoryPlan.h"
