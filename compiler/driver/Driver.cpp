@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
@@ -401,6 +402,15 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
 
   mlir::MLIRContext context;
   context.disableMultithreading();
+  // MLIR's diagnostics go to `err`, one line each as MLIR's default handler
+  // prints them (without the notes): stderr for the tool, the exception's
+  // message for the Python package.
+  mlir::ScopedDiagnosticHandler diagnostics(&context, [&](mlir::Diagnostic &diag) {
+    static const char *const severities[] = {"note", "warning", "error", "remark"};
+    err << diag.getLocation() << ": " << severities[static_cast<int>(diag.getSeverity())] << ": "
+        << diag << "\n";
+    return mlir::success();
+  });
   std::vector<std::string> errors;
   mlir::OwningOpRef<mlir::ModuleOp> module = importer(context, errors);
   if (!module) {

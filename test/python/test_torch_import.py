@@ -61,6 +61,38 @@ class BertLayer(nn.Module):
         return self.output_norm(x + self.output(F.gelu(self.intermediate(x))))
 
 
+class GPT2Block(nn.Module):
+    """A GPT-2 block as Hugging Face writes it: Conv1D linears (addmm on [in, out]
+    weights), a causal mask buffer, tanh GELU."""
+
+    def __init__(self, hidden=64, heads=4, seq=16):
+        super().__init__()
+        self.heads = heads
+        self.ln_1, self.ln_2 = nn.LayerNorm(hidden), nn.LayerNorm(hidden)
+        self.c_attn = nn.Parameter(torch.randn(hidden, 3 * hidden) * 0.02)
+        self.c_proj = nn.Parameter(torch.randn(hidden, hidden) * 0.02)
+        self.c_fc = nn.Parameter(torch.randn(hidden, 4 * hidden) * 0.02)
+        self.c_out = nn.Parameter(torch.randn(4 * hidden, hidden) * 0.02)
+        self.register_buffer("causal", torch.tril(torch.ones(seq, seq, dtype=torch.bool))
+                             .view(1, 1, seq, seq))
+
+    @staticmethod
+    def conv1d(x, weight):
+        return torch.addmm(torch.zeros(weight.shape[1]), x.view(-1, x.size(-1)), weight) \
+            .view(x.shape[:-1] + (weight.shape[1],))
+
+    def forward(self, x):
+        batch, seq, hidden = x.shape
+        q, k, v = self.conv1d(self.ln_1(x), self.c_attn).split(hidden, dim=2)
+        q, k, v = (t.view(batch, seq, self.heads, -1).permute(0, 2, 1, 3) for t in (q, k, v))
+        w = q @ k.transpose(-1, -2) / math.sqrt(v.size(-1))
+        w = torch.where(self.causal[:, :, :seq, :seq], w, torch.tensor(torch.finfo(w.dtype).min))
+        a = (w.softmax(-1) @ v).permute(0, 2, 1, 3).reshape(batch, seq, hidden)
+        x = x + self.conv1d(a, self.c_proj)
+        return x + self.conv1d(F.gelu(self.conv1d(self.ln_2(x), self.c_fc), approximate="tanh"),
+                               self.c_out)
+
+
 def op_counts(ir):
     return collections.Counter(re.findall(r"= (vg\.[a-z_]+)", ir))
 
@@ -165,6 +197,14 @@ class TorchImportTest(unittest.TestCase):
         inputs = (torch.rand(1, 128, 768), torch.zeros(1, 1, 1, 128))
         self.compare_with_onnx(Encoder(), inputs, ["hidden_states", "attention_mask"],
                                "bert_base")
+
+    def test_gpt2_block_imports_into_vg(self):
+        torch.manual_seed(0)
+        counts = op_counts(vinci.compile(GPT2Block().eval(), torch.rand(1, 16, 64), output=None,
+                                         emit="vg-opt"))
+        self.assertEqual(counts["vg.where"], 1)      # the causal mask, folded to a constant
+        self.assertEqual(counts["vg.gelu"], 1)       # approximate="tanh"
+        self.assertEqual(counts["vg.matmul"], 6)
 
     def test_resnet18_and_mobilenet_v2_import_into_vg(self):
         import torchvision
