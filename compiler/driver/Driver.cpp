@@ -402,13 +402,15 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
 
   mlir::MLIRContext context;
   context.disableMultithreading();
-  // MLIR's diagnostics go to `err`, one line each as MLIR's default handler
-  // prints them (without the notes): stderr for the tool, the exception's
+  // MLIR's errors go to `err`, printed as MLIR's default handler prints them
+  // (errors only, one line each): stderr for the tool, the exception's
   // message for the Python package.
   mlir::ScopedDiagnosticHandler diagnostics(&context, [&](mlir::Diagnostic &diag) {
-    static const char *const severities[] = {"note", "warning", "error", "remark"};
-    err << diag.getLocation() << ": " << severities[static_cast<int>(diag.getSeverity())] << ": "
-        << diag << "\n";
+    if (diag.getSeverity() != mlir::DiagnosticSeverity::Error)
+      return mlir::success();
+    if (!llvm::isa<mlir::UnknownLoc>(diag.getLocation()))
+      err << diag.getLocation() << ": ";
+    err << "error: " << diag << "\n";
     return mlir::success();
   });
   std::vector<std::string> errors;
