@@ -431,12 +431,10 @@ def _slice(m, node, x, dim=0, start=None, end=None, step=1):
 
 @aten("aten.select.int")
 def _select(m, node, x, dim, index):
+    # A gather at a scalar index drops the dim, as torch.onnx exports select.
     dim = _dims([dim], x.rank)[0]
-    index = index % x.shape[dim]
-    piece = m.emit_inner(node, "vg.slice", [x], {
-        "starts": _i64s([index]), "ends": _i64s([index + 1]), "axes": _i64s([dim]),
-        "steps": _i64s([1])})
-    return m.emit(node, "vg.squeeze", [piece], {"axes": _i64s([dim])})
+    position = m.scalar(index % x.shape[dim], node, m.torch.int64)
+    return m.emit(node, "vg.gather", [x, position], {"axis": _i64(dim)})
 
 
 @aten("aten.cat.default")
@@ -557,6 +555,11 @@ def _adaptive_avg_pool(m, node, x, output_size):
 
 # --- the importer -----------------------------------------------------------
 
+# Ops whose result depends on their first operand's shape and dtype only.
+_SHAPE_ONLY = {"aten.zeros_like.default", "aten.ones_like.default", "aten.full_like.default",
+               "aten.empty_like.default", "aten.new_zeros.default", "aten.new_ones.default",
+               "aten.new_full.default", "aten.new_empty.default"}
+
 def _qualified(target):
     return str(target) if not callable(target) or hasattr(target, "_schema") else \
         f"{getattr(target, '__module__', '')}.{getattr(target, '__name__', target)}"
@@ -628,14 +631,19 @@ class _Importer:
         return [n for n in graph.nodes if n in live]
 
     def _foldable(self, nodes):
-        """Nodes computable here: no graph input or parameter upstream."""
+        """Nodes computable here: no graph input or parameter upstream, or
+        only through their shape (zeros_like(input_ids); shapes are static)."""
         foldable = set()
         for node in nodes:
             if node.op == "get_attr":
                 if not node.target.startswith("_param_constant"):
                     foldable.add(node)  # a tensor constant the module's code made
-            elif node.op == "call_function" and all(i in foldable for i in node.all_input_nodes):
-                foldable.add(node)
+            elif node.op == "call_function":
+                inputs = node.all_input_nodes
+                if _qualified(node.target) in _SHAPE_ONLY:
+                    inputs = inputs[1:]
+                if all(i in foldable for i in inputs):
+                    foldable.add(node)
         return foldable
 
     def check_supported(self, nodes, foldable):
@@ -690,7 +698,11 @@ class _Importer:
         torch = self.torch
         def materialise(arg):
             if isinstance(arg, torch.fx.Node):
-                return self.folded[arg]
+                if arg in self.folded:
+                    return self.folded[arg]
+                # The first operand of a _SHAPE_ONLY op: only its shape and dtype matter.
+                meta = self.meta(arg)
+                return torch.zeros(tuple(meta.shape), dtype=meta.dtype)
             if isinstance(arg, (list, tuple)):
                 return type(arg)(materialise(a) for a in arg)
             return arg

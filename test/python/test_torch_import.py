@@ -61,6 +61,31 @@ class BertLayer(nn.Module):
         return self.output_norm(x + self.output(F.gelu(self.intermediate(x))))
 
 
+class BertModel(nn.Module):
+    """BERT as Hugging Face writes it, small: embeddings looked up by int64 ids
+    (position ids from a buffer, token types from zeros_like), an int64
+    attention mask turned additive, encoder layers and the tanh pooler."""
+
+    def __init__(self, vocab=1000, hidden=64, layers=2):
+        super().__init__()
+        self.word = nn.Embedding(vocab, hidden)
+        self.position = nn.Embedding(512, hidden)
+        self.token_type = nn.Embedding(2, hidden)
+        self.norm = nn.LayerNorm(hidden, eps=1e-12)
+        self.register_buffer("position_ids", torch.arange(512).expand((1, -1)))
+        self.layers = nn.ModuleList(BertLayer(hidden, 4, 2 * hidden) for _ in range(layers))
+        self.pooler = nn.Linear(hidden, hidden)
+
+    def forward(self, input_ids, attention_mask):
+        positions = self.position_ids[:, :input_ids.shape[1]]
+        x = self.norm(self.word(input_ids) + self.position(positions)
+                      + self.token_type(torch.zeros_like(input_ids)))
+        mask = (1.0 - attention_mask[:, None, None, :].to(torch.float32)) * -10000.0
+        for layer in self.layers:
+            x = layer(x, mask)
+        return x, torch.tanh(self.pooler(x[:, 0]))
+
+
 class GPT2Block(nn.Module):
     """A GPT-2 block as Hugging Face writes it: Conv1D linears (addmm on [in, out]
     weights), a causal mask buffer, tanh GELU."""
@@ -178,6 +203,15 @@ class TorchImportTest(unittest.TestCase):
         with torch.no_grad():
             expected = layer(*inputs).numpy()
         self.assertGreater(cosine(out, expected), 0.999)
+
+    def test_bert_model_with_embeddings(self):
+        torch.manual_seed(0)
+        inputs = (torch.randint(0, 1000, (1, 16)), torch.ones(1, 16, dtype=torch.int64))
+        counts = self.compare_with_onnx(BertModel().eval(), inputs,
+                                        ["input_ids", "attention_mask"], "bert_model")
+        # word and position lookups, x[:, 0]; the token-type lookup folds (constant ids)
+        self.assertEqual(counts["vg.gather"], 3)
+        self.assertEqual(counts["vg.tanh"], 1)
 
     def test_bert_base_same_kernels_as_onnx(self):
         """The issue's bar: a torch-imported BERT-base encoder (12 layers, seq
