@@ -7,7 +7,7 @@ The model is examples/mlp's classifier (a torchvision network would need
 convolutions, which the backend does not lower yet); it goes through the
 PyTorch front end directly, no ONNX.
 """
-import os, sys
+import os, sys, tempfile
 import torch
 import vinci
 
@@ -16,7 +16,8 @@ from make_mlp import MLP  # noqa: E402
 
 torch.manual_seed(0)
 model, x = MLP().eval(), torch.rand(1, 1, 16, 16)
-om = vinci.compile(model, example_inputs=x, output=os.environ.get("VINCI_EXAMPLE_OM", "mlp.om"))
+out = os.environ.get("VINCI_EXAMPLE_OM") or os.path.join(tempfile.mkdtemp(), "mlp.om")
+om = vinci.compile(model, example_inputs=x, output=out)
 m = vinci.load(om)
 (probs,) = m.run(x.numpy())
 with torch.no_grad():
