@@ -22,10 +22,15 @@
 // with a row stride, and the QKV split of a fused projection is one strided
 // gather per head slice.
 //
-// Rejected (one-line diagnostics): negative slice steps, source and
-// destination stored in different types (no conversion here), element types
-// the ISA has no copies of (i64), empty tensors, and boxes needing more
-// nested loops than the ISA's four.
+// Two UB tiles per element type are used in turn and the copies are
+// software pipelined (MTE2 loads tile t while MTE3 stores tile t - 1). A box
+// whose GM storage types differ (a graph input or output in f32 beside f16
+// intermediates) converts each tile in UB with vconv between load and store.
+//
+// Rejected (one-line diagnostics): negative slice steps, conversions other
+// than f16 <-> f32, element types the ISA has no copies of (i64), empty
+// tensors, tensor constants inside the kernel, and boxes needing more nested
+// loops than the ISA's four.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/lower/LowerCommon.h"
@@ -53,6 +58,8 @@ constexpr int64_t kMaxBursts = 65535;
 /// Tiles a block's sequence aims at, each of at least kMinTileBytes.
 constexpr int64_t kPipelineTiles = 8;
 constexpr int64_t kMinTileBytes = 16384;
+/// Lanes of a vconv repeat between f16 and f32 (256 bytes of f32).
+constexpr int64_t kVconvLanes = 64;
 /// The least a kernel moves per block before it is spread over more blocks.
 constexpr int64_t kMinBlockBytes = 4096;
 
@@ -69,11 +76,14 @@ struct BoxCopy {
   SmallVector<BoxDim> dims; // outermost first
   /// What one more block adds to the offsets (the box's share of blocks).
   int64_t blockSrcStep = 0, blockDstStep = 0;
+  /// Storage types in GM; f16 <-> f32 converts in UB.
+  Type srcElement, dstElement;
 };
 
 struct Plan {
-  Type element;
   SmallVector<BoxCopy> boxes;
+  /// The element types the boxes use, in order of first use.
+  SmallVector<Type> elements;
 };
 
 SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
@@ -163,15 +173,20 @@ BoxCopy placedBox(ArrayRef<int64_t> shape, ArrayRef<int64_t> outerShape,
 std::string analyze(func::FuncOp func, func::CallOp call, Operation *mover, Plan &plan) {
   StringRef name = opName(mover);
   GmSignature signature = gmSignature(call);
-  auto noteElement = [&](unsigned arg) -> std::string {
-    Type element = signature.elements[arg];
-    if (dv::elementBytes(element) == 0)
-      return llvm::formatv("{0} on {1} has no lowering template yet", name, element).str();
-    if (!plan.element)
-      plan.element = element;
-    else if (plan.element != element)
+  auto noteElements = [&](BoxCopy &box) -> std::string {
+    box.srcElement = signature.elements[box.srcArg];
+    box.dstElement = signature.elements[box.dstArg];
+    for (Type element : {box.srcElement, box.dstElement}) {
+      if (dv::elementBytes(element) == 0)
+        return llvm::formatv("{0} on {1} has no lowering template yet", name, element).str();
+      if (!llvm::is_contained(plan.elements, element))
+        plan.elements.push_back(element);
+    }
+    bool floats = isa<Float16Type, Float32Type>(box.srcElement) &&
+                  isa<Float16Type, Float32Type>(box.dstElement);
+    if (box.srcElement != box.dstElement && !floats)
       return llvm::formatv("a {0} that also converts ({1} to {2}) has no lowering template yet",
-                           name, plan.element, element)
+                           name, box.srcElement, box.dstElement)
           .str();
     return "";
   };
@@ -250,9 +265,8 @@ std::string analyze(func::FuncOp func, func::CallOp call, Operation *mover, Plan
   }
 
   for (BoxCopy &box : plan.boxes) {
-    for (unsigned arg : {box.srcArg, box.dstArg})
-      if (std::string why = noteElement(arg); !why.empty())
-        return why;
+    if (std::string why = noteElements(box); !why.empty())
+      return why;
     collapse(box);
   }
   return "";
@@ -273,7 +287,7 @@ std::optional<std::string> dataMovementMismatch(func::FuncOp func) {
 // Emission
 //===----------------------------------------------------------------------===//
 
-/// Tiling of one box for a UB buffer of `budgetBytes`.
+/// Tiling of one box for UB tiles of `capacity` elements.
 struct BoxTiling {
   /// Rows fit: tiles are `unitsPerTile` rows (the last dim) along `tiledDim`.
   /// Otherwise tiles are `unitsPerTile` elements of the last dim.
@@ -283,14 +297,15 @@ struct BoxTiling {
   int64_t unitsPerTile;
 };
 
-BoxTiling tile(const BoxCopy &box, int64_t elementBytes, int64_t budgetBytes,
-               int64_t alignment) {
+BoxTiling tile(const BoxCopy &box, int64_t tileElems, int64_t alignment) {
   BoxTiling tiling;
   const BoxDim &row = box.dims.back();
   tiling.rowElems = row.extent;
-  int64_t paddedRowBytes = roundUp(row.extent * elementBytes, alignment);
-  tiling.paddedRowElems = paddedRowBytes / elementBytes;
-  tiling.rowsFit = paddedRowBytes <= budgetBytes;
+  // Rows start aligned in UB on both sides of a conversion.
+  int64_t narrowest = std::min(dv::elementBytes(box.srcElement), dv::elementBytes(box.dstElement));
+  int64_t widest = std::max(dv::elementBytes(box.srcElement), dv::elementBytes(box.dstElement));
+  tiling.paddedRowElems = roundUp(row.extent, alignment / narrowest);
+  tiling.rowsFit = tiling.paddedRowElems <= tileElems;
   int64_t extent, capacity;
   if (tiling.rowsFit) {
     // A burst per row, along the longest other dim (any dim: bursts take
@@ -302,35 +317,40 @@ BoxTiling tile(const BoxCopy &box, int64_t elementBytes, int64_t budgetBytes,
         tiling.tiledDim = d;
         extent = box.dims[d].extent;
       }
-    capacity = std::min(kMaxBursts, budgetBytes / paddedRowBytes);
+    capacity = std::min(kMaxBursts, tileElems / tiling.paddedRowElems);
   } else {
     tiling.tiledDim = box.dims.size() - 1;
     extent = row.extent;
-    capacity = budgetBytes / alignment * alignment / elementBytes;
+    capacity = tileElems;
   }
   // Even tiles: as few as the capacity allows, of equal size where possible,
   // but kPipelineTiles of them while each keeps kMinTileBytes: the first
   // load and the last store do not overlap, and smaller tiles shorten them
   // until the DMA start-up dominates.
-  int64_t unitBytes = tiling.rowsFit ? paddedRowBytes : elementBytes;
+  int64_t unitBytes = (tiling.rowsFit ? tiling.paddedRowElems : 1) * widest;
   int64_t tiles = std::max((extent + capacity - 1) / capacity,
                            std::min(kPipelineTiles, extent * unitBytes / kMinTileBytes));
   tiling.unitsPerTile = (extent + tiles - 1) / tiles;
   return tiling;
 }
 
+/// Two UB tiles of one element type, used in turn.
+struct TilePair {
+  Value tiles[2];
+};
+
 /// Emits the boxes' copies through two UB tiles used in turn, software
 /// pipelined so that MTE2 fills one tile while MTE3 drains the other.
 class DataMovementEmitter {
 public:
-  DataMovementEmitter(OpBuilder &b, Location loc, Type element, Value ping, Value pong,
+  DataMovementEmitter(OpBuilder &b, Location loc, llvm::DenseMap<Type, TilePair> tilePairs,
                       Value blockIdx)
-      : b(b), loc(loc), element(element), bytes(dv::elementBytes(element)), tiles{ping, pong},
-        blockIdx(blockIdx) {}
+      : b(b), loc(loc), tilePairs(std::move(tilePairs)), blockIdx(blockIdx) {}
 
   LogicalResult emit(const BoxCopy &box, const BoxTiling &tiling, Value src, Value dst,
                      func::FuncOp func) {
     OpBuilder::InsertionGuard guard(b);
+    this->box = &box;
     this->tiling = &tiling;
     gmSrc = src;
     gmDst = dst;
@@ -451,43 +471,91 @@ private:
       expr = expr + b.getAffineDimExpr(operands.size()) * (at.ivTiles * step);
       operands.push_back(loopIv);
     }
-    MLIRContext *ctx = b.getContext();
-    return dv::ViewOp::create(b, loc, dv::GmType::get(ctx, {elems}, element), gm, operands,
-                              AffineMapAttr::get(AffineMap::get(operands.size(), 0, expr)))
+    return dv::ViewOp::create(
+               b, loc, dv::GmType::get(b.getContext(), {elems}, dv::getElementType(gm.getType())),
+               gm, operands, AffineMapAttr::get(AffineMap::get(operands.size(), 0, expr)))
         .getResult();
   }
 
-  Value tileFor(TileAt at) const { return tiles[(parity + at.first) % 2]; }
+  /// The UB tile of `element` that tile `at` of the sequence uses.
+  Value tileFor(Type element, TileAt at) const {
+    return tilePairs.lookup(element).tiles[(parity + at.first) % 2];
+  }
 
   /// GM -> UB: `units` rows along the tiled dim (or elements of a long row).
   void load(const Sequence &seq, TileAt at, int64_t units) {
+    Value to = tileFor(box->srcElement, at);
+    int64_t bytes = dv::elementBytes(box->srcElement);
     if (!tiling->rowsFit) {
-      dv::CopyOp::create(b, loc, view(gmSrc, srcExpr, seq.srcStep, at, units), tileFor(at),
-                         uint64_t(1), uint64_t(units * bytes));
+      dv::CopyOp::create(b, loc, view(gmSrc, srcExpr, seq.srcStep, at, units), to, uint64_t(1),
+                         uint64_t(units * bytes));
       return;
     }
     int64_t row = tiling->rowElems;
     Value from = view(gmSrc, srcExpr, seq.srcStep, at, (units - 1) * tiled.srcStride + row);
-    copyRows(from, tileFor(at), units, row, tiled.srcStride, tiling->paddedRowElems);
+    copyRows(from, to, units, row, tiled.srcStride, tiling->paddedRowElems, bytes);
   }
 
-  /// UB -> GM, the inverse of load; returns the ops it creates.
+  /// UB -> GM, the inverse of load, after the conversion if the box has
+  /// one; returns the ops it creates.
   SmallVector<Operation *> store(const Sequence &seq, TileAt at, int64_t units) {
+    SmallVector<Operation *> ops;
+    Value from = tileFor(box->dstElement, at);
+    if (box->srcElement != box->dstElement)
+      convert(tileFor(box->srcElement, at), from,
+              tiling->rowsFit ? units * tiling->paddedRowElems : units, ops);
+    int64_t bytes = dv::elementBytes(box->dstElement);
     if (!tiling->rowsFit) {
       Value to = view(gmDst, dstExpr, seq.dstStep, at, units);
-      auto copy = dv::CopyOp::create(b, loc, tileFor(at), to, uint64_t(1), uint64_t(units * bytes));
-      return {to.getDefiningOp(), copy};
+      ops.push_back(to.getDefiningOp());
+      ops.push_back(
+          dv::CopyOp::create(b, loc, from, to, uint64_t(1), uint64_t(units * bytes)));
+      return ops;
     }
     int64_t row = tiling->rowElems;
     Value to = view(gmDst, dstExpr, seq.dstStep, at, (units - 1) * tiled.dstStride + row);
-    return {to.getDefiningOp(),
-            copyRows(tileFor(at), to, units, row, tiling->paddedRowElems, tiled.dstStride)};
+    ops.push_back(to.getDefiningOp());
+    ops.push_back(
+        copyRows(from, to, units, row, tiling->paddedRowElems, tiled.dstStride, bytes));
+    return ops;
+  }
+
+  /// f16 <-> f32 over the first `elems` elements (rounded up to whole
+  /// repeats, which the tiles hold), at most the ISA's repeat count at once.
+  void convert(Value from, Value to, int64_t elems, SmallVectorImpl<Operation *> &ops) {
+    const soc::SocSpec &soc = dv::getSoc(to.getParentBlock()->getParentOp());
+    bool widen = dv::getElementType(to.getType()).isF32();
+    auto rep = b.getDenseI64ArrayAttr(widen ? ArrayRef<int64_t>{8, 4} : ArrayRef<int64_t>{4, 8});
+    int64_t repeats = (elems + kVconvLanes - 1) / kVconvLanes;
+    int64_t maxRepeat = soc.max_repeat;
+    for (int64_t r0 = 0; r0 < repeats; r0 += maxRepeat) {
+      int64_t n = std::min(maxRepeat, repeats - r0);
+      Value src = ubView(from, r0 * kVconvLanes, n * kVconvLanes, ops);
+      Value dst = ubView(to, r0 * kVconvLanes, n * kVconvLanes, ops);
+      ops.push_back(dv::VConvOp::create(b, loc, src, dst, dv::RoundMode::Rint, uint64_t(n),
+                                        DenseI64ArrayAttr(), rep, DenseI64ArrayAttr()));
+    }
+  }
+
+  /// Elements [offset, offset + elems) of a UB tile (the tile itself when
+  /// that is all of it).
+  Value ubView(Value tile, int64_t offset, int64_t elems, SmallVectorImpl<Operation *> &ops) {
+    auto type = cast<dv::BufType>(tile.getType());
+    if (offset == 0 && elems == type.getShape()[0])
+      return tile;
+    auto view = dv::ViewOp::create(
+        b, loc,
+        dv::BufType::get(b.getContext(), dv::MemSpace::UB, {elems}, type.getElementType(),
+                         dv::Layout::ND),
+        tile, ValueRange(), AffineMapAttr::get(AffineMap::get(0, 0, b.getAffineConstantExpr(offset))));
+    ops.push_back(view);
+    return view.getResult();
   }
 
   /// `rows` bursts of `row` elements, `from` and `to` elements apart; one
   /// burst when both sides are contiguous.
   Operation *copyRows(Value from, Value to, int64_t rows, int64_t row, int64_t fromStride,
-                      int64_t toStride) {
+                      int64_t toStride, int64_t bytes) {
     if (rows == 1 || (fromStride == row && toStride == row))
       return dv::CopyOp::create(b, loc, from, to, uint64_t(1), uint64_t(rows * row * bytes));
     return dv::CopyOp::create(b, loc, from, to, uint64_t(rows), uint64_t(row * bytes),
@@ -497,11 +565,10 @@ private:
 
   OpBuilder &b;
   Location loc;
-  Type element;
-  int64_t bytes;
-  Value tiles[2];
+  llvm::DenseMap<Type, TilePair> tilePairs;
   Value blockIdx; // null with one block
   // The box being emitted.
+  const BoxCopy *box = nullptr;
   const BoxTiling *tiling = nullptr;
   BoxDim tiled{1, 0, 0};
   Value gmSrc, gmDst, loopIv;
@@ -517,10 +584,14 @@ LogicalResult lowerDataMovement(func::FuncOp func, func::CallOp call, const soc:
   if (std::string why = analyze(func, call, soleMover(func), plan); !why.empty())
     return func.emitError() << "kernel " << func.getSymName() << ": " << why;
   MLIRContext *ctx = func.getContext();
-  int64_t bytes = dv::elementBytes(plan.element);
   int64_t alignment = soc.alignment(soc::Space::UB);
-  // Two tiles, used in turn.
-  int64_t budget = static_cast<int64_t>(soc.bufferBytes(soc::Space::UB)) / 2;
+  // Two tiles of each element type the boxes use, all of one element count
+  // (whole vconv repeats), in UB together.
+  int64_t bytesPerElement = 0;
+  for (Type element : plan.elements)
+    bytesPerElement += 2 * dv::elementBytes(element);
+  int64_t tileElems = static_cast<int64_t>(soc.bufferBytes(soc::Space::UB)) / bytesPerElement;
+  tileElems = tileElems / kVconvLanes * kVconvLanes;
 
   // The most blocks (up to the core count) that share every box evenly, each
   // box along its outermost dim they divide. Below kMinBlockBytes a block's
@@ -530,7 +601,7 @@ LogicalResult lowerDataMovement(func::FuncOp func, func::CallOp call, const soc:
     int64_t elems = 1;
     for (const BoxDim &dim : box.dims)
       elems *= dim.extent;
-    totalBytes += elems * bytes;
+    totalBytes += elems * dv::elementBytes(box.dstElement);
   }
   int64_t blockDim = std::min<int64_t>(soc.ai_core_count, totalBytes / kMinBlockBytes);
   auto sharedDim = [](auto &box, int64_t blocks) {
@@ -543,7 +614,7 @@ LogicalResult lowerDataMovement(func::FuncOp func, func::CallOp call, const soc:
   blockDim = std::max<int64_t>(blockDim, 1);
 
   SmallVector<BoxTiling> tilings;
-  int64_t bufferElems = 0;
+  llvm::DenseMap<Type, int64_t> usedElems;
   for (BoxCopy &box : plan.boxes) {
     if (blockDim > 1) {
       auto dim = sharedDim(box, blockDim);
@@ -551,23 +622,29 @@ LogicalResult lowerDataMovement(func::FuncOp func, func::CallOp call, const soc:
       box.blockSrcStep = dim->extent * dim->srcStride;
       box.blockDstStep = dim->extent * dim->dstStride;
     }
-    tilings.push_back(tile(box, bytes, budget, alignment));
+    tilings.push_back(tile(box, tileElems, alignment));
     const BoxTiling &t = tilings.back();
-    bufferElems = std::max(bufferElems, t.rowsFit ? t.unitsPerTile * t.paddedRowElems
-                                                  : t.unitsPerTile);
+    int64_t elems = t.rowsFit ? t.unitsPerTile * t.paddedRowElems : t.unitsPerTile;
+    if (box.srcElement != box.dstElement)
+      elems = roundUp(elems, kVconvLanes);
+    for (Type element : {box.srcElement, box.dstElement})
+      usedElems[element] = std::max(usedElems[element], elems);
   }
 
   GmSignature signature = gmSignature(call);
   OpBuilder b(ctx);
   Block *entry = beginKernel(b, func, signature.types, blockDim, "vector");
-  auto tileType =
-      dv::BufType::get(ctx, dv::MemSpace::UB, {bufferElems}, plan.element, dv::Layout::ND);
-  Value ping = dv::AllocOp::create(b, func.getLoc(), tileType, IntegerAttr());
-  Value pong = dv::AllocOp::create(b, func.getLoc(), tileType, IntegerAttr());
+  llvm::DenseMap<Type, TilePair> tilePairs;
+  for (Type element : plan.elements) {
+    auto type = dv::BufType::get(ctx, dv::MemSpace::UB, {usedElems[element]}, element,
+                                 dv::Layout::ND);
+    for (Value &tile : tilePairs[element].tiles)
+      tile = dv::AllocOp::create(b, func.getLoc(), type, IntegerAttr());
+  }
   Value blockIdx;
   if (blockDim > 1)
     blockIdx = dv::BlockIdxOp::create(b, func.getLoc(), b.getIndexType()).getResult();
-  DataMovementEmitter emitter(b, func.getLoc(), plan.element, ping, pong, blockIdx);
+  DataMovementEmitter emitter(b, func.getLoc(), std::move(tilePairs), blockIdx);
   for (auto [box, tiling] : llvm::zip(plan.boxes, tilings))
     if (failed(emitter.emit(box, tiling, entry->getArgument(box.srcArg),
                             entry->getArgument(box.dstArg), func)))

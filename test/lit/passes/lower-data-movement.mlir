@@ -180,6 +180,51 @@ module {
 
 // -----
 
+// A concat of a graph input (f32) and an intermediate (stored f16) into a
+// graph output (f32): one pair of UB tiles per element type; the f16 box is
+// widened by vconv (whole repeats of 64 lanes) between its load and store.
+// CHECK-LABEL: dv.kernel @k1_concat
+// CHECK-SAME: (%[[X:.+]]: !dv.gm<2x40x50xf32>, %[[R:.+]]: !dv.gm<2x24x50xf16>, %[[OUT:.+]]: !dv.gm<2x64x50xf32>)
+// CHECK-SAME: attributes {block_dim = 5 : i64, kind = "vector"
+// CHECK: %[[F32A:.+]] = dv.alloc : !dv.buf<ub, 800xf32>
+// CHECK: %[[F32B:.+]] = dv.alloc : !dv.buf<ub, 800xf32>
+// CHECK: dv.alloc : !dv.buf<ub, 512xf16>
+// CHECK: %[[F16B:.+]] = dv.alloc : !dv.buf<ub, 512xf16>
+// CHECK: %[[BID:.+]] = dv.block_idx
+// CHECK: %[[SX:.+]] = dv.view %[[X]][%[[BID]] * 400]
+// CHECK: dv.copy %[[SX]] to %[[F32A]] {burst_bytes = 1600 : i64, bursts = 2 : i64, src_gap = 6400 : i64}
+// CHECK: %[[SR:.+]] = dv.view %[[R]][%[[BID]] * 240] : !dv.gm<2x24x50xf16> to !dv.gm<1440xf16>
+// CHECK: dv.copy %[[SR]] to %[[F16B]] {burst_bytes = 480 : i64, bursts = 2 : i64, src_gap = 1920 : i64}
+// CHECK: %[[DX:.+]] = dv.view %[[OUT]][%[[BID]] * 400]
+// CHECK: dv.copy %[[F32A]] to %[[DX]] {burst_bytes = 1600 : i64, bursts = 2 : i64, dst_gap = 11200 : i64}
+// CHECK: %[[WIDE:.+]] = dv.view %[[F32B]][0] : !dv.buf<ub, 800xf32> to !dv.buf<ub, 512xf32>
+// CHECK: dv.vconv %[[F16B]] to %[[WIDE]] {rep = array<i64: 8, 4>, repeat = 8 : i64}
+// CHECK: %[[DR:.+]] = dv.view %[[OUT]][%[[BID]] * 240 + 2000]
+// CHECK: dv.copy %[[F32B]] to %[[DR]] {burst_bytes = 960 : i64, bursts = 2 : i64, dst_gap = 11840 : i64}
+// SYNC-LABEL: dv.kernel @k1_concat
+// SYNC: dv.wait_flag MTE2 -> V
+// SYNC-NEXT: dv.vconv
+// SYNC-NEXT: dv.set_flag V -> MTE3
+module {
+  func.func @graph(%x: tensor<2x40x50xf32>, %y: tensor<2x24x50xf32>) -> tensor<2x64x50xf32> {
+    %r = call @k0_relu(%y) : (tensor<2x24x50xf32>) -> tensor<2x24x50xf32>
+    %c = call @k1_concat(%x, %r) : (tensor<2x40x50xf32>, tensor<2x24x50xf32>) -> tensor<2x64x50xf32>
+    return %c : tensor<2x64x50xf32>
+  }
+  func.func private @k0_relu(%a: tensor<2x24x50xf32>) -> tensor<2x24x50xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.relu %a : tensor<2x24x50xf32>
+    return %r : tensor<2x24x50xf32>
+  }
+  func.func private @k1_concat(%a: tensor<2x40x50xf32>, %b: tensor<2x24x50xf32>) -> tensor<2x64x50xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %c = vg.concat %a, %b {axis = 1 : i64} : (tensor<2x40x50xf32>, tensor<2x24x50xf32>) -> tensor<2x64x50xf32>
+    return %c : tensor<2x64x50xf32>
+  }
+}
+
+// -----
+
 // Near-miss: a negative step reads backwards (negative affine strides).
 module {
   func.func @graph(%x: tensor<20x10xf32>) -> tensor<20x5xf32> {
