@@ -3,8 +3,9 @@
 // vg.slice, vg.split and vg.concat move elements without computing: each is
 // one or more box copies, a box of the output (or of an input) addressed in
 // both tensors by row-major strides and a constant offset:
-//  - slice: the output box, read at the starts (steps > 0 scale the source
-//    strides);
+//  - slice: the output box, read at the starts (steps scale the source
+//    strides; a negative step reads backwards, with negative loop and block
+//    terms);
 //  - split: one box per used result, read at its offset along the axis;
 //  - concat: one box per input, written at its offset along the axis.
 // GM cannot be copied to GM, so every box goes GM -> UB (MTE2) -> GM (MTE3).
@@ -27,7 +28,7 @@
 // whose GM storage types differ (a graph input or output in f32 beside f16
 // intermediates) converts each tile in UB with vconv between load and store.
 //
-// Rejected (one-line diagnostics): negative slice steps, conversions other
+// Rejected (one-line diagnostics): conversions other
 // than f16 <-> f32, element types the ISA has no copies of (i64), empty
 // tensors, tensor constants inside the kernel, and boxes needing more nested
 // loops than the ISA's four.
@@ -202,8 +203,6 @@ std::string analyze(func::FuncOp func, func::CallOp call, Operation *mover, Plan
     SmallVector<int64_t> start(rank, 0), step(rank, 1);
     for (auto [i, axis] : llvm::enumerate(slice.getAxes())) {
       int64_t d = *vg::normalizeAxis(axis, rank);
-      if (slice.getSteps()[i] < 0)
-        return "a slice with a negative step has no lowering template yet";
       step[d] = slice.getSteps()[i];
       start[d] =
           vg::resolveSliceRange(inShape[d], slice.getStarts()[i], slice.getEnds()[i], step[d])
@@ -308,12 +307,14 @@ BoxTiling tile(const BoxCopy &box, int64_t tileElems, int64_t alignment) {
   tiling.rowsFit = tiling.paddedRowElems <= tileElems;
   int64_t extent, capacity;
   if (tiling.rowsFit) {
-    // A burst per row, along the longest other dim (any dim: bursts take
-    // one stride on each side); the remaining dims are loops.
+    // A burst per row, along the longest other dim that steps forward on
+    // both sides (bursts take one stride each side, a gap >= 0); the
+    // remaining dims are loops.
     tiling.tiledDim = SIZE_MAX;
     extent = 1;
     for (size_t d = 0; d + 1 < box.dims.size(); ++d)
-      if (box.dims[d].extent > extent) {
+      if (box.dims[d].extent > extent && box.dims[d].srcStride >= row.extent &&
+          box.dims[d].dstStride >= row.extent) {
         tiling.tiledDim = d;
         extent = box.dims[d].extent;
       }

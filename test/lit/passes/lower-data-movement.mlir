@@ -225,17 +225,42 @@ module {
 
 // -----
 
-// Near-miss: a negative step reads backwards (negative affine strides).
+// A negative step reads backwards: the source offsets step down (a negative
+// loop coefficient); the other dim is gathered forwards, one burst a row.
+// CHECK-LABEL: dv.kernel @k0_slice
+// CHECK-SAME: (%[[IN:.+]]: !dv.gm<20x10xf32>, %[[OUT:.+]]: !dv.gm<20x5xf32>)
+// CHECK: %[[S0:.+]] = dv.view %[[IN]][9] : !dv.gm<20x10xf32> to !dv.gm<191xf32>
+// CHECK: dv.copy %[[S0]] to %{{.+}} {burst_bytes = 4 : i64, bursts = 20 : i64, dst_gap = 28 : i64, src_gap = 36 : i64}
+// CHECK: dv.loop %[[I:.+]] trip 2 {
+// CHECK: dv.view %[[IN]][%[[I]] * -4 + 7] : !dv.gm<20x10xf32> to !dv.gm<191xf32>
+// CHECK: dv.view %[[OUT]][%[[I]] * 2] : !dv.gm<20x5xf32> to !dv.gm<96xf32>
 module {
   func.func @graph(%x: tensor<20x10xf32>) -> tensor<20x5xf32> {
     %y = call @k0_slice(%x) : (tensor<20x10xf32>) -> tensor<20x5xf32>
     return %y : tensor<20x5xf32>
   }
-  // expected-error @+1 {{kernel k0_slice: a slice with a negative step has no lowering template yet}}
   func.func private @k0_slice(%a: tensor<20x10xf32>) -> tensor<20x5xf32>
       attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
     %s = vg.slice %a {starts = array<i64: -1>, ends = array<i64: -100>, axes = array<i64: 1>, steps = array<i64: -2>} : (tensor<20x10xf32>) -> tensor<20x5xf32>
     return %s : tensor<20x5xf32>
+  }
+}
+
+// -----
+
+// Near-miss: a small constant the partition cloned into the kernel has no
+// GM buffer to copy from.
+module {
+  func.func @graph(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
+    %y = call @k0_concat(%x) : (tensor<2x3xf32>) -> tensor<2x4xf32>
+    return %y : tensor<2x4xf32>
+  }
+  // expected-error @+1 {{kernel k0_concat: a concat of a constant inside the kernel has no lowering template yet}}
+  func.func private @k0_concat(%a: tensor<2x3xf32>) -> tensor<2x4xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %c = vg.constant dense<1.0> : tensor<2x1xf32>
+    %r = vg.concat %a, %c {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+    return %r : tensor<2x4xf32>
   }
 }
 
