@@ -188,8 +188,9 @@ std::optional<HeadSplit> matchHeadSplit(vg::SliceOp slice) {
 
 // transpose(reshape(slice(y, last dim, [a, b]), [..., h, D]), p), one per
 // projection -> slice(transpose(reshape(y, [..., H, D]), p), head axis,
-// [a/D, b/D]): one head-split transpose of the fused result instead of one
-// copy and one transpose a projection.
+// [a/D, b/D]) (one split when every projection splits heads): one
+// head-split transpose of the fused result instead of one copy and one
+// transpose a projection.
 void hoistHeadSplits(Value fused, ArrayRef<vg::SliceOp> slices) {
   SmallVector<HeadSplit> splits;
   for (vg::SliceOp slice : slices)
@@ -222,6 +223,26 @@ void hoistHeadSplits(Value fused, ArrayRef<vg::SliceOp> slices) {
                                       builder.getDenseI64ArrayAttr(headShape));
   Value transposed = vg::TransposeOp::create(builder, loc, RankedTensorType::get(permuted, element),
                                              heads, builder.getDenseI64ArrayAttr(perm));
+  // Every projection splits heads: one vg.split (one data-movement kernel)
+  // hands each its heads, as the slices cover the fused result in order.
+  if (splits.size() == slices.size()) {
+    SmallVector<int64_t> heads;
+    SmallVector<Type> types;
+    for (HeadSplit &split : splits) {
+      heads.push_back(split.reshape.getType().getShape()[rank - 1]);
+      types.push_back(split.transpose.getType());
+    }
+    auto parts = vg::SplitOp::create(builder, loc, types, transposed,
+                                     builder.getI64IntegerAttr(headAxis),
+                                     builder.getDenseI64ArrayAttr(heads));
+    for (auto [split, part] : llvm::zip(splits, parts.getOutputs())) {
+      split.transpose.getResult().replaceAllUsesWith(part);
+      split.transpose->erase();
+      split.reshape->erase();
+      split.slice->erase();
+    }
+    return;
+  }
   Operation *previous = transposed.getDefiningOp();
   for (HeadSplit &split : splits) {
     // After the previous new op, never before an old one: those are erased.

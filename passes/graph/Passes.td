@@ -83,9 +83,10 @@ def FuseQkv : Pass<"vinci-fuse-qkv", "mlir::ModuleOp"> {
     When two or more slices each feed a head split (reshape of the last dim
     into [h, D], then the same transpose, as BERT's Q, K and V), the
     transpose moves before the slices: one reshape and transpose of the
-    fused result, and slices of whole heads along the transposed head axis
-    (one transpose kernel instead of one copy and one transpose a
-    projection).
+    fused result, and one vg.split of whole heads along the transposed head
+    axis (slices when only some projections split heads): two
+    data-movement kernels instead of one copy and one transpose a
+    projection.
 
     Before:
     ```mlir
@@ -107,8 +108,7 @@ def FuseQkv : Pass<"vinci-fuse-qkv", "mlir::ModuleOp"> {
     ```mlir
     %h = vg.reshape %yb {shape = array<i64: 1, 128, 24, 64>}
     %t = vg.transpose %h {perm = array<i64: 0, 2, 1, 3>} : (...) -> tensor<1x24x128x64xf32>
-    %qh = vg.slice %t {axes = array<i64: 1>, ends = array<i64: 12>, starts = array<i64: 0>, steps = array<i64: 1>}
-    %kh = vg.slice %t {axes = array<i64: 1>, ends = array<i64: 24>, starts = array<i64: 12>, steps = array<i64: 1>}
+    %qh, %kh = vg.split %t {axis = 1 : i64, split = array<i64: 12, 12>}
     ```
   }];
 }

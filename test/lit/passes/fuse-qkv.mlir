@@ -178,16 +178,16 @@ func.func @batched_weights(%x: tensor<2x8x2xf32>) -> (tensor<2x8x2xf32>, tensor<
 // -----
 
 // Each projection then splits heads (reshape [.., h, D] + transpose, as
-// BERT's Q, K, V do): the transpose moves before the slices, one for all
-// projections, and the slices take whole heads of the transposed result.
+// BERT's Q, K, V do): the transpose moves before the split, one for all
+// projections, and one vg.split hands each projection its heads.
 // CHECK-LABEL: func.func @head_split
 // CHECK: [[Y:%.+]] = vg.matmul {{.+}} -> tensor<1x8x8xf32>
 // CHECK-NEXT: [[H:%.+]] = vg.reshape [[Y]] {shape = array<i64: 1, 8, 4, 2>} : (tensor<1x8x8xf32>) -> tensor<1x8x4x2xf32>
 // CHECK-NEXT: [[T:%.+]] = vg.transpose [[H]] {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x4x2xf32>) -> tensor<1x4x8x2xf32>
-// CHECK-NEXT: [[Q:%.+]] = vg.slice [[T]] {axes = array<i64: 1>, ends = array<i64: 2>, starts = array<i64: 0>, steps = array<i64: 1>} : (tensor<1x4x8x2xf32>) -> tensor<1x2x8x2xf32>
-// CHECK-NEXT: [[K:%.+]] = vg.slice [[T]] {axes = array<i64: 1>, ends = array<i64: 4>, starts = array<i64: 2>, steps = array<i64: 1>} : (tensor<1x4x8x2xf32>) -> tensor<1x2x8x2xf32>
+// CHECK-NEXT: [[S:%.+]]:2 = vg.split [[T]] {axis = 1 : i64, split = array<i64: 2, 2>} : (tensor<1x4x8x2xf32>) -> (tensor<1x2x8x2xf32>, tensor<1x2x8x2xf32>)
 // CHECK-NOT: vg.transpose
-// CHECK: return [[Q]], [[K]]
+// CHECK-NOT: vg.slice
+// CHECK: return [[S]]#0, [[S]]#1
 func.func @head_split(%x: tensor<1x8x4xf32>) -> (tensor<1x2x8x2xf32>, tensor<1x2x8x2xf32>) {
   %wq = vg.constant dense<1.0> : tensor<4x4xf32>
   %wk = vg.constant dense<2.0> : tensor<4x4xf32>
@@ -222,4 +222,30 @@ func.func @head_split_mismatch(%x: tensor<1x8x4xf32>) -> (tensor<1x2x8x2xf32>, t
   %kr = vg.reshape %k {shape = array<i64: 1, 8, 2, 2>} : (tensor<1x8x4xf32>) -> tensor<1x8x2x2xf32>
   %kt = vg.transpose %kr {perm = array<i64: 2, 0, 1, 3>} : (tensor<1x8x2x2xf32>) -> tensor<2x1x8x2xf32>
   return %qt, %kt : tensor<1x2x8x2xf32>, tensor<2x1x8x2xf32>
+}
+
+// -----
+
+// Q and K split heads, V is used whole: Q and K share the hoisted transpose
+// and take their heads with slices; V keeps its last-dim slice.
+// CHECK-LABEL: func.func @head_split_partial
+// CHECK: [[Y:%.+]] = vg.matmul {{.+}} -> tensor<1x8x12xf32>
+// CHECK: [[T:%.+]] = vg.transpose {{.+}} -> tensor<1x6x8x2xf32>
+// CHECK-NEXT: [[Q:%.+]] = vg.slice [[T]] {axes = array<i64: 1>, ends = array<i64: 2>, starts = array<i64: 0>, steps = array<i64: 1>}
+// CHECK-NEXT: [[K:%.+]] = vg.slice [[T]] {axes = array<i64: 1>, ends = array<i64: 4>, starts = array<i64: 2>, steps = array<i64: 1>}
+// CHECK-NEXT: [[V:%.+]] = vg.slice [[Y]] {axes = array<i64: 2>, ends = array<i64: 12>, starts = array<i64: 8>, steps = array<i64: 1>}
+// CHECK-NOT: vg.transpose
+// CHECK: return [[Q]], [[K]], [[V]]
+func.func @head_split_partial(%x: tensor<1x8x4xf32>) -> (tensor<1x2x8x2xf32>, tensor<1x2x8x2xf32>, tensor<1x8x4xf32>) {
+  %wq = vg.constant dense<1.0> : tensor<4x4xf32>
+  %wk = vg.constant dense<2.0> : tensor<4x4xf32>
+  %wv = vg.constant dense<3.0> : tensor<4x4xf32>
+  %q = vg.matmul %x, %wq : (tensor<1x8x4xf32>, tensor<4x4xf32>) -> tensor<1x8x4xf32>
+  %qr = vg.reshape %q {shape = array<i64: 1, 8, 2, 2>} : (tensor<1x8x4xf32>) -> tensor<1x8x2x2xf32>
+  %qt = vg.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x2xf32>) -> tensor<1x2x8x2xf32>
+  %k = vg.matmul %x, %wk : (tensor<1x8x4xf32>, tensor<4x4xf32>) -> tensor<1x8x4xf32>
+  %kr = vg.reshape %k {shape = array<i64: 1, 8, 2, 2>} : (tensor<1x8x4xf32>) -> tensor<1x8x2x2xf32>
+  %kt = vg.transpose %kr {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x2xf32>) -> tensor<1x2x8x2xf32>
+  %v = vg.matmul %x, %wv : (tensor<1x8x4xf32>, tensor<4x4xf32>) -> tensor<1x8x4xf32>
+  return %qt, %kt, %v : tensor<1x2x8x2xf32>, tensor<1x2x8x2xf32>, tensor<1x8x4xf32>
 }
