@@ -132,6 +132,21 @@ bool weightBytes(vg::ConstantOp constant, Type storage, std::vector<uint8_t> &by
   return true;
 }
 
+/// A [rows, cols] matrix of `elementBytes` elements (row-major) in
+/// FRACTAL_NZ: [cols/16][rows padded to 16][16], zero padded (docs/isa.md).
+std::vector<uint8_t> toFractalNz(const std::vector<uint8_t> &dense, int64_t rows, int64_t cols,
+                                 unsigned elementBytes) {
+  int64_t rowsP = (rows + 15) / 16 * 16, blocks = (cols + 15) / 16;
+  std::vector<uint8_t> nz(static_cast<size_t>(blocks * rowsP * 16) * elementBytes, 0);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t block = 0; block < blocks; ++block) {
+      int64_t width = std::min<int64_t>(16, cols - block * 16);
+      std::memcpy(nz.data() + ((block * rowsP + r) * 16) * elementBytes,
+                  dense.data() + (r * cols + block * 16) * elementBytes, width * elementBytes);
+    }
+  return nz;
+}
+
 class Emitter {
 public:
   Emitter(ModuleOp module, func::FuncOp graph, const soc::SocSpec &soc)
@@ -300,9 +315,26 @@ private:
     return true;
   }
 
+  /// Whether the kernel of `launch` takes GM argument `index` in FRACTAL_NZ.
+  static bool takesNz(dv::LaunchOp launch, unsigned index) {
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<dv::KernelOp>(launch, launch.getKernelAttr());
+    auto nz = kernel->getAttrOfType<DenseI64ArrayAttr>(dv::DVDialect::kNzWeightsAttrName);
+    return nz && llvm::is_contained(nz.asArrayRef(), int64_t(index));
+  }
+
+  /// The placement a launch's GM argument `index` (holding `tensor`) uses.
+  const Placement &placementOf(dv::LaunchOp launch, unsigned index, Value tensor) {
+    return takesNz(launch, index) ? nzPlacements[tensor] : placements[tensor];
+  }
+
   bool placeOperand(dv::LaunchOp launch, unsigned index, Value operand, int64_t task,
                     std::string &error) {
+    bool nz = takesNz(launch, index);
+    if (nz && nzPlacements.count(operand))
+      return true;
     auto found = placements.find(operand);
+    if (nz)
+      found = placements.end();
     if (found != placements.end()) {
       if (found->second.arenaBuffer >= 0) {
         PlanBuffer &buffer = buffers[found->second.arenaBuffer];
@@ -324,12 +356,24 @@ private:
     std::string name;
     if (auto loc = dyn_cast<NameLoc>(constant.getLoc()))
       name = loc.getName().str();
-    uint32_t weight = writer.addWeight(tensorInfo(name, type, storage), bytes.data(), bytes.size());
+    format::TensorInfo info = tensorInfo(name, type, storage);
+    if (nz) {
+      if (type.getRank() < 2) {
+        error = "the kernel of '" + launch.getKernel().str() + "' wants weight '" + name +
+                "' in FRACTAL_NZ, which needs rank >= 2";
+        return false;
+      }
+      int64_t rows = type.getShape()[type.getRank() - 2], cols = type.getShape().back();
+      bytes = toFractalNz(bytes, rows, cols, dv::elementBytes(storage));
+      info.format = om::Format::FRACTAL_NZ;
+      info.size = bytes.size();
+    }
+    uint32_t weight = writer.addWeight(info, bytes.data(), bytes.size());
     Placement placement;
     placement.space = om::Space::Weight;
     placement.offset = writer.weightOffset(weight);
     placement.size = bytes.size();
-    placements[operand] = placement;
+    (nz ? nzPlacements : placements)[operand] = placement;
     weightsBytes += bytes.size();
     return true;
   }
@@ -432,8 +476,8 @@ private:
       std::vector<format::TaskArgInfo> args;
       SmallVector<Value> tensors(launch.getInputs());
       llvm::append_range(tensors, launch.getOutputs());
-      for (Value tensor : tensors) {
-        const Placement &placement = placements[tensor];
+      for (auto [index, tensor] : llvm::enumerate(tensors)) {
+        const Placement &placement = placementOf(launch, index, tensor);
         format::TaskArgInfo arg;
         arg.space = placement.space;
         arg.index = placement.index;
@@ -451,6 +495,9 @@ private:
   const soc::SocSpec &soc;
   format::OmWriter writer;
   llvm::DenseMap<Value, Placement> placements;
+  /// Weights stored in FRACTAL_NZ for the kernels that take them so (a
+  /// constant read by both kinds of kernel is stored twice).
+  llvm::DenseMap<Value, Placement> nzPlacements;
   std::vector<dv::LaunchOp> launches;
   std::vector<PlanBuffer> buffers;
   /// Graph inputs and outputs the runtime converts through the arena.

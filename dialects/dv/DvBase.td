@@ -32,6 +32,10 @@ def DV_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// The module attribute naming the target SoC.
     static constexpr ::llvm::StringLiteral kSocAttrName = "dv.soc";
+    /// On a dv.kernel: the GM arguments that take a constant weight in
+    /// FRACTAL_NZ ([cols/16][rows padded to 16][16], zero padded), which
+    /// the .om writer converts at compile time.
+    static constexpr ::llvm::StringLiteral kNzWeightsAttrName = "dv.nz_weights";
   private:
     void registerOps();
   public:

@@ -145,7 +145,19 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
     uint64_t gmElements = 1;
     for (int64_t dim : gm.getShape())
       gmElements *= static_cast<uint64_t>(dim);
-    if (!tensor.hasStaticShape() || static_cast<uint64_t>(tensor.getNumElements()) != gmElements)
+    // A FRACTAL_NZ weight is stored padded: [cols/16][rows to 16][16].
+    uint64_t expected = tensor.hasStaticShape() ? uint64_t(tensor.getNumElements()) : 0;
+    auto nz = kernel->getAttrOfType<DenseI64ArrayAttr>(DVDialect::kNzWeightsAttrName);
+    if (nz && llvm::is_contained(nz.asArrayRef(), int64_t(index)) && tensor.hasStaticShape() &&
+        tensor.getRank() >= 2) {
+      ArrayRef<int64_t> shape = tensor.getShape();
+      uint64_t batch = 1;
+      for (int64_t dim : shape.drop_back(2))
+        batch *= uint64_t(dim);
+      expected = batch * uint64_t((shape[shape.size() - 1] + 15) / 16) *
+                 uint64_t((shape[shape.size() - 2] + 15) / 16 * 16) * 16;
+    }
+    if (!tensor.hasStaticShape() || expected != gmElements)
       return emitOpError("tensor ") << index << " (" << tensor << ") and kernel argument "
                                     << index << " (" << gm << ") differ in element count";
   }

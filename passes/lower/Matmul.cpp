@@ -327,6 +327,10 @@ struct Plan {
   /// The A panel of a row of tiles (Mt x all of K) stays in L1 while the
   /// row's N tiles go by (loaded once, not once per N tile).
   bool panelA = false;
+  /// B is a constant weight the .om stores in FRACTAL_NZ ([N/16][K padded
+  /// to 16][16], zero padded): a B tile is then one copy with a burst per
+  /// 16 columns instead of a copy_nd2nz with a burst per row.
+  bool nzB = false;
 };
 
 class MatmulEmitter {
@@ -552,6 +556,19 @@ private:
                        IntegerAttr());
   }
 
+  /// Rows [k0, k0 + ks) and columns [col, col + ns) of a FRACTAL_NZ weight
+  /// [N/16][Kp][16] -> the NZ tile in L1: one burst of the tile's padded
+  /// rows per 16 columns. The GM padding (K to Kp, N to a multiple of 16)
+  /// is zeros, so the K tail (k0 + its padded rows = Kp) and the N tail
+  /// read them instead of needing copy_nd2nz's padding.
+  void loadNz(Value gmArg, Value l1, const Aff &k0, const Aff &col, int64_t ks, int64_t ns) {
+    int64_t Kp = roundUp(info.K, 16), rowsP = roundUp(ks, 16), colsP = roundUp(ns, 16);
+    Value src = gmView(gmArg, col * Kp + k0 * 16, (colsP / 16 - 1) * Kp * 16 + rowsP * 16);
+    Value dst = tileViewAt(l1, rowsP, colsP, Aff());
+    dv::CopyOp::create(b, loc, src, dst, I(colsP / 16), I(rowsP * 32), I((Kp - rowsP) * 32),
+                       I(0));
+  }
+
   /// The A panel of one row of tiles: ms rows and all of K into L1 (f16: one
   /// copy_nd2nz; f32: per K step through UB, each step's fractal columns a
   /// contiguous part of the NZ panel).
@@ -593,7 +610,9 @@ private:
     else
       load(gm[info.aArg], l1A, ubA32, ubA16, aBase + k0 * M + t.row, ks, t.ms, M);
     Aff bBase = info.bBatched ? t.batch * (K * N) : Aff();
-    if (!info.tb)
+    if (plan.nzB)
+      loadNz(gm[info.bArg], l1B, k0, t.col, ks, t.ns);
+    else if (!info.tb)
       load(gm[info.bArg], l1B, ubB32, ubB16, bBase + k0 * N + t.col, ks, t.ns, N);
     else
       load(gm[info.bArg], l1B, ubB32, ubB16, bBase + t.col * K + k0, t.ns, ks, K);
@@ -994,6 +1013,14 @@ LogicalResult lowerMatmul(func::FuncOp func, func::CallOp call, const soc::SocSp
                             << ": the matmul template writes f16/f32 outputs only";
 
   Plan plan;
+  // A constant f16 weight (2-D, not transposed) is stored in FRACTAL_NZ at
+  // compile time; the kernel's GM argument is its NZ storage.
+  Value weight = info.bArg < call.getNumOperands() ? call.getOperand(info.bArg) : Value();
+  plan.nzB = weight && weight.getDefiningOp<vg::ConstantOp>() && !info.tb && !info.bBatched &&
+             gmElements[info.bArg].isF16();
+  if (plan.nzB)
+    gmTypes[info.bArg] = dv::GmType::get(
+        ctx, {roundUp(info.N, 16) / 16, roundUp(info.K, 16), 16}, gmElements[info.bArg]);
   planBlocks(info, plan, soc);
   if (!planTiles(info, plan, gmElements, outArg, soc))
     return func.emitError() << "kernel " << func.getSymName()
@@ -1001,6 +1028,9 @@ LogicalResult lowerMatmul(func::FuncOp func, func::CallOp call, const soc::SocSp
 
   OpBuilder b(ctx);
   Block *entry = beginKernel(b, func, gmTypes, plan.blockDim, "cube");
+  if (plan.nzB)
+    entry->getParentOp()->setAttr(dv::DVDialect::kNzWeightsAttrName,
+                                  b.getDenseI64ArrayAttr({int64_t(info.bArg)}));
   SmallVector<Value> gmArgs(entry->getArguments());
   MatmulEmitter(b, loc, info, plan, gmArgs, outArg, soc).emit();
   return finishKernel(entry, func, call);

@@ -136,10 +136,12 @@ func.func private @k1_sigmoid(%arg0: tensor<20x48xf32>) -> tensor<20x48xf32>
 // into L1 once and stays for the 6 N tiles (a loop); per N tile the first
 // K step (init) is peeled, a loop runs the 2 further full steps (A from the
 // panel at 64 x 256 elements a step), then the K tail of 232 (padded to
-// 240, views of the full buffers).
+// 240, views of the full buffers). The weight is a constant, so the .om
+// stores it in FRACTAL_NZ ([48][1008][16]): a B tile is one copy with a
+// 256-row burst per 16 columns (the K tail reads the zero padding).
 // CHECK-LABEL: dv.kernel @k0_matmul
-// CHECK-SAME: ([[A:%[a-z0-9_]+]]: !dv.gm<512x1000xf16>, [[B:%[a-z0-9_]+]]: !dv.gm<1000x768xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<512x768xf16>)
-// CHECK-SAME: attributes {block_dim = 8 : i64, kind = "cube"
+// CHECK-SAME: ([[A:%[a-z0-9_]+]]: !dv.gm<512x1000xf16>, [[B:%[a-z0-9_]+]]: !dv.gm<48x1008x16xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<512x768xf16>)
+// CHECK-SAME: attributes {block_dim = 8 : i64, dv.nz_weights = array<i64: 1>, kind = "cube"
 // CHECK-NEXT: [[BID:%.+]] = dv.block_idx
 // CHECK-NEXT: [[L1A:%.+]] = dv.alloc : !dv.buf<l1, 64x1008xf16, nz>
 // CHECK-NEXT: [[L1B:%.+]] = dv.alloc : !dv.buf<l1, 256x128xf16, nz>
@@ -150,17 +152,17 @@ func.func private @k1_sigmoid(%arg0: tensor<20x48xf32>) -> tensor<20x48xf32>
 // CHECK-NEXT: [[GA:%.+]] = dv.view [[A]][[[BID]] * 64000] : !dv.gm<512x1000xf16> to !dv.gm<64000xf16>
 // CHECK-NEXT: dv.copy_nd2nz [[GA]] to [[L1A]] {cols = 1000 : i64, dst_cols = 1008 : i64, dst_rows = 64 : i64, rows = 64 : i64, src_row_stride = 1000 : i64}
 // CHECK-NEXT: dv.loop [[J:%.+]] trip 6 {
-// CHECK-NEXT: [[GB:%.+]] = dv.view [[B]][[[J]] * 128] : !dv.gm<1000x768xf16> to !dv.gm<195968xf16>
-// CHECK-NEXT: dv.copy_nd2nz [[GB]] to [[L1B]] {cols = 128 : i64, dst_cols = 128 : i64, dst_rows = 256 : i64, rows = 256 : i64, src_row_stride = 768 : i64}
+// CHECK-NEXT: [[GB:%.+]] = dv.view [[B]][[[J]] * 129024] : !dv.gm<48x1008x16xf16> to !dv.gm<116992xf16>
+// CHECK-NEXT: dv.copy [[GB]] to [[L1B]] {burst_bytes = 8192 : i64, bursts = 8 : i64, src_gap = 24064 : i64}
 // CHECK-NEXT: dv.view [[L1A]][0] : !dv.buf<l1, 64x1008xf16, nz> to !dv.buf<l1, 64x256xf16, nz>
 // CHECK: dv.mmad {{.*}} {init, k = 256 : i64, m = 64 : i64, n = 128 : i64}
 // CHECK-NEXT: dv.loop [[K:%.+]] trip 2 {
-// CHECK-NEXT: dv.view [[B]][[[K]] * 196608 + [[J]] * 128 + 196608]
-// CHECK-NEXT: dv.copy_nd2nz
+// CHECK-NEXT: dv.view [[B]][[[J]] * 129024 + [[K]] * 4096 + 4096]
+// CHECK-NEXT: dv.copy {{.*}} {burst_bytes = 8192 : i64, bursts = 8 : i64, src_gap = 24064 : i64}
 // CHECK-NEXT: dv.view [[L1A]][[[K]] * 16384 + 16384] : !dv.buf<l1, 64x1008xf16, nz> to !dv.buf<l1, 64x256xf16, nz>
 // CHECK: dv.mmad {{.*}} {k = 256 : i64, m = 64 : i64, n = 128 : i64}
 // CHECK-NEXT: }
-// CHECK: dv.copy_nd2nz {{.*}} {cols = 128 : i64, dst_cols = 128 : i64, dst_rows = 240 : i64, rows = 232 : i64, src_row_stride = 768 : i64}
+// CHECK: dv.copy {{.*}} {burst_bytes = 7680 : i64, bursts = 8 : i64, src_gap = 24576 : i64} : !dv.gm<116736xf16> to !dv.buf<l1, 240x128xf16, nz>
 // CHECK: dv.view [[L1A]][49152] : !dv.buf<l1, 64x1008xf16, nz> to !dv.buf<l1, 64x240xf16, nz>
 // CHECK: dv.load_fractals {{.*}} {dst_inner_stride = 1 : i64, dst_outer_stride = 8 : i64, inner = 8 : i64, outer = 15 : i64, src_inner_stride = 15 : i64, src_outer_stride = 1 : i64, transpose}
 // CHECK-NEXT: dv.mmad {{.*}} to [[L0C]] {k = 240 : i64, m = 64 : i64, n = 128 : i64}
@@ -227,9 +229,11 @@ func.func private @k0_matmul(%arg0: tensor<4x40x24xf16>, %arg1: tensor<4x40x200x
 // A Linear layer over a batch ([2, 33, 64] x [64, 48]: rows 66) with a bias
 // and a residual add of a same-shape graph input, f32 output: the bias is
 // added half a row (8 f32, one 32-byte block) at a time with block stride 2,
-// the residual tile comes in through copy_nd2nz and vconv.
+// the residual tile comes in through copy_nd2nz and vconv. The constant
+// weight is stored f16 in FRACTAL_NZ: [48/16][64][16].
 // CHECK-LABEL: dv.kernel @k0_matmul
-// CHECK-SAME: attributes {block_dim = 3 : i64, kind = "cube"
+// CHECK-SAME: %{{.+}}: !dv.gm<3x64x16xf16>
+// CHECK-SAME: attributes {block_dim = 3 : i64, dv.nz_weights = array<i64: 1>, kind = "cube"
 // CHECK: dv.mmad {{.*}} {init, k = 64 : i64, m = 80 : i64, n = 16 : i64}
 // CHECK: dv.move_l0c_ub {{.*}} : !dv.buf<l0c, 80x16xf32, nz> to !dv.buf<ub, 80x16xf32, nz>
 // CHECK: dv.vadd {{.*}} {blk = array<i64: 2, 2, 0>, rep = array<i64: 16, 16, 0>, repeat = 10 : i64} : !dv.buf<ub, 1272xf32>, !dv.buf<ub, 8xf32> to !dv.buf<ub, 1272xf32>
