@@ -1466,3 +1466,10 @@ dv.kernel @copy_gather_table_extent(%t: !dv.gm<100x64xf16>) attributes {block_di
   dv.copy_gather %t[%idx] to %rows {rows = 8, row_bytes = 128, src_row_stride = 128, dst_row_stride = 128, table_rows = 101} : !dv.gm<100x64xf16>, !dv.buf<ub, 8xi32> to !dv.buf<ub, 512xf16>
   dv.return
 }
+
+// -----
+
+// expected-error @below {{'dv.nz_weights' names 1, which is not a GM argument of the kernel}}
+dv.kernel @nz_weights_index(%w: !dv.gm<4x64x16xf16>) attributes {block_dim = 1 : i64, kind = "cube", dv.nz_weights = array<i64: 1>} {
+  dv.return
+}
