@@ -37,6 +37,7 @@ const lower::KernelTemplate *const kTemplates[] = {
     &lower::kRowsTemplate,
     &lower::kTransposeTemplate,
     &lower::kGatherTemplate,
+    &lower::kPadTemplate,
     &lower::kDataMovementTemplate,
     &lower::kElementwiseTemplate,
 };

@@ -113,4 +113,63 @@ def FuseQkv : Pass<"vinci-fuse-qkv", "mlir::ModuleOp"> {
   }];
 }
 
+def FoldBatchNorm : Pass<"vinci-fold-batchnorm", "mlir::ModuleOp"> {
+  let summary = "Folds an inference batch_norm into the preceding conv's weights and bias";
+  let description = [{
+    batch_norm(conv(x, W, b)) = conv(x, W * s) + (b - mean) * s + beta with
+    s = gamma / sqrt(var + eps) per output channel, computed at compile time
+    in double and stored as new f32 constants (blobs named
+    `<weight>.bn_folded` and `<weight>.bn_folded_bias` when the weight was a
+    blob). The conv must have no other user, and its weight and bias and all
+    four statistics must be constants with one value per output channel;
+    anything else is left alone.
+
+    Before:
+    ```mlir
+    %y = vg.conv %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+    %z = vg.batch_norm %y, %gamma, %beta, %mean, %var {epsilon = 1.0E-5 : f32}
+    ```
+    After:
+    ```mlir
+    %w2 = vg.constant dense_resource<w.bn_folded> : tensor<4x3x3x3xf32>
+    %b2 = vg.constant dense_resource<w.bn_folded_bias> : tensor<4xf32>
+    %z = vg.conv %x, %w2, %b2 : (...) -> tensor<1x4x6x6xf32>
+    ```
+  }];
+}
+
+def UnfoldWindows : Pass<"vinci-unfold-windows", "mlir::ModuleOp"> {
+  let summary = "Rewrites 2-D conv and pooling as pad, one strided slice per kernel tap, and matmul / max / sum (im2col)";
+  let description = [{
+    Each kernel tap (ki, kj) of a 2-D window reads the padded input at
+    (oh * sh + ki * dh, ow * sw + kj * dw): a vg.slice with steps. A conv
+    (groups 1, batch 1, constant weight) becomes the taps concatenated along
+    the channels and reshaped to [kh * kw * C, OH * OW], multiplied on the
+    Cube by the weight permuted to [OC, kh * kw * C] at compile time (the
+    NCHW result directly), plus the bias as a [1, OC, 1, 1] add. max_pool
+    becomes a max chain over the taps of the input padded with -inf,
+    average_pool a sum chain times 1 / count (a per-position constant when
+    count_include_pad is 0 and pads or ceil_mode cut windows). Global
+    average / max pooling becomes a mean / max over the flattened H * W.
+    Grouped and depthwise conv, batch > 1 conv and windows that are not
+    2-D are left alone.
+
+    Before:
+    ```mlir
+    %y = vg.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x6x6xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<1x16x6x6xf32>
+    ```
+    After:
+    ```mlir
+    %p = vg.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : (tensor<1x8x6x6xf32>) -> tensor<1x8x8x8xf32>
+    %t0 = vg.slice %p {axes = array<i64: 2, 3>, ends = array<i64: 6, 6>, starts = array<i64: 0, 0>, steps = array<i64: 1, 1>}
+    ...  (nine taps)
+    %c = vg.concat %t0, ..., %t8 {axis = 1 : i64} -> tensor<1x72x6x6xf32>
+    %m = vg.reshape %c {shape = array<i64: 72, 36>}
+    %y0 = vg.matmul %w2, %m : (tensor<16x72xf32>, tensor<72x36xf32>) -> tensor<16x36xf32>
+    %y1 = vg.reshape %y0 {shape = array<i64: 1, 16, 6, 6>}
+    %y = vg.add %y1, %b2 : (tensor<1x16x6x6xf32>, tensor<1x16x1x1xf32>) -> tensor<1x16x6x6xf32>
+    ```
+  }];
+}
+
 #endif // VINCI_GRAPH_PASSES_TD

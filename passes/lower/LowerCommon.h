@@ -40,6 +40,7 @@ extern const KernelTemplate kRowsTemplate;        // Rows.cpp: softmax, norms, r
 extern const KernelTemplate kTransposeTemplate;   // Transpose.cpp: row-moving transposes
 extern const KernelTemplate kDataMovementTemplate; // DataMovement.cpp: slice, split, concat
 extern const KernelTemplate kGatherTemplate;      // Gather.cpp: indexed row copies
+extern const KernelTemplate kPadTemplate;         // Pad.cpp: constant pads of the last two dims
 extern const KernelTemplate kElementwiseTemplate; // Elementwise.cpp: with broadcasts
 
 int64_t roundUp(int64_t value, int64_t multiple);

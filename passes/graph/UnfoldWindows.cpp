@@ -1,0 +1,397 @@
+//===- UnfoldWindows.cpp - conv and pooling as unfolded windows (im2col) --===//
+//
+// A 2-D convolution or pooling reads, for each kernel tap (ki, kj), the
+// input at (oh * sh + ki * dh, ow * sw + kj * dw) of the padded input: one
+// strided slice per tap. So
+//  - conv (groups 1, batch 1) becomes pad, one slice per tap, a concat of
+//    the taps along the channels ([taps * C, OH * OW], tap-major: im2col)
+//    and one Cube matmul by the weight permuted to [OC, kh, kw, C] at
+//    compile time, which yields the NCHW result directly;
+//  - max_pool becomes pad with -inf, one slice per tap and a max chain,
+//    average_pool a sum chain times 1 / count (a per-position constant when
+//    pads are excluded from the count);
+//  - global average / max pooling becomes a mean / max over H * W.
+// Every piece has a template (pad, slice, concat: data movement; matmul:
+// Cube; the chains: one fused Vector kernel; mean/max: rows), so the model
+// compiles without a convolution template. Grouped and depthwise conv,
+// batch > 1 and 1-D / 3-D windows are left alone (their kernel is then
+// reported as unsupported).
+//
+//===----------------------------------------------------------------------===//
+#include "passes/graph/Matchers.h"
+#include "passes/graph/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace vinci::graph {
+#define GEN_PASS_DEF_UNFOLDWINDOWS
+#include "passes/graph/Passes.h.inc"
+} // namespace vinci::graph
+
+using namespace mlir;
+
+namespace vinci::graph {
+namespace {
+
+/// The values of an f32 constant (dense or blob), or nullopt.
+std::optional<std::vector<float>> f32Values(Value value) {
+  ElementsAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)) || !attr.getElementType().isF32())
+    return std::nullopt;
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() != size_t(attr.getNumElements()) * sizeof(float))
+      return std::nullopt;
+    std::vector<float> out(attr.getNumElements());
+    std::memcpy(out.data(), blob->getData().data(), out.size() * sizeof(float));
+    return out;
+  }
+  auto dense = dyn_cast<DenseFPElementsAttr>(attr);
+  if (!dense)
+    return std::nullopt;
+  std::vector<float> out;
+  for (const APFloat &v : dense.getValues<APFloat>())
+    out.push_back(v.convertToFloat());
+  return out;
+}
+
+Value f32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, ArrayRef<float> values,
+                  StringRef blobName) {
+  auto type = RankedTensorType::get(shape, b.getF32Type());
+  ElementsAttr attr;
+  if (!blobName.empty()) {
+    ArrayRef<char> bytes(reinterpret_cast<const char *>(values.data()),
+                         values.size() * sizeof(float));
+    attr = DenseResourceElementsAttr::get(
+        type, blobName, HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(float)));
+  } else {
+    attr = DenseElementsAttr::get(type, values);
+  }
+  return vg::ConstantOp::create(b, loc, attr);
+}
+
+/// The partition's limit for constants cloned into kernels as immediates.
+constexpr int64_t kMaxImmediateElements = 16;
+
+/// A 2-D window over an N x C x H x W input.
+struct Window {
+  int64_t kh, kw, sh = 1, sw = 1, dh = 1, dw = 1;
+  int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
+  int64_t oh, ow;
+};
+
+/// Fills pads from the explicit attribute or auto_pad, and grows the end
+/// pads so that every tap of every output position is inside the padded
+/// input (ceil_mode outputs read past the given pads).
+bool resolvePads(Window &w, ArrayRef<int64_t> inShape, std::optional<ArrayRef<int64_t>> pads,
+                 StringRef autoPad, bool growForCeil = true) {
+  int64_t h = inShape[2], wd = inShape[3];
+  int64_t needH = (w.oh - 1) * w.sh + (w.kh - 1) * w.dh + 1;
+  int64_t needW = (w.ow - 1) * w.sw + (w.kw - 1) * w.dw + 1;
+  if (autoPad == "NOTSET") {
+    if (pads) {
+      if (pads->size() != 4)
+        return false;
+      w.padTop = (*pads)[0];
+      w.padLeft = (*pads)[1];
+      w.padBottom = (*pads)[2];
+      w.padRight = (*pads)[3];
+    }
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    int64_t totalH = std::max<int64_t>(needH - h, 0), totalW = std::max<int64_t>(needW - wd, 0);
+    bool upper = autoPad == "SAME_UPPER";
+    w.padTop = upper ? totalH / 2 : totalH - totalH / 2;
+    w.padLeft = upper ? totalW / 2 : totalW - totalW / 2;
+    w.padBottom = totalH - w.padTop;
+    w.padRight = totalW - w.padLeft;
+  } else if (autoPad != "VALID") {
+    return false;
+  }
+  if (w.padTop < 0 || w.padLeft < 0 || w.padBottom < 0 || w.padRight < 0)
+    return false;
+  if (growForCeil) {
+    w.padBottom = std::max(w.padBottom, needH - h - w.padTop);
+    w.padRight = std::max(w.padRight, needW - wd - w.padLeft);
+  }
+  return true;
+}
+
+bool readWindow(Window &w, RankedTensorType in, RankedTensorType out, ArrayRef<int64_t> kernel,
+                std::optional<ArrayRef<int64_t>> strides,
+                std::optional<ArrayRef<int64_t>> dilations) {
+  if (in.getRank() != 4 || out.getRank() != 4 || !in.hasStaticShape() ||
+      !out.hasStaticShape() || kernel.size() != 2)
+    return false;
+  w.kh = kernel[0];
+  w.kw = kernel[1];
+  if (strides) {
+    if (strides->size() != 2)
+      return false;
+    w.sh = (*strides)[0];
+    w.sw = (*strides)[1];
+  }
+  if (dilations) {
+    if (dilations->size() != 2)
+      return false;
+    w.dh = (*dilations)[0];
+    w.dw = (*dilations)[1];
+  }
+  w.oh = out.getDimSize(2);
+  w.ow = out.getDimSize(3);
+  return w.kh > 0 && w.kw > 0 && w.sh > 0 && w.sw > 0 && w.dh > 0 && w.dw > 0;
+}
+
+/// The padded input (the input itself without pads).
+Value padded(OpBuilder &b, Location loc, Value x, const Window &w, double value) {
+  if (!w.padTop && !w.padLeft && !w.padBottom && !w.padRight)
+    return x;
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[2] += w.padTop + w.padBottom;
+  shape[3] += w.padLeft + w.padRight;
+  SmallVector<int64_t> pads = {0, 0, w.padTop, w.padLeft, 0, 0, w.padBottom, w.padRight};
+  return vg::PadOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()), x,
+                           b.getDenseI64ArrayAttr(pads), b.getStringAttr("constant"),
+                           b.getF64FloatAttr(value));
+}
+
+/// One slice per tap, (ki, kj) row-major: tap[n, c, oh, ow] =
+/// xp[n, c, oh * sh + ki * dh, ow * sw + kj * dw]. A tap that is the whole
+/// padded input is the input itself.
+SmallVector<Value> taps(OpBuilder &b, Location loc, Value xp, const Window &w) {
+  auto type = cast<RankedTensorType>(xp.getType());
+  auto tapType = RankedTensorType::get(
+      {type.getDimSize(0), type.getDimSize(1), w.oh, w.ow}, type.getElementType());
+  SmallVector<Value> out;
+  for (int64_t ki = 0; ki < w.kh; ++ki)
+    for (int64_t kj = 0; kj < w.kw; ++kj) {
+      int64_t top = ki * w.dh, left = kj * w.dw;
+      if (tapType == type && top == 0 && left == 0 && w.sh == 1 && w.sw == 1) {
+        out.push_back(xp);
+        continue;
+      }
+      SmallVector<int64_t> starts = {top, left};
+      SmallVector<int64_t> ends = {top + (w.oh - 1) * w.sh + 1, left + (w.ow - 1) * w.sw + 1};
+      out.push_back(vg::SliceOp::create(b, loc, tapType, xp, starts, ends,
+                                        ArrayRef<int64_t>{2, 3},
+                                        ArrayRef<int64_t>{w.sh, w.sw}));
+    }
+  return out;
+}
+
+// conv(x, W, b) = reshape(W' @ im2col(pad(x)), N x OC x OH x OW) + b,
+// W' = W permuted to [OC, kh, kw, C], im2col = concat of the taps on C.
+bool unfoldConv(vg::ConvOp conv) {
+  auto in = cast<RankedTensorType>(conv.getInput().getType());
+  auto out = cast<RankedTensorType>(conv.getType());
+  auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
+  if (conv.getGroup() != 1 || weightType.getRank() != 4 || in.getRank() != 4 ||
+      in.getDimSize(0) != 1 || !out.getElementType().isF32())
+    return false;
+  Window w;
+  SmallVector<int64_t> kernel(weightType.getShape().drop_front(2));
+  if (!readWindow(w, in, out, kernel, conv.getStrides(), conv.getDilations()))
+    return false;
+  SmallVector<int64_t> pads = conv.getEffectivePads();
+  if (!resolvePads(w, in.getShape(), ArrayRef<int64_t>(pads), "NOTSET"))
+    return false;
+  std::optional<std::vector<float>> weight = f32Values(conv.getWeight());
+  std::optional<std::vector<float>> bias;
+  if (conv.getBias() && !(bias = f32Values(conv.getBias())))
+    return false;
+  if (!weight)
+    return false;
+
+  int64_t oc = weightType.getDimSize(0), c = weightType.getDimSize(1);
+  int64_t tapsCount = w.kh * w.kw, k = tapsCount * c, positions = w.oh * w.ow;
+  // [OC, C, kh, kw] -> [OC, kh, kw, C]: the im2col rows are tap-major.
+  std::vector<float> permuted(weight->size());
+  for (int64_t o = 0; o < oc; ++o)
+    for (int64_t ci = 0; ci < c; ++ci)
+      for (int64_t t = 0; t < tapsCount; ++t)
+        permuted[(o * tapsCount + t) * c + ci] = (*weight)[(o * c + ci) * tapsCount + t];
+
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  Type f32 = b.getF32Type();
+  std::string name = "conv";
+  ElementsAttr attr;
+  if (matchPattern(conv.getWeight(), m_Constant(&attr)))
+    if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr))
+      name = resource.getRawHandle().getKey().str();
+  bool blobs = isa<DenseResourceElementsAttr>(attr);
+  Value weightMatrix = f32Constant(b, loc, {oc, k}, permuted, blobs ? name + ".im2col" : "");
+
+  SmallVector<Value> pieces = taps(b, loc, padded(b, loc, conv.getInput(), w, 0.0), w);
+  Value columns = pieces.front();
+  if (pieces.size() > 1)
+    columns = vg::ConcatOp::create(b, loc, RankedTensorType::get({1, k, w.oh, w.ow}, f32),
+                                   pieces, int64_t(1));
+  Value matrix = vg::ReshapeOp::create(b, loc, RankedTensorType::get({k, positions}, f32),
+                                       columns, b.getDenseI64ArrayAttr({k, positions}));
+  Value product = vg::MatMulOp::create(b, loc, RankedTensorType::get({oc, positions}, f32),
+                                       weightMatrix, matrix, false, false);
+  Value result = vg::ReshapeOp::create(b, loc, out, product,
+                                       b.getDenseI64ArrayAttr(out.getShape()));
+  if (bias) {
+    // The partition clones constants of at most kMaxImmediateElements into
+    // the kernel, and the Vector templates take those only as one element:
+    // a bias of few channels is stored at the output's shape instead.
+    SmallVector<int64_t> biasShape = {1, oc, 1, 1};
+    std::vector<float> biasValues = *bias;
+    if (oc <= kMaxImmediateElements) {
+      biasShape = {1, oc, w.oh, w.ow};
+      biasValues.clear();
+      for (int64_t o = 0; o < oc; ++o)
+        biasValues.insert(biasValues.end(), positions, (*bias)[o]);
+    }
+    Value biasTensor =
+        f32Constant(b, loc, biasShape, biasValues, blobs ? name + ".im2col_bias" : "");
+    result = vg::AddOp::create(b, loc, out, result, biasTensor);
+  }
+  Value oldWeight = conv.getWeight(), oldBias = conv.getBias();
+  conv.getResult().replaceAllUsesWith(result);
+  conv->erase();
+  for (Value old : {oldWeight, oldBias})
+    if (old && old.getDefiningOp() && old.use_empty())
+      old.getDefiningOp()->erase();
+  return true;
+}
+
+Value scalar(OpBuilder &b, Location loc, float value) {
+  return vg::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()), value));
+}
+
+// max_pool(x) = max over taps of pad(x, -inf);
+// average_pool(x) = (sum over taps of pad(x, 0)) / count.
+template <typename PoolOp>
+bool unfoldPool(PoolOp pool, bool isMax) {
+  auto in = cast<RankedTensorType>(pool.getInput().getType());
+  auto out = cast<RankedTensorType>(pool.getType());
+  if (!out.getElementType().isF32())
+    return false;
+  std::optional<ArrayRef<int64_t>> dilations;
+  if constexpr (std::is_same_v<PoolOp, vg::MaxPoolOp>) {
+    if (pool.getStorageOrder() != 0 || pool->getNumResults() != 1)
+      return false;
+    dilations = pool.getDilations();
+  }
+  Window w;
+  if (!readWindow(w, in, out, pool.getKernelShape(), pool.getStrides(), dilations))
+    return false;
+  // The pads the attributes name count for count_include_pad; the ones
+  // grown for ceil_mode never do.
+  Window named = w;
+  if (!resolvePads(w, in.getShape(), pool.getPads(), pool.getAutoPad()) ||
+      !resolvePads(named, in.getShape(), pool.getPads(), pool.getAutoPad(),
+                   /*growForCeil=*/false))
+    return false;
+
+  OpBuilder b(pool);
+  Location loc = pool.getLoc();
+  double fill = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
+  SmallVector<Value> pieces = taps(b, loc, padded(b, loc, pool.getInput(), w, fill), w);
+  Value acc = pieces.front();
+  for (Value piece : ArrayRef<Value>(pieces).drop_front())
+    acc = isMax ? Value(vg::MaxOp::create(b, loc, out, acc, piece))
+                : Value(vg::AddOp::create(b, loc, out, acc, piece));
+  if (!isMax) {
+    bool includePad = false;
+    if constexpr (std::is_same_v<PoolOp, vg::AveragePoolOp>)
+      includePad = pool.getCountIncludePad() != 0;
+    // Taps inside the input (or inside the named pads when they count).
+    int64_t h = in.getDimSize(2), wd = in.getDimSize(3);
+    int64_t loH = includePad ? -named.padTop : 0, hiH = includePad ? h + named.padBottom : h;
+    int64_t loW = includePad ? -named.padLeft : 0, hiW = includePad ? wd + named.padRight : wd;
+    std::vector<float> inverse(w.oh * w.ow);
+    bool uniform = true;
+    for (int64_t y = 0; y < w.oh; ++y)
+      for (int64_t x = 0; x < w.ow; ++x) {
+        int64_t count = 0;
+        for (int64_t ki = 0; ki < w.kh; ++ki)
+          for (int64_t kj = 0; kj < w.kw; ++kj) {
+            int64_t iy = y * w.sh + ki * w.dh - w.padTop, ix = x * w.sw + kj * w.dw - w.padLeft;
+            count += iy >= loH && iy < hiH && ix >= loW && ix < hiW;
+          }
+        inverse[y * w.ow + x] = count ? 1.0f / float(count) : 0.0f;
+        uniform &= inverse[y * w.ow + x] == inverse[0];
+      }
+    // Per position, at the full output shape when small (see unfoldConv).
+    Value factor;
+    if (uniform) {
+      factor = scalar(b, loc, inverse[0]);
+    } else if (w.oh * w.ow > kMaxImmediateElements) {
+      factor = f32Constant(b, loc, {1, 1, w.oh, w.ow}, inverse, "");
+    } else {
+      std::vector<float> full;
+      for (int64_t i = 0; i < out.getDimSize(0) * out.getDimSize(1); ++i)
+        full.insert(full.end(), inverse.begin(), inverse.end());
+      factor = f32Constant(b, loc, out.getShape(), full, "");
+    }
+    acc = vg::MulOp::create(b, loc, out, acc, factor);
+  }
+  pool.getResult().replaceAllUsesWith(acc);
+  pool->erase();
+  return true;
+}
+
+// global_average_pool(x) = reshape(reduce_mean(reshape(x, [N, C, H*W]), -1));
+// likewise global_max_pool with reduce_max.
+template <typename GlobalOp, typename ReduceOp>
+bool unfoldGlobalPool(GlobalOp pool) {
+  auto in = cast<RankedTensorType>(pool.getInput().getType());
+  auto out = cast<RankedTensorType>(pool.getType());
+  if (in.getRank() < 3 || !in.hasStaticShape())
+    return false;
+  int64_t spatial = 1;
+  for (int64_t d : in.getShape().drop_front(2))
+    spatial *= d;
+  OpBuilder b(pool);
+  Location loc = pool.getLoc();
+  Type element = in.getElementType();
+  SmallVector<int64_t> rows = {in.getDimSize(0), in.getDimSize(1), spatial};
+  Value flat = vg::ReshapeOp::create(b, loc, RankedTensorType::get(rows, element),
+                                     pool.getInput(), b.getDenseI64ArrayAttr(rows));
+  SmallVector<int64_t> reducedShape = {rows[0], rows[1], 1};
+  Value reduced = ReduceOp::create(b, loc, RankedTensorType::get(reducedShape, element), flat,
+                                   b.getDenseI64ArrayAttr({-1}), int64_t(1), int64_t(0));
+  Value result = vg::ReshapeOp::create(b, loc, out, reduced,
+                                       b.getDenseI64ArrayAttr(out.getShape()));
+  pool.getResult().replaceAllUsesWith(result);
+  pool->erase();
+  return true;
+}
+
+struct UnfoldWindows : impl::UnfoldWindowsBase<UnfoldWindows> {
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (isa<vg::ConvOp, vg::MaxPoolOp, vg::AveragePoolOp, vg::GlobalAveragePoolOp,
+              vg::GlobalMaxPoolOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      if (auto conv = dyn_cast<vg::ConvOp>(op))
+        unfoldConv(conv);
+      else if (auto pool = dyn_cast<vg::MaxPoolOp>(op))
+        unfoldPool(pool, /*isMax=*/true);
+      else if (auto pool = dyn_cast<vg::AveragePoolOp>(op))
+        unfoldPool(pool, /*isMax=*/false);
+      else if (auto pool = dyn_cast<vg::GlobalAveragePoolOp>(op))
+        unfoldGlobalPool<vg::GlobalAveragePoolOp, vg::ReduceMeanOp>(pool);
+      else if (auto pool = dyn_cast<vg::GlobalMaxPoolOp>(op))
+        unfoldGlobalPool<vg::GlobalMaxPoolOp, vg::ReduceMaxOp>(pool);
+    }
+  }
+};
+
+} // namespace
+} // namespace vinci::graph

@@ -1,0 +1,158 @@
+#!/usr/bin/python3
+"""End to end: convolutional models exported from torch (torchvision-style
+blocks: conv + batch norm + relu, max pool, residual adds, global average
+pool, a linear head), compiled force_fp16 to .om, run on the simulator
+(hazards fatal) and compared with torch fp32: cosine >= 0.999 and the same
+top-1. Prints 'N passed, N failed'.
+
+  conv_models.py --bin build/bin [--only NAME] [--resnet18]
+
+--resnet18 adds torchvision's ResNet-18 (weights=None, 1x3x224x224): a
+few minutes on the simulator, so CI runs the small models only.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+from torch import nn
+
+
+class BasicBlock(nn.Module):
+    """torchvision's ResNet basic block."""
+
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                      nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = torch.relu(self.bn1(self.conv1(x)))
+        y = self.bn2(self.conv2(y))
+        return torch.relu(y + (self.down(x) if self.down is not None else x))
+
+
+class TinyResNet(nn.Module):
+    """ResNet-18's structure at a small width and resolution."""
+
+    def __init__(self, width=16, classes=10):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, width, 7, 2, 3, bias=False), nn.BatchNorm2d(width),
+                                  nn.ReLU(), nn.MaxPool2d(3, 2, 1))
+        self.layers = nn.Sequential(BasicBlock(width, width, 1), BasicBlock(width, 2 * width, 2))
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(2 * width, classes)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(self.pool(self.layers(self.stem(x))), 1))
+
+
+class PoolsAndBias(nn.Module):
+    """Conv with a bias, dilation and asymmetric stride; average pools with and
+    without counting pads; a max pool with ceil_mode."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 8, 3, (1, 2), padding=2, dilation=2)
+        self.avg = nn.AvgPool2d(3, 2, 1, count_include_pad=False)
+        self.avg_pad = nn.AvgPool2d(2, 1, 1, count_include_pad=True)
+        self.maxp = nn.MaxPool2d(2, 2, ceil_mode=True)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return self.maxp(self.avg(y) + self.avg_pad(y)[:, :, :-1, :-1][:, :, ::2, ::2])
+
+
+def batch_norms_randomised(model, seed):
+    """Non-trivial running statistics, so that folding them is tested."""
+    g = torch.Generator().manual_seed(seed)
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            n = m.num_features
+            m.running_mean.copy_(torch.randn(n, generator=g) * 0.1)
+            m.running_var.copy_(torch.rand(n, generator=g) + 0.5)
+            m.weight.data.copy_(torch.rand(n, generator=g) + 0.5)
+            m.bias.data.copy_(torch.randn(n, generator=g) * 0.1)
+    return model
+
+
+def resnet18():
+    import torchvision
+    return torchvision.models.resnet18(weights=None)
+
+
+MODELS = {  # name: (factory, input shape)
+    "tiny_resnet": (lambda: batch_norms_randomised(TinyResNet(), 1), (1, 3, 64, 64)),
+    "pools_and_bias": (PoolsAndBias, (1, 4, 15, 17)),
+}
+
+
+def run_model(name, factory, shape, bin_dir, work):
+    torch.manual_seed(0)
+    model = factory().eval()
+    x = torch.randn(*shape)
+    with torch.no_grad():
+        want = model(x).numpy()
+    onnx_path, om = os.path.join(work, name + ".onnx"), os.path.join(work, name + ".om")
+    torch.onnx.export(model, x, onnx_path, opset_version=14, input_names=["x"],
+                      output_names=["y"])
+    np.save(os.path.join(work, name + ".npy"), x.numpy())
+    out_dir = os.path.join(work, name + ".out")
+    steps = [[os.path.join(bin_dir, "vinci-compile"), "--model", onnx_path, "--emit=om",
+              "--output", om],
+             [os.path.join(bin_dir, "vinci-run"), "--model", om, "--hazards", "fatal",
+              "--input", os.path.join(work, name + ".npy"), "--output_dir", out_dir]]
+    for step in steps:
+        start = time.time()
+        proc = subprocess.run(step, capture_output=True, text=True, timeout=1800)
+        if proc.returncode != 0:
+            return (proc.stderr.strip().splitlines() or ["failed"])[0], ""
+        step.append(f"{time.time() - start:.1f}s")
+    got = np.load(os.path.join(out_dir, "output_0.npy")).astype(np.float64)
+    a, b = got.ravel(), want.astype(np.float64).ravel()
+    cosine = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30))
+    same_top1 = got.reshape(got.shape[0], -1).argmax(1).tolist() == \
+        want.reshape(want.shape[0], -1).argmax(1).tolist()
+    detail = f"cosine {cosine:.6f}, top-1 {'same' if same_top1 else 'DIFFERENT'}, " \
+             f"compile {steps[0][-1]}, simulate {steps[1][-1]}"
+    if not np.isfinite(cosine) or cosine < 0.999 or not same_top1:
+        return "numerics: " + detail, detail
+    return "", detail
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--only", help="run this model only")
+    parser.add_argument("--resnet18", action="store_true", help="add torchvision's ResNet-18")
+    parser.add_argument("--keep", help="keep the files in this directory")
+    args = parser.parse_args()
+    models = dict(MODELS)
+    if args.resnet18:
+        models["resnet18"] = (resnet18, (1, 3, 224, 224))
+    if args.only:
+        models = {args.only: models[args.only]}
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        work = args.keep or tmp
+        os.makedirs(work, exist_ok=True)
+        for name, (factory, shape) in models.items():
+            why, detail = run_model(name, factory, shape, args.bin, work)
+            print(f"{'FAIL' if why else 'PASS'}: {name}: {why or detail}", flush=True)
+            failed += bool(why)
+    print(f"{len(models) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
