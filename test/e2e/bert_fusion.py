@@ -1,0 +1,109 @@
+#!/usr/bin/python3
+"""End to end: the 2-layer BERT-style encoder (bert_tiny of
+examples/models/export_models.py) compiled with every fusion on and with
+QkvFusion and UBFusion off, run on the simulator (hazards fatal), each
+compared with the torch fp32 model and with each other. The mask pads the
+last 28 positions, so the attention mask add (a Cube epilogue) matters.
+
+Checks: fused and unfused outputs each have cosine >= 0.999 against torch
+fp32 and agree with each other to 2e-2; the fused compile has one Cube
+kernel for Q, K and V a layer (the compile report), the unfused three.
+Prints 'N passed, N failed'.
+
+  bert_fusion.py --bin build/bin
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "examples", "models"))
+import export_models as em  # noqa: E402
+
+SEQ = 128
+UNFUSED = {"Switch": {"GraphFusion": {"QkvFusion": "off"}, "UBFusion": {"ALL": "off",
+                                                                       "CubeEpilogueFusion": "on"}}}
+
+
+def compile_and_run(bin_dir, work, model, tag, switches, inputs):
+    om, report = os.path.join(work, tag + ".om"), os.path.join(work, tag + ".json")
+    extra = []
+    if switches:
+        path = os.path.join(work, tag + ".switches.json")
+        with open(path, "w") as f:
+            json.dump(switches, f)
+        extra = ["--fusion_switch_file", path]
+    out_dir = os.path.join(work, tag + ".out")
+    for step in ([os.path.join(bin_dir, "vinci-compile"), "--model", model, "--output", om,
+                  "--report", report] + extra,
+                 [os.path.join(bin_dir, "vinci-run"), "--model", om, "--hazards", "fatal",
+                  "--input", *inputs, "--output_dir", out_dir]):
+        proc = subprocess.run(step, capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0:
+            return None, None, (proc.stderr.strip().splitlines() or ["failed"])[-1]
+    with open(report) as f:
+        kernels = json.load(f)["kernels"]
+    qkv = [k for k in kernels if k["kind"] == "cube" and any(
+        "/layers.0/attention/" + p + "/" in n for n in k["source_nodes"]
+        for p in ("query", "key", "value"))]
+    return np.load(os.path.join(out_dir, "output_0.npy")), len(qkv), ""
+
+
+def cosine(a, b):
+    a, b = a.astype(np.float64).ravel(), b.astype(np.float64).ravel()
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", required=True)
+    args = parser.parse_args()
+    rng = np.random.default_rng(1)
+    ids = rng.integers(0, em.BERT_TINY.vocab_size, (1, SEQ)).astype(np.int64)
+    mask = np.ones((1, SEQ), np.int64)
+    mask[0, 100:] = 0
+    torch.manual_seed(0)  # as export_models._export_bert builds the model
+    module = em.BertEncoder(em.BERT_TINY, SEQ).eval()
+    with torch.no_grad():
+        want = module(torch.from_numpy(ids), torch.from_numpy(mask)).numpy()
+
+    results = []
+    with tempfile.TemporaryDirectory() as work:
+        model = os.path.join(work, "bert_tiny.onnx")
+        em.export_bert_tiny(model)
+        inputs = [os.path.join(work, "ids.npy"), os.path.join(work, "mask.npy")]
+        np.save(inputs[0], ids)
+        np.save(inputs[1], mask)
+        outputs = {}
+        for tag, switches, qkv_want in (("fused", None, 1), ("unfused", UNFUSED, 3)):
+            y, qkv, why = compile_and_run(args.bin, work, model, tag, switches, inputs)
+            if not why and qkv != qkv_want:
+                why = f"{qkv} Cube kernels compute layer 0's Q, K, V; want {qkv_want}"
+            if not why and cosine(y, want) < 0.999:
+                why = f"cosine {cosine(y, want):.6f} vs torch fp32 (want >= 0.999)"
+            outputs[tag] = y
+            results.append((f"{tag}_vs_torch_fp32", why))
+        why = ""
+        if outputs["fused"] is None or outputs["unfused"] is None:
+            why = "a configuration did not run"
+        elif np.abs(outputs["fused"] - outputs["unfused"]).max() > 2e-2:
+            why = f"fused and unfused differ by {np.abs(outputs['fused'] - outputs['unfused']).max():.3e}"
+        results.append(("fused_vs_unfused", why))
+
+    failed = 0
+    for name, why in results:
+        print(f"{'FAIL' if why else 'PASS'}: {name}{': ' + why if why else ''}")
+        failed += bool(why)
+    print(f"{len(results) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
