@@ -7,8 +7,8 @@ top-1. Prints 'N passed, N failed'.
 
   conv_models.py --bin build/bin [--only NAME] [--resnet18]
 
---resnet18 adds torchvision's ResNet-18 (weights=None, 1x3x224x224): a
-few minutes on the simulator, so CI runs the small models only.
+--resnet18 adds torchvision's ResNet-18 (weights=None, 1x3x224x224); it
+takes about 10 s here (compile 2.3 s, simulation 3 s), so ctest runs it.
 """
 import argparse
 import os
@@ -123,7 +123,7 @@ def run_model(name, factory, shape, bin_dir, work):
     cosine = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30))
     same_top1 = got.reshape(got.shape[0], -1).argmax(1).tolist() == \
         want.reshape(want.shape[0], -1).argmax(1).tolist()
-    detail = f"cosine {cosine:.6f}, top-1 {'same' if same_top1 else 'DIFFERENT'}, " \
+    detail = f"cosine {cosine:.7f}, top-1 {'same' if same_top1 else 'DIFFERENT'}, " \
              f"compile {steps[0][-1]}, simulate {steps[1][-1]}"
     if not np.isfinite(cosine) or cosine < 0.999 or not same_top1:
         return "numerics: " + detail, detail
