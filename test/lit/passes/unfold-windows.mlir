@@ -1,0 +1,125 @@
+// RUN: vinci-opt %s --split-input-file --vinci-unfold-windows | FileCheck %s
+
+// 3x3, stride 2, pad 1, bias: pad, nine strided taps (ki, kj) row-major,
+// concat on C (tap-major rows), one matmul by the [OC, 9 * C] weight, the
+// bias at the output's shape (3 channels: too few for a kernel argument).
+// CHECK-LABEL: func.func @conv3x3
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: tensor<1x2x4x4xf32>)
+// CHECK: [[W:%.+]] = vg.constant dense<1.000000e+00> : tensor<3x18xf32>
+// CHECK: [[P:%.+]] = vg.pad [[X]] {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x6x6xf32>
+// CHECK: [[T0:%.+]] = vg.slice [[P]] {axes = array<i64: 2, 3>, ends = array<i64: 3, 3>, starts = array<i64: 0, 0>, steps = array<i64: 2, 2>}
+// CHECK: [[T1:%.+]] = vg.slice [[P]] {axes = array<i64: 2, 3>, ends = array<i64: 3, 4>, starts = array<i64: 0, 1>, steps = array<i64: 2, 2>}
+// CHECK: [[T8:%.+]] = vg.slice [[P]] {axes = array<i64: 2, 3>, ends = array<i64: 5, 5>, starts = array<i64: 2, 2>, steps = array<i64: 2, 2>}
+// CHECK: [[C:%.+]] = vg.concat [[T0]], [[T1]], {{.*}}, [[T8]] {axis = 1 : i64} {{.*}} -> tensor<1x18x2x2xf32>
+// CHECK: [[M:%.+]] = vg.reshape [[C]] {shape = array<i64: 18, 4>}
+// CHECK: [[Y:%.+]] = vg.matmul [[W]], [[M]] : (tensor<3x18xf32>, tensor<18x4xf32>) -> tensor<3x4xf32>
+// CHECK: [[Y4:%.+]] = vg.reshape [[Y]] {shape = array<i64: 1, 3, 2, 2>}
+// CHECK: [[B:%.+]] = vg.constant dense<{{.*}}3.000000e+00, 3.000000e+00]]]]> : tensor<1x3x2x2xf32>
+// CHECK: [[R:%.+]] = vg.add [[Y4]], [[B]]
+// CHECK-NOT: vg.conv
+// CHECK: return [[R]]
+func.func @conv3x3(%x: tensor<1x2x4x4xf32>) -> tensor<1x3x2x2xf32> {
+  %w = vg.constant dense<1.0> : tensor<3x2x3x3xf32>
+  %b = vg.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %y = vg.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>, tensor<3xf32>) -> tensor<1x3x2x2xf32>
+  return %y : tensor<1x3x2x2xf32>
+}
+
+// -----
+
+// The weight is permuted [OC, C, kh, kw] -> [OC, kh, kw, C]:
+// W[0, c, 0, k] = 10 c + k becomes row [0 10 | 1 11].
+// CHECK-LABEL: func.func @weight_permuted
+// CHECK: vg.constant dense<{{\[\[}}0.000000e+00, 1.000000e+01, 1.000000e+00, 1.100000e+01]]> : tensor<1x4xf32>
+func.func @weight_permuted(%x: tensor<1x2x3x3xf32>) -> tensor<1x1x3x2xf32> {
+  %w = vg.constant dense<[[[[0.0, 1.0]], [[10.0, 11.0]]]]> : tensor<1x2x1x2xf32>
+  %y = vg.conv %x, %w : (tensor<1x2x3x3xf32>, tensor<1x2x1x2xf32>) -> tensor<1x1x3x2xf32>
+  return %y : tensor<1x1x3x2xf32>
+}
+
+// -----
+
+// 1x1, stride 1, no pad: the input itself is the im2col matrix (no copies);
+// a bias of 32 channels stays [1, OC, 1, 1].
+// CHECK-LABEL: func.func @conv1x1
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: tensor<1x4x8x8xf32>)
+// CHECK-NOT: vg.slice
+// CHECK: [[M:%.+]] = vg.reshape [[X]] {shape = array<i64: 4, 64>}
+// CHECK: vg.matmul %{{.+}}, [[M]] : (tensor<32x4xf32>, tensor<4x64xf32>) -> tensor<32x64xf32>
+// CHECK: vg.add %{{.+}}, %{{.+}} : (tensor<1x32x8x8xf32>, tensor<1x32x1x1xf32>)
+func.func @conv1x1(%x: tensor<1x4x8x8xf32>) -> tensor<1x32x8x8xf32> {
+  %w = vg.constant dense<1.0> : tensor<32x4x1x1xf32>
+  %b = vg.constant dense<0.5> : tensor<32xf32>
+  %y = vg.conv %x, %w, %b : (tensor<1x4x8x8xf32>, tensor<32x4x1x1xf32>, tensor<32xf32>) -> tensor<1x32x8x8xf32>
+  return %y : tensor<1x32x8x8xf32>
+}
+
+// -----
+
+// Near misses: grouped (depthwise) conv, batch 2, and a weight that is not
+// a constant stay convs.
+// CHECK-LABEL: func.func @not_unfolded
+// CHECK-COUNT-3: vg.conv
+// CHECK-NOT: vg.matmul
+func.func @not_unfolded(%x: tensor<1x4x8x8xf32>, %x2: tensor<2x4x8x8xf32>, %wv: tensor<4x4x1x1xf32>) -> (tensor<1x4x6x6xf32>, tensor<2x4x8x8xf32>, tensor<1x4x8x8xf32>) {
+  %dw = vg.constant dense<1.0> : tensor<4x1x3x3xf32>
+  %w = vg.constant dense<1.0> : tensor<4x4x1x1xf32>
+  %a = vg.conv %x, %dw {group = 4 : i64} : (tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %b = vg.conv %x2, %w : (tensor<2x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<2x4x8x8xf32>
+  %c = vg.conv %x, %wv : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  return %a, %b, %c : tensor<1x4x6x6xf32>, tensor<2x4x8x8xf32>, tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// Max pool: pad with -inf (begin pads only), a max chain over the taps.
+// CHECK-LABEL: func.func @max_pool
+// CHECK: [[P:%.+]] = vg.pad %{{.+}} {constant_value = 0xFFF0000000000000 : f64, pads = array<i64: 0, 0, 1, 1, 0, 0, 0, 0>}
+// CHECK-COUNT-4: vg.slice [[P]]
+// CHECK: [[M0:%.+]] = vg.max
+// CHECK: [[M1:%.+]] = vg.max [[M0]]
+// CHECK: [[M2:%.+]] = vg.max [[M1]]
+// CHECK-NOT: vg.max_pool
+// CHECK: return [[M2]]
+func.func @max_pool(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
+  %y = vg.max_pool %x {kernel_shape = array<i64: 2, 2>, pads = array<i64: 1, 1, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
+  return %y : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// Average pool without pads: a sum chain times the scalar 1 / 4.
+// CHECK-LABEL: func.func @average_pool
+// CHECK-NOT: vg.pad
+// CHECK-COUNT-3: vg.add
+// CHECK: [[S:%.+]] = vg.constant dense<2.500000e-01> : tensor<f32>
+// CHECK: vg.mul %{{.+}}, [[S]]
+func.func @average_pool(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
+  %y = vg.average_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// Pads excluded from the count: 1 / count per position (corner 1/4, edge
+// 1/6, centre 1/9), stored at the output's shape since it is small.
+// CHECK-LABEL: func.func @average_pool_excluding_pads
+// CHECK: vg.pad
+// CHECK: [[F:%.+]] = vg.constant dense<{{\[\[\[\[}}2.500000e-01, 0.166666672, 2.500000e-01], [0.166666672, 0.111111112, 0.166666672]
+// CHECK: vg.mul %{{.+}}, [[F]]
+func.func @average_pool_excluding_pads(%x: tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32> {
+  %y = vg.average_pool %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32>
+  return %y : tensor<1x1x3x3xf32>
+}
+
+// -----
+
+// Global average pool: a mean over the flattened H * W.
+// CHECK-LABEL: func.func @global_average_pool
+// CHECK: [[F:%.+]] = vg.reshape %{{.+}} {shape = array<i64: 1, 8, 49>}
+// CHECK: [[M:%.+]] = vg.reduce_mean [[F]] {axes = array<i64: -1>}
+// CHECK: vg.reshape [[M]] {shape = array<i64: 1, 8, 1, 1>}
+func.func @global_average_pool(%x: tensor<1x8x7x7xf32>) -> tensor<1x8x1x1xf32> {
+  %y = vg.global_average_pool %x : (tensor<1x8x7x7xf32>) -> tensor<1x8x1x1xf32>
+  return %y : tensor<1x8x1x1xf32>
+}
