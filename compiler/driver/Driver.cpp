@@ -192,8 +192,12 @@ mlir::LogicalResult buildKernelPipeline(mlir::PassManager &pm, const soc::SocSpe
   return mlir::success();
 }
 
+/// The compile report. `om` holds the written .om's figures (its GM arena
+/// plan, the one the runtime uses); without an .om the plan is the task
+/// list's.
 std::string renderReport(const CompileOptions &options, const soc::SocSpec &soc,
-                         const backend::TaskGraph &tasks, const CompileTimer &timer) {
+                         const backend::TaskGraph &tasks, const CompileTimer &timer,
+                         const backend::OmSummary *om) {
   std::string text;
   llvm::raw_string_ostream os(text);
   llvm::json::OStream json(os, 2);
@@ -201,8 +205,9 @@ std::string renderReport(const CompileOptions &options, const soc::SocSpec &soc,
     json.attribute("model", options.model);
     json.attribute("soc_version", soc.name);
     json.attribute("precision_mode", "force_fp16");
-    json.attribute("note", "estimated_cycles is a roofline estimate from the SoC table (a 310P "
-                           "modelled from published numbers); kernels are not generated yet");
+    json.attribute("note", "estimated_cycles is a per-kernel roofline estimate from the SoC table "
+                           "(a 310P modelled from published numbers), not a measurement; "
+                           "vinci-run reports the simulated cycles");
     json.attribute("num_kernels", static_cast<int64_t>(tasks.tasks.size()));
     json.attributeArray("kernels", [&] {
       for (const backend::TaskInfo &task : tasks.tasks)
@@ -222,10 +227,14 @@ std::string renderReport(const CompileOptions &options, const soc::SocSpec &soc,
     for (const backend::TaskInfo &task : tasks.tasks)
       cycles += task.estimatedCycles;
     json.attribute("estimated_cycles", static_cast<int64_t>(cycles));
-    json.attribute("arena_bytes", static_cast<int64_t>(tasks.plan.arenaBytes));
+    json.attribute("arena_bytes",
+                   static_cast<int64_t>(om ? om->arenaBytes : tasks.plan.arenaBytes));
     json.attribute("arena_lower_bound_bytes",
-                   static_cast<int64_t>(tasks.plan.arenaLowerBoundBytes));
-    json.attribute("weights_bytes", static_cast<int64_t>(tasks.weightsBytes));
+                   static_cast<int64_t>(om ? om->arenaLowerBoundBytes
+                                           : tasks.plan.arenaLowerBoundBytes));
+    json.attribute("weights_bytes", static_cast<int64_t>(om ? om->weightsBytes : tasks.weightsBytes));
+    if (om)
+      json.attribute("om_bytes", static_cast<int64_t>(om->fileBytes));
     double total = timer.passes.empty() ? 0 : timer.passes.back().second;
     json.attribute("compile_seconds", total);
     json.attributeArray("pass_seconds", [&] {
@@ -466,7 +475,6 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
     text = printModule(*module, flags);
 
   // Kernels, then the task list and its GM plan for the compile report.
-  std::string reportText;
   if (!options.report.empty() || toKernels) {
     auto pm = makePassManager();
     pm->addPass(createNarrowInt64());
@@ -475,15 +483,13 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
     if (failed(pm->run(*module)))
       return fail(err, options.model + ": partitioning into kernels failed");
   }
+  backend::TaskGraph tasks;
   if (!options.report.empty()) {
-    backend::TaskGraph tasks;
     std::string error;
     auto graph = module->lookupSymbol<mlir::func::FuncOp>("main");
     if (!backend::buildTaskGraph(*module, graph, *soc, backend::StoragePrecision::ForceFp16,
                                  tasks, error))
       return fail(err, options.model + ": " + error);
-    timer.record("total", secondsSince(start));
-    reportText = renderReport(options, *soc, tasks, timer);
   }
 
   // Lowering to dv kernels and the kernel passes: what --emit=dv shows.
@@ -498,18 +504,25 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
   }
 
   std::string error;
+  backend::OmSummary summary;
   if (options.emit == "om") {
-    backend::OmSummary summary;
+    auto emitStart = std::chrono::steady_clock::now();
     if (!backend::emitOm(*module, llvm::sys::path::stem(options.model).str(), options.output,
                          summary, error))
       return fail(err, options.model + ": " + error);
+    timer.record("emit-om", secondsSince(emitStart));
   } else if (options.output.empty()) {
     out << text;
   } else if (!writeFileAtomically(options.output, text, error)) {
     return fail(err, error);
   }
-  if (!reportText.empty() && !writeFileAtomically(options.report, reportText, error))
-    return fail(err, error);
+  if (!options.report.empty()) {
+    timer.record("total", secondsSince(start));
+    std::string reportText = renderReport(options, *soc, tasks, timer,
+                                          options.emit == "om" ? &summary : nullptr);
+    if (!writeFileAtomically(options.report, reportText, error))
+      return fail(err, error);
+  }
 
   err << kTool << ": imported " << options.model << " for " << soc->name << ": " << stats.ops
       << " vg ops (" << stats.constants << " constants, " << stats.weightBlobs
