@@ -43,4 +43,23 @@ bool mayJoinKernel(OpRole anchor, OpRole consumer) {
   return anchor == OpRole::Cube || anchor == OpRole::Elementwise;
 }
 
+bool cubeEpilogueTakes(Operation *consumer, Value fromKernel) {
+  auto result = dyn_cast<RankedTensorType>(consumer->getResult(0).getType());
+  if (!result || result.getRank() == 0)
+    return false;
+  int64_t columns = result.getShape().back();
+  for (Value other : consumer->getOperands()) {
+    if (other == fromKernel)
+      continue;
+    auto type = dyn_cast<RankedTensorType>(other.getType());
+    if (!type || !type.hasStaticShape())
+      return false;
+    int64_t elements = type.getNumElements();
+    bool row = type.getRank() > 0 && type.getShape().back() == columns && elements == columns;
+    if (elements != 1 && !row && type.getShape() != result.getShape())
+      return false;
+  }
+  return true;
+}
+
 } // namespace vinci

@@ -30,6 +30,14 @@ llvm::StringRef kernelKindName(KernelKind kind);
 /// producer of role `producerKernelAnchor` (the kernel's first op).
 bool mayJoinKernel(OpRole anchor, OpRole consumer);
 
+/// Whether the elementwise `consumer` of a Cube kernel's result `fromKernel`
+/// can be the kernel's epilogue: every other operand must be one element, a
+/// row of the result's last dim or of the result's shape, which the
+/// epilogue reads per output tile. Another broadcast (attention's causal
+/// mask [1, 1, S, S] over the [B, H, S, S] scores) is left to a Vector
+/// kernel of its own.
+bool cubeEpilogueTakes(mlir::Operation *consumer, mlir::Value fromKernel);
+
 } // namespace vinci
 
 #endif // VINCI_PASSES_KERNELRULES_H

@@ -95,7 +95,8 @@ private:
       bool switchedOff = (kernel->anchorRole == OpRole::Cube && !rules.cubeEpilogues) ||
                          (kernel->anchorRole == OpRole::Elementwise && !rules.elementwiseChains);
       if (kernel->ops.back() == producer && operand.hasOneUse() && !switchedOff &&
-          mayJoinKernel(kernel->anchorRole, role))
+          mayJoinKernel(kernel->anchorRole, role) &&
+          (kernel->anchorRole != OpRole::Cube || cubeEpilogueTakes(op, operand)))
         return kernel;
     }
     return nullptr;

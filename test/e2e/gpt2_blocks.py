@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+"""End to end: two GPT-2-style pre-LN blocks (LayerNorm, separate q/k/v
+Linear layers, scale, causal mask added as [1, 1, S, S], softmax, tanh
+GELU MLP, residuals) exported from torch (opset 14), compiled with every
+fusion on and with QkvFusion and ElementwiseFusion off, run on the
+simulator (hazards fatal) and compared with the torch fp32 output.
+
+Checks: cosine >= 0.999 and max error <= 2e-2 for both; the fused compile
+joins Q, K and V into one Cube kernel a block and keeps the causal mask add
+out of the QK^T kernel (a [S, S] mask broadcast over heads is no Cube
+epilogue). Prints 'N passed, N failed'.
+
+  gpt2_blocks.py --bin build/bin
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+from torch import nn
+
+SEQ, DIM, HEADS = 32, 64, 2
+PARTLY_OFF = {"Switch": {"GraphFusion": {"QkvFusion": "off"},
+                         "UBFusion": {"ElementwiseFusion": "off"}}}
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(DIM), nn.LayerNorm(DIM)
+        self.q, self.k, self.v, self.o = (nn.Linear(DIM, DIM) for _ in range(4))
+        self.up, self.down = nn.Linear(DIM, 4 * DIM), nn.Linear(4 * DIM, DIM)
+        self.register_buffer("mask", torch.triu(torch.full((SEQ, SEQ), -1e4), 1)[None, None])
+
+    def forward(self, x):
+        b, s, d = x.shape
+        hd = d // HEADS
+        y = self.ln1(x)
+        q, k, v = (p(y).view(b, s, HEADS, hd).transpose(1, 2) for p in (self.q, self.k, self.v))
+        a = (q @ k.transpose(-1, -2)) / math.sqrt(hd) + self.mask
+        a = (a.softmax(-1) @ v).transpose(1, 2).reshape(b, s, d)
+        x = x + self.o(a)
+        return x + self.down(nn.functional.gelu(self.up(self.ln2(x)), approximate="tanh"))
+
+
+def run(bin_dir, work, model, tag, switches, x_path):
+    om, report = os.path.join(work, tag + ".om"), os.path.join(work, tag + ".json")
+    extra = []
+    if switches:
+        path = os.path.join(work, tag + ".switches.json")
+        with open(path, "w") as f:
+            json.dump(switches, f)
+        extra = ["--fusion_switch_file", path]
+    out_dir = os.path.join(work, tag + ".out")
+    for step in ([os.path.join(bin_dir, "vinci-compile"), "--model", model, "--output", om,
+                  "--report", report] + extra,
+                 [os.path.join(bin_dir, "vinci-run"), "--model", om, "--hazards", "fatal",
+                  "--input", x_path, "--output_dir", out_dir]):
+        proc = subprocess.run(step, capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0:
+            return None, None, (proc.stderr.strip().splitlines() or ["failed"])[-1]
+    with open(report) as f:
+        return np.load(os.path.join(out_dir, "output_0.npy")), json.load(f)["kernels"], ""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", required=True)
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    model = nn.Sequential(Block(), Block()).eval()
+    x = torch.randn(1, SEQ, DIM)
+    with torch.no_grad():
+        want = model(x).numpy().astype(np.float64)
+    results = []
+    with tempfile.TemporaryDirectory() as work:
+        path, x_path = os.path.join(work, "gpt2_blocks.onnx"), os.path.join(work, "x.npy")
+        torch.onnx.export(model, (x,), path, opset_version=14, input_names=["x"],
+                          output_names=["y"])
+        np.save(x_path, x.numpy())
+        for tag, switches in (("fused", None), ("partly_unfused", PARTLY_OFF)):
+            y, kernels, why = run(args.bin, work, path, tag, switches, x_path)
+            if not why:
+                y = y.astype(np.float64).ravel()
+                cos = y @ want.ravel() / (np.linalg.norm(y) * np.linalg.norm(want))
+                err = np.abs(y - want.ravel()).max()
+                if cos < 0.999 or err > 2e-2:
+                    why = f"cosine {cos:.6f}, max error {err:.3e} vs torch fp32"
+            if not why and tag == "fused":
+                cube = [k["source_nodes"] for k in kernels if k["kind"] == "cube"]
+                qkv = [s for s in cube if any("/0/q/MatMul" in n for n in s)]
+                if len(qkv) != 1 or not any("/0/k/MatMul" in n for n in qkv[0][0].split("+")):
+                    why = "Q and K of block 0 are not one Cube kernel"
+                elif any("/0/Add" in s for s in cube if any("/0/MatMul" == n for n in s)):
+                    why = "the causal mask add joined the QK^T Cube kernel"
+            results.append((f"{tag}_vs_torch_fp32", why))
+
+    failed = 0
+    for name, why in results:
+        print(f"{'FAIL' if why else 'PASS'}: {name}{': ' + why if why else ''}")
+        failed += bool(why)
+    print(f"{len(results) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+// RUN: vinci-opt %s --split-input-file --vinci-partition-kernels | FileCheck %s
+// RUN: vinci-opt %s --split-input-file --vinci-partition-kernels=cube-epilogues=false | FileCheck %s --check-prefix=NO-EPI
+// RUN: vinci-opt %s --split-input-file --vinci-partition-kernels=elementwise-chains=false | FileCheck %s --check-prefix=NO-CHAIN
+
+// BERT's attention scores: the scale and the [1, 1, 1, S] padding mask (a
+// row of the scores' last dim) are the QK^T matmul's epilogue.
+// CHECK-LABEL: func.func @row_mask
+// CHECK: call @k0_matmul
+// CHECK: call @k1_softmax
+// CHECK: func.func private @k0_matmul{{.+}}vinci.source_nodes = ["qk", "scale", "mask"]
+// Switched off (CubeEpilogueFusion off), the scale and the mask add are a
+// Vector kernel after the matmul.
+// NO-EPI-LABEL: func.func @row_mask
+// NO-EPI: call @k0_matmul
+// NO-EPI: call @k1_div
+// NO-EPI: call @k2_softmax
+// NO-EPI: func.func private @k1_div{{.+}}vinci.source_nodes = ["scale", "mask"]
+func.func @row_mask(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %m: tensor<1x1x1x8xf32>) -> tensor<1x2x8x8xf32> {
+  %s = vg.constant dense<2.0> : tensor<f32>
+  %0 = vg.matmul %q, %k {transpose_b = true} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x8xf32> loc("qk")
+  %1 = vg.div %0, %s : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32> loc("scale")
+  %2 = vg.add %1, %m : (tensor<1x2x8x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x8xf32> loc("mask")
+  %3 = vg.softmax %2 : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32> loc("softmax")
+  return %3 : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// GPT-2's causal mask [1, 1, S, S] broadcasts over the heads: no Cube
+// epilogue reads it, so the scale stays in the matmul and the mask add is a
+// Vector kernel of its own.
+// CHECK-LABEL: func.func @causal_mask
+// CHECK: call @k0_matmul
+// CHECK: call @k1_add
+// CHECK: call @k2_softmax
+// CHECK: func.func private @k0_matmul{{.+}}vinci.source_nodes = ["qk", "scale"]
+// CHECK: func.func private @k1_add{{.+}}vinci.source_nodes = ["mask"]
+// Without elementwise chains nothing changes here (the add is alone).
+// NO-CHAIN-LABEL: func.func @causal_mask
+// NO-CHAIN: call @k0_matmul
+// NO-CHAIN: call @k1_add
+func.func @causal_mask(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %m: tensor<1x1x8x8xf32>) -> tensor<1x2x8x8xf32> {
+  %s = vg.constant dense<2.0> : tensor<f32>
+  %0 = vg.matmul %q, %k {transpose_b = true} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x8xf32> loc("qk")
+  %1 = vg.div %0, %s : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32> loc("scale")
+  %2 = vg.add %1, %m : (tensor<1x2x8x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x2x8x8xf32> loc("mask")
+  %3 = vg.softmax %2 : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32> loc("softmax")
+  return %3 : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// ElementwiseFusion off: a chain of elementwise ops is one kernel per op.
+// CHECK-LABEL: func.func @chain
+// CHECK: call @k0_mul
+// CHECK-NOT: call
+// CHECK: return
+// NO-CHAIN-LABEL: func.func @chain
+// NO-CHAIN: call @k0_mul
+// NO-CHAIN: call @k1_relu
+func.func @chain(%x: tensor<8x64xf32>, %y: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %0 = vg.mul %x, %y : (tensor<8x64xf32>, tensor<8x64xf32>) -> tensor<8x64xf32>
+  %1 = vg.relu %0 : tensor<8x64xf32>
+  return %1 : tensor<8x64xf32>
+}
