@@ -30,8 +30,8 @@
 //
 // Rejected (one-line diagnostics): conversions other
 // than f16 <-> f32, element types the ISA has no copies of (i64), empty
-// tensors, tensor constants inside the kernel, and boxes needing more nested
-// loops than the ISA's four.
+// tensors, and boxes needing more nested loops than the ISA's four. Small
+// constants the partition cloned into a concat kernel become arguments.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/lower/LowerCommon.h"
@@ -137,6 +137,9 @@ Operation *soleMover(func::FuncOp func) {
   return mover;
 }
 
+/// Stands for the argument a hoisted constant becomes.
+constexpr unsigned kHoistedConstant = ~0u;
+
 /// The GM argument `value` is read from: a kernel argument.
 std::optional<unsigned> argumentOf(Value value) {
   if (auto arg = dyn_cast<BlockArgument>(value))
@@ -173,9 +176,11 @@ BoxCopy placedBox(ArrayRef<int64_t> shape, ArrayRef<int64_t> outerShape,
 /// Builds the boxes of the kernel's op; "" on success, else why not.
 std::string analyze(func::FuncOp func, func::CallOp call, Operation *mover, Plan &plan) {
   StringRef name = opName(mover);
+  SmallVector<Value> sources; // each box's source tensor in the kernel
   GmSignature signature = gmSignature(call);
-  auto noteElements = [&](BoxCopy &box) -> std::string {
-    box.srcElement = signature.elements[box.srcArg];
+  auto noteElements = [&](BoxCopy &box, Value source) -> std::string {
+    box.srcElement = box.srcArg == kHoistedConstant ? storageElementType(source)
+                                                     : signature.elements[box.srcArg];
     box.dstElement = signature.elements[box.dstArg];
     for (Type element : {box.srcElement, box.dstElement}) {
       if (dv::elementBytes(element) == 0)
@@ -218,6 +223,7 @@ std::string analyze(func::FuncOp func, func::CallOp call, Operation *mover, Plan
     box.srcArg = *src;
     box.dstArg = *dst;
     plan.boxes.push_back(box);
+    sources.push_back(slice.getInput());
   } else if (auto split = dyn_cast<vg::SplitOp>(mover)) {
     RankedTensorType inType = split.getInput().getType();
     int64_t axis = *vg::normalizeAxis(split.getAxis(), inType.getRank());
@@ -237,6 +243,7 @@ std::string analyze(func::FuncOp func, func::CallOp call, Operation *mover, Plan
       box.srcArg = *src;
       box.dstArg = *dst;
       plan.boxes.push_back(box);
+      sources.push_back(split.getInput());
     }
   } else {
     auto concat = cast<vg::ConcatOp>(mover);
@@ -253,18 +260,23 @@ std::string analyze(func::FuncOp func, func::CallOp call, Operation *mover, Plan
       at += type.getDimSize(axis);
       if (type.getNumElements() == 0)
         continue;
+      // A constant the partition cloned in is hoisted to an argument when
+      // the kernel is lowered; until then it stands for one.
       std::optional<unsigned> src = argumentOf(input);
+      if (!src && input.getDefiningOp<vg::ConstantOp>())
+        src = kHoistedConstant;
       if (!src)
-        return "a concat of a constant inside the kernel has no lowering template yet";
+        return "a concat of a value computed inside the kernel has no lowering template yet";
       BoxCopy box = placedBox(type.getShape(), outType.getShape(), offset, false);
       box.srcArg = *src;
       box.dstArg = *dst;
       plan.boxes.push_back(box);
+      sources.push_back(input);
     }
   }
 
-  for (BoxCopy &box : plan.boxes) {
-    if (std::string why = noteElements(box); !why.empty())
+  for (auto [box, source] : llvm::zip(plan.boxes, sources)) {
+    if (std::string why = noteElements(box, source); !why.empty())
       return why;
     collapse(box);
   }
@@ -580,7 +592,33 @@ private:
   AffineExpr srcExpr, dstExpr;
 };
 
+/// Concat inputs that the partition cloned into the kernel as immediates
+/// (small constants) become arguments: cloned before the call in the graph,
+/// they are stored in GM like weights.
+void hoistConstants(func::FuncOp func, func::CallOp &call) {
+  SmallVector<vg::ConstantOp> constants(func.getBody().front().getOps<vg::ConstantOp>());
+  for (vg::ConstantOp constant : constants) {
+    OpBuilder graph(call);
+    Operation *outer = graph.clone(*constant.getOperation());
+    unsigned index = func.getNumArguments();
+    (void)func.insertArgument(index, constant.getType(), DictionaryAttr(), constant.getLoc());
+    constant.getResult().replaceAllUsesWith(func.getArgument(index));
+    constant.erase();
+    call->insertOperands(call->getNumOperands(), outer->getResult(0));
+  }
+}
+
+bool hoistable(func::FuncOp func) {
+  Operation *mover = soleMover(func);
+  return mover && isa<vg::ConcatOp>(mover) &&
+         llvm::all_of(func.getBody().front().getOps<vg::ConstantOp>(), [&](vg::ConstantOp c) {
+           return llvm::all_of(c->getUsers(), [&](Operation *user) { return user == mover; });
+         });
+}
+
 LogicalResult lowerDataMovement(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
+  if (hoistable(func))
+    hoistConstants(func, call);
   Plan plan;
   if (std::string why = analyze(func, call, soleMover(func), plan); !why.empty())
     return func.emitError() << "kernel " << func.getSymName() << ": " << why;

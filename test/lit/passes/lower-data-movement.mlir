@@ -248,14 +248,21 @@ module {
 
 // -----
 
-// Near-miss: a small constant the partition cloned into the kernel has no
-// GM buffer to copy from.
+// A small constant the partition cloned into the kernel becomes an
+// argument (cloned before the launch, stored f16 like a weight) and is
+// widened to the f32 output in UB.
+// CHECK-LABEL: func.func @graph
+// CHECK: %[[C:.+]] = vg.constant dense<1.000000e+00> : tensor<2x1xf32>
+// CHECK: dv.launch @k0_concat(%{{.+}}, %[[C]])
+// CHECK-LABEL: dv.kernel @k0_concat
+// CHECK-SAME: (%[[X:.+]]: !dv.gm<2x3xf32>, %[[K:.+]]: !dv.gm<2x1xf16>, %[[OUT:.+]]: !dv.gm<2x4xf32>)
+// CHECK: dv.view %[[K]][0] : !dv.gm<2x1xf16> to !dv.gm<2xf16>
+// CHECK: dv.vconv
 module {
   func.func @graph(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
     %y = call @k0_concat(%x) : (tensor<2x3xf32>) -> tensor<2x4xf32>
     return %y : tensor<2x4xf32>
   }
-  // expected-error @+1 {{kernel k0_concat: a concat of a constant inside the kernel has no lowering template yet}}
   func.func private @k0_concat(%a: tensor<2x3xf32>) -> tensor<2x4xf32>
       attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
     %c = vg.constant dense<1.0> : tensor<2x1xf32>
