@@ -12,26 +12,27 @@
 //
 // A box is first collapsed: dims of extent 1 are dropped and neighbours that
 // are contiguous in both tensors are merged, so that its innermost dim is a
-// run of contiguous elements on both sides (a row). Rows that fit the UB
-// budget move in tiles of several rows along the longest other dim: one
-// MTE2 copy with a burst per row and the source stride as the gap, each row
-// padded to 32 B in UB, one MTE3 copy with the destination stride as the
-// gap. A row longer than the budget moves in pieces of one burst. The tiled dim is a dv.loop
-// plus one tail tile; the other dims are dv.loops, and one dim whose extent
-// the block count divides is spread over blocks, so the kernel's size does not
-// depend on the tensor's. A slice along the innermost dim is therefore a copy
-// with a row stride, and the QKV split of a fused projection is one strided
-// gather per head slice.
+// run of contiguous elements on both sides (a row). Rows that fit a UB tile
+// move several at a time along the longest other dim that steps forward on
+// both sides: one MTE2 copy with a burst per row and the source stride as
+// the gap, each row padded to 32 B in UB, one MTE3 copy with the
+// destination stride as the gap. A row longer than a tile moves in pieces
+// of one burst. The tiles of that dim (full ones, then a tail) form a
+// sequence; the other dims are dv.loops, and one dim whose extent the block
+// count divides is spread over blocks, so the kernel's size does not depend
+// on the tensor's. A slice along the innermost dim is therefore a copy with
+// a row stride, and each third of a fused QKV projection one strided gather.
 //
-// Two UB tiles per element type are used in turn and the copies are
-// software pipelined (MTE2 loads tile t while MTE3 stores tile t - 1). A box
-// whose GM storage types differ (a graph input or output in f32 beside f16
-// intermediates) converts each tile in UB with vconv between load and store.
+// Two UB tiles per element type are used in turn and each sequence is
+// software pipelined (MTE2 loads tile t while MTE3 stores tile t - 1; a
+// dv.loop moves two tiles an iteration). A box whose GM storage types
+// differ (a graph input or output in f32 beside f16 intermediates) converts
+// each tile in UB with vconv between load and store. Small constants the
+// partition cloned into a concat kernel become arguments.
 //
-// Rejected (one-line diagnostics): conversions other
-// than f16 <-> f32, element types the ISA has no copies of (i64), empty
-// tensors, and boxes needing more nested loops than the ISA's four. Small
-// constants the partition cloned into a concat kernel become arguments.
+// Rejected (one-line diagnostics): conversions other than f16 <-> f32,
+// element types the ISA has no copies of (i64), empty tensors, and boxes
+// needing more nested loops than the ISA's four.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/lower/LowerCommon.h"
