@@ -169,7 +169,8 @@ void buildGraphPipeline(mlir::PassManager &pm, const FusionSwitches &switches) {
     pm.addPass(graph::createFuseGelu());
   if (switches.isOn("QkvFusion"))
     pm.addPass(graph::createFuseQkv());
-  pm.addPass(graph::createFoldBatchNorm());
+  if (switches.isOn("ConvBatchNormFusion"))
+    pm.addPass(graph::createFoldBatchNorm());
   pm.addPass(graph::createUnfoldWindows());
   pm.addPass(mlir::createCanonicalizerPass());
 }

@@ -14,6 +14,9 @@ const std::vector<FusionSwitchInfo> &fusionSwitches() {
       {"GraphFusion", "QkvFusion",
        "matmuls of the same activations by constant weights -> one matmul and slices "
        "(vinci-fuse-qkv)"},
+      {"GraphFusion", "ConvBatchNormFusion",
+       "inference batch_norm folded into the preceding conv's weights and bias "
+       "(vinci-fold-batchnorm)"},
       {"GraphFusion", "SoftmaxProtection",
        "safe softmax: saturate non-finite logits, subtract the row max, clip the shifted logits "
        "to [-softmax_clip, 0]; off: exp(x) / sum(exp(x)) as written"},

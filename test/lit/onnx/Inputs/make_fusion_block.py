@@ -1,5 +1,6 @@
 """Writes a small transformer-block fragment for the fusion switch tests:
-make_fusion_block.py OUT.onnx
+make_fusion_block.py OUT.onnx (or make_fusion_block.py --conv-bn OUT.onnx:
+Conv -> BatchNormalization -> Relu)
 
 x -> LayerNorm as torch decomposes it (ReduceMean, Sub, Pow, ReduceMean, Add
 eps, Sqrt, Div, Mul gamma, Add beta) -> Q, K, V projections (MatMul + Add
@@ -58,5 +59,26 @@ def main(out):
     onnx.save(model, out)
 
 
+def conv_bn(out):
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array(rng.normal(0, 0.1, shape).astype(np.float32), name)
+             for name, shape in (("w", [4, 3, 3, 3]), ("gamma", [4]), ("beta", [4]),
+                                 ("mean", [4]))]
+    inits.append(numpy_helper.from_array(rng.uniform(0.5, 1.5, [4]).astype(np.float32), "var"))
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], name="/conv"),
+             helper.make_node("BatchNormalization", ["c", "gamma", "beta", "mean", "var"], ["b"],
+                              name="/bn"),
+             helper.make_node("Relu", ["b"], ["y"], name="/relu")]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8])
+    model = helper.make_model(helper.make_graph(nodes, "conv_bn", [x], [y], initializer=inits),
+                              opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(model)
+    onnx.save(model, out)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--conv-bn":
+        conv_bn(sys.argv[2])
+    else:
+        main(sys.argv[1])
