@@ -143,10 +143,11 @@ def UnfoldWindows : Pass<"vinci-unfold-windows", "mlir::ModuleOp"> {
   let description = [{
     Each kernel tap (ki, kj) of a 2-D window reads the padded input at
     (oh * sh + ki * dh, ow * sw + kj * dw): a vg.slice with steps. A conv
-    (groups 1, batch 1, constant weight) becomes the taps concatenated along
-    the channels and reshaped to [kh * kw * C, OH * OW], multiplied on the
-    Cube by the weight permuted to [OC, kh * kw * C] at compile time (the
-    NCHW result directly), plus the bias as a [1, OC, 1, 1] add. max_pool
+    (groups 1, batch 1) becomes the taps stacked after the channels
+    ([C, kh * kw, OH * OW], the order of the weight's rows) and reshaped to
+    [C * kh * kw, OH * OW], multiplied on the Cube by the weight as a
+    [OC, C * kh * kw] matrix (the NCHW result directly), plus the bias as a
+    [1, OC, 1, 1] add. max_pool
     becomes a max chain over the taps of the input padded with -inf,
     average_pool a sum chain times 1 / count (a per-position constant when
     count_include_pad is 0 and pads or ceil_mode cut windows). Global
@@ -163,7 +164,9 @@ def UnfoldWindows : Pass<"vinci-unfold-windows", "mlir::ModuleOp"> {
     %p = vg.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : (tensor<1x8x6x6xf32>) -> tensor<1x8x8x8xf32>
     %t0 = vg.slice %p {axes = array<i64: 2, 3>, ends = array<i64: 6, 6>, starts = array<i64: 0, 0>, steps = array<i64: 1, 1>}
     ...  (nine taps)
-    %c = vg.concat %t0, ..., %t8 {axis = 1 : i64} -> tensor<1x72x6x6xf32>
+    %s0 = vg.reshape %t0 {shape = array<i64: 1, 8, 1, 6, 6>}
+    ...
+    %c = vg.concat %s0, ..., %s8 {axis = 2 : i64} -> tensor<1x8x9x6x6xf32>
     %m = vg.reshape %c {shape = array<i64: 72, 36>}
     %y0 = vg.matmul %w2, %m : (tensor<16x72xf32>, tensor<72x36xf32>) -> tensor<16x36xf32>
     %y1 = vg.reshape %y0 {shape = array<i64: 1, 16, 6, 6>}

@@ -3,14 +3,16 @@
 // A 2-D convolution or pooling reads, for each kernel tap (ki, kj), the
 // input at (oh * sh + ki * dh, ow * sw + kj * dw) of the padded input: one
 // strided slice per tap. So
-//  - conv (groups 1, batch 1) becomes pad, one slice per tap, a concat of
-//    the taps along the channels ([taps * C, OH * OW], tap-major: im2col)
-//    and one Cube matmul by the weight permuted to [OC, kh, kw, C] at
-//    compile time, which yields the NCHW result directly;
+//  - conv (groups 1, batch 1) becomes pad, one slice per tap, the taps
+//    stacked after the channels ([C, kh * kw, OH * OW]: im2col, rows in the
+//    order of the weight's [OC, C, kh, kw]) and one Cube matmul by the
+//    weight as a [OC, C * kh * kw] matrix, which yields the NCHW result
+//    directly; weights that are graph inputs work as well (views);
 //  - max_pool becomes pad with -inf, one slice per tap and a max chain,
 //    average_pool a sum chain times 1 / count (a per-position constant when
 //    pads are excluded from the count);
-//  - global average / max pooling becomes a mean / max over H * W.
+//  - global average / max pooling becomes a mean / max over the spatial
+//    axes.
 // Every piece has a template (pad, slice, concat: data movement; matmul:
 // Cube; the chains: one fused Vector kernel; mean/max: rows), so the model
 // compiles without a convolution template. Grouped and depthwise conv,
@@ -186,14 +188,15 @@ SmallVector<Value> taps(OpBuilder &b, Location loc, Value xp, const Window &w) {
   return out;
 }
 
-// conv(x, W, b) = reshape(W' @ im2col(pad(x)), N x OC x OH x OW) + b,
-// W' = W permuted to [OC, kh, kw, C], im2col = concat of the taps on C.
+// conv(x, W, b) = reshape(reshape(W, [OC, C * kh * kw]) @ im2col(pad(x)),
+//                         N x OC x OH x OW) + b,
+// im2col = the taps stacked after C ([C, kh * kw, OH * OW], C-major like W).
 bool unfoldConv(vg::ConvOp conv) {
   auto in = cast<RankedTensorType>(conv.getInput().getType());
   auto out = cast<RankedTensorType>(conv.getType());
   auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
   if (conv.getGroup() != 1 || weightType.getRank() != 4 || in.getRank() != 4 ||
-      in.getDimSize(0) != 1 || !out.getElementType().isF32())
+      in.getDimSize(0) != 1 || !out.getElementType().isF32() || !weightType.hasStaticShape())
     return false;
   Window w;
   SmallVector<int64_t> kernel(weightType.getShape().drop_front(2));
@@ -202,58 +205,67 @@ bool unfoldConv(vg::ConvOp conv) {
   SmallVector<int64_t> pads = conv.getEffectivePads();
   if (!resolvePads(w, in.getShape(), ArrayRef<int64_t>(pads), "NOTSET"))
     return false;
-  std::optional<std::vector<float>> weight = f32Values(conv.getWeight());
-  std::optional<std::vector<float>> bias;
-  if (conv.getBias() && !(bias = f32Values(conv.getBias())))
-    return false;
-  if (!weight)
-    return false;
 
   int64_t oc = weightType.getDimSize(0), c = weightType.getDimSize(1);
   int64_t tapsCount = w.kh * w.kw, k = tapsCount * c, positions = w.oh * w.ow;
-  // [OC, C, kh, kw] -> [OC, kh, kw, C]: the im2col rows are tap-major.
-  std::vector<float> permuted(weight->size());
-  for (int64_t o = 0; o < oc; ++o)
-    for (int64_t ci = 0; ci < c; ++ci)
-      for (int64_t t = 0; t < tapsCount; ++t)
-        permuted[(o * tapsCount + t) * c + ci] = (*weight)[(o * c + ci) * tapsCount + t];
-
   OpBuilder b(conv);
   Location loc = conv.getLoc();
   Type f32 = b.getF32Type();
+  auto matrixType = RankedTensorType::get({oc, k}, f32);
+
+  // The weight as the [OC, C * kh * kw] matrix: a constant stays a
+  // constant (a blob when it was one), anything else is a view.
   std::string name = "conv";
   ElementsAttr attr;
+  bool blobs = false;
   if (matchPattern(conv.getWeight(), m_Constant(&attr)))
-    if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr))
+    if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
       name = resource.getRawHandle().getKey().str();
-  bool blobs = isa<DenseResourceElementsAttr>(attr);
-  Value weightMatrix = f32Constant(b, loc, {oc, k}, permuted, blobs ? name + ".im2col" : "");
+      blobs = true;
+    }
+  Value weightMatrix;
+  if (std::optional<std::vector<float>> weight = f32Values(conv.getWeight()))
+    weightMatrix = f32Constant(b, loc, {oc, k}, *weight, blobs ? name + ".matrix" : "");
+  else
+    weightMatrix = vg::ReshapeOp::create(b, loc, matrixType, conv.getWeight(),
+                                         b.getDenseI64ArrayAttr({oc, k}));
 
+  // Each tap [1, C, OH, OW] viewed as [1, C, 1, OH, OW], stacked on dim 2.
   SmallVector<Value> pieces = taps(b, loc, padded(b, loc, conv.getInput(), w, 0.0), w);
   Value columns = pieces.front();
-  if (pieces.size() > 1)
-    columns = vg::ConcatOp::create(b, loc, RankedTensorType::get({1, k, w.oh, w.ow}, f32),
-                                   pieces, int64_t(1));
+  if (pieces.size() > 1) {
+    auto stackedType = RankedTensorType::get({1, c, 1, w.oh, w.ow}, f32);
+    for (Value &piece : pieces)
+      piece = vg::ReshapeOp::create(b, loc, stackedType, piece,
+                                    b.getDenseI64ArrayAttr(stackedType.getShape()));
+    columns = vg::ConcatOp::create(b, loc, RankedTensorType::get({1, c, tapsCount, w.oh, w.ow}, f32),
+                                   pieces, int64_t(2));
+  }
   Value matrix = vg::ReshapeOp::create(b, loc, RankedTensorType::get({k, positions}, f32),
                                        columns, b.getDenseI64ArrayAttr({k, positions}));
   Value product = vg::MatMulOp::create(b, loc, RankedTensorType::get({oc, positions}, f32),
                                        weightMatrix, matrix, false, false);
   Value result = vg::ReshapeOp::create(b, loc, out, product,
                                        b.getDenseI64ArrayAttr(out.getShape()));
-  if (bias) {
-    // The partition clones constants of at most kMaxImmediateElements into
-    // the kernel, and the Vector templates take those only as one element:
-    // a bias of few channels is stored at the output's shape instead.
-    SmallVector<int64_t> biasShape = {1, oc, 1, 1};
-    std::vector<float> biasValues = *bias;
-    if (oc <= kMaxImmediateElements) {
-      biasShape = {1, oc, w.oh, w.ow};
-      biasValues.clear();
-      for (int64_t o = 0; o < oc; ++o)
-        biasValues.insert(biasValues.end(), positions, (*bias)[o]);
+  if (Value givenBias = conv.getBias()) {
+    Value biasTensor;
+    if (std::optional<std::vector<float>> bias = f32Values(givenBias)) {
+      // The partition clones constants of at most kMaxImmediateElements
+      // into the kernel, and the Vector templates take those only as one
+      // element: a bias of few channels is stored at the output's shape.
+      SmallVector<int64_t> biasShape = {1, oc, 1, 1};
+      std::vector<float> biasValues = *bias;
+      if (oc <= kMaxImmediateElements) {
+        biasShape = {1, oc, w.oh, w.ow};
+        biasValues.clear();
+        for (int64_t o = 0; o < oc; ++o)
+          biasValues.insert(biasValues.end(), positions, (*bias)[o]);
+      }
+      biasTensor = f32Constant(b, loc, biasShape, biasValues, blobs ? name + ".bias" : "");
+    } else {
+      biasTensor = vg::ReshapeOp::create(b, loc, RankedTensorType::get({1, oc, 1, 1}, f32),
+                                         givenBias, b.getDenseI64ArrayAttr({1, oc, 1, 1}));
     }
-    Value biasTensor =
-        f32Constant(b, loc, biasShape, biasValues, blobs ? name + ".im2col_bias" : "");
     result = vg::AddOp::create(b, loc, out, result, biasTensor);
   }
   Value oldWeight = conv.getWeight(), oldBias = conv.getBias();
@@ -343,29 +355,20 @@ bool unfoldPool(PoolOp pool, bool isMax) {
   return true;
 }
 
-// global_average_pool(x) = reshape(reduce_mean(reshape(x, [N, C, H*W]), -1));
+// global_average_pool(x) = reduce_mean(x, spatial axes, keepdims);
 // likewise global_max_pool with reduce_max.
 template <typename GlobalOp, typename ReduceOp>
 bool unfoldGlobalPool(GlobalOp pool) {
   auto in = cast<RankedTensorType>(pool.getInput().getType());
-  auto out = cast<RankedTensorType>(pool.getType());
   if (in.getRank() < 3 || !in.hasStaticShape())
     return false;
-  int64_t spatial = 1;
-  for (int64_t d : in.getShape().drop_front(2))
-    spatial *= d;
+  SmallVector<int64_t> axes;
+  for (int64_t d = 2; d < in.getRank(); ++d)
+    axes.push_back(d);
   OpBuilder b(pool);
-  Location loc = pool.getLoc();
-  Type element = in.getElementType();
-  SmallVector<int64_t> rows = {in.getDimSize(0), in.getDimSize(1), spatial};
-  Value flat = vg::ReshapeOp::create(b, loc, RankedTensorType::get(rows, element),
-                                     pool.getInput(), b.getDenseI64ArrayAttr(rows));
-  SmallVector<int64_t> reducedShape = {rows[0], rows[1], 1};
-  Value reduced = ReduceOp::create(b, loc, RankedTensorType::get(reducedShape, element), flat,
-                                   b.getDenseI64ArrayAttr({-1}), int64_t(1), int64_t(0));
-  Value result = vg::ReshapeOp::create(b, loc, out, reduced,
-                                       b.getDenseI64ArrayAttr(out.getShape()));
-  pool.getResult().replaceAllUsesWith(result);
+  Value reduced = ReduceOp::create(b, pool.getLoc(), pool.getType(), pool.getInput(),
+                                   b.getDenseI64ArrayAttr(axes), int64_t(1), int64_t(0));
+  pool.getResult().replaceAllUsesWith(reduced);
   pool->erase();
   return true;
 }

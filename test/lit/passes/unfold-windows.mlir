@@ -1,8 +1,9 @@
 // RUN: vinci-opt %s --split-input-file --vinci-unfold-windows | FileCheck %s
 
 // 3x3, stride 2, pad 1, bias: pad, nine strided taps (ki, kj) row-major,
-// concat on C (tap-major rows), one matmul by the [OC, 9 * C] weight, the
-// bias at the output's shape (3 channels: too few for a kernel argument).
+// each viewed as [1, C, 1, OH, OW] and stacked on dim 2 (rows C-major, like
+// the weight), one matmul by the weight as a [OC, C * 9] matrix, the bias
+// at the output's shape (3 channels: too few for a kernel argument).
 // CHECK-LABEL: func.func @conv3x3
 // CHECK-SAME: ([[X:%[a-z0-9_]+]]: tensor<1x2x4x4xf32>)
 // CHECK: [[W:%.+]] = vg.constant dense<1.000000e+00> : tensor<3x18xf32>
@@ -10,7 +11,9 @@
 // CHECK: [[T0:%.+]] = vg.slice [[P]] {axes = array<i64: 2, 3>, ends = array<i64: 3, 3>, starts = array<i64: 0, 0>, steps = array<i64: 2, 2>}
 // CHECK: [[T1:%.+]] = vg.slice [[P]] {axes = array<i64: 2, 3>, ends = array<i64: 3, 4>, starts = array<i64: 0, 1>, steps = array<i64: 2, 2>}
 // CHECK: [[T8:%.+]] = vg.slice [[P]] {axes = array<i64: 2, 3>, ends = array<i64: 5, 5>, starts = array<i64: 2, 2>, steps = array<i64: 2, 2>}
-// CHECK: [[C:%.+]] = vg.concat [[T0]], [[T1]], {{.*}}, [[T8]] {axis = 1 : i64} {{.*}} -> tensor<1x18x2x2xf32>
+// CHECK: [[S0:%.+]] = vg.reshape [[T0]] {shape = array<i64: 1, 2, 1, 2, 2>}
+// CHECK: [[S8:%.+]] = vg.reshape [[T8]] {shape = array<i64: 1, 2, 1, 2, 2>}
+// CHECK: [[C:%.+]] = vg.concat [[S0]], {{.*}}, [[S8]] {axis = 2 : i64} {{.*}} -> tensor<1x2x9x2x2xf32>
 // CHECK: [[M:%.+]] = vg.reshape [[C]] {shape = array<i64: 18, 4>}
 // CHECK: [[Y:%.+]] = vg.matmul [[W]], [[M]] : (tensor<3x18xf32>, tensor<18x4xf32>) -> tensor<3x4xf32>
 // CHECK: [[Y4:%.+]] = vg.reshape [[Y]] {shape = array<i64: 1, 3, 2, 2>}
@@ -27,13 +30,16 @@ func.func @conv3x3(%x: tensor<1x2x4x4xf32>) -> tensor<1x3x2x2xf32> {
 
 // -----
 
-// The weight is permuted [OC, C, kh, kw] -> [OC, kh, kw, C]:
-// W[0, c, 0, k] = 10 c + k becomes row [0 10 | 1 11].
-// CHECK-LABEL: func.func @weight_permuted
-// CHECK: vg.constant dense<{{\[\[}}0.000000e+00, 1.000000e+01, 1.000000e+00, 1.100000e+01]]> : tensor<1x4xf32>
-func.func @weight_permuted(%x: tensor<1x2x3x3xf32>) -> tensor<1x1x3x2xf32> {
-  %w = vg.constant dense<[[[[0.0, 1.0]], [[10.0, 11.0]]]]> : tensor<1x2x1x2xf32>
-  %y = vg.conv %x, %w : (tensor<1x2x3x3xf32>, tensor<1x2x1x2xf32>) -> tensor<1x1x3x2xf32>
+// A weight and bias that are graph inputs (ONNX node tests) are views: the
+// weight as [OC, C * kh * kw], the bias as [1, OC, 1, 1].
+// CHECK-LABEL: func.func @weight_not_constant
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: tensor<1x2x3x3xf32>, [[W:%[a-z0-9_]+]]: tensor<1x2x1x2xf32>, [[B:%[a-z0-9_]+]]: tensor<1xf32>)
+// CHECK: [[WM:%.+]] = vg.reshape [[W]] {shape = array<i64: 1, 4>}
+// CHECK: vg.matmul [[WM]], %{{.+}} : (tensor<1x4xf32>, tensor<4x6xf32>) -> tensor<1x6xf32>
+// CHECK: [[B4:%.+]] = vg.reshape [[B]] {shape = array<i64: 1, 1, 1, 1>}
+// CHECK: vg.add %{{.+}}, [[B4]]
+func.func @weight_not_constant(%x: tensor<1x2x3x3xf32>, %w: tensor<1x2x1x2xf32>, %b: tensor<1xf32>) -> tensor<1x1x3x2xf32> {
+  %y = vg.conv %x, %w, %b : (tensor<1x2x3x3xf32>, tensor<1x2x1x2xf32>, tensor<1xf32>) -> tensor<1x1x3x2xf32>
   return %y : tensor<1x1x3x2xf32>
 }
 
@@ -56,18 +62,18 @@ func.func @conv1x1(%x: tensor<1x4x8x8xf32>) -> tensor<1x32x8x8xf32> {
 
 // -----
 
-// Near misses: grouped (depthwise) conv, batch 2, and a weight that is not
-// a constant stay convs.
+// Near misses: grouped (depthwise) conv, batch 2 and a 1-D conv stay convs.
 // CHECK-LABEL: func.func @not_unfolded
 // CHECK-COUNT-3: vg.conv
 // CHECK-NOT: vg.matmul
-func.func @not_unfolded(%x: tensor<1x4x8x8xf32>, %x2: tensor<2x4x8x8xf32>, %wv: tensor<4x4x1x1xf32>) -> (tensor<1x4x6x6xf32>, tensor<2x4x8x8xf32>, tensor<1x4x8x8xf32>) {
+func.func @not_unfolded(%x: tensor<1x4x8x8xf32>, %x2: tensor<2x4x8x8xf32>, %x1: tensor<1x4x8xf32>) -> (tensor<1x4x6x6xf32>, tensor<2x4x8x8xf32>, tensor<1x4x8xf32>) {
   %dw = vg.constant dense<1.0> : tensor<4x1x3x3xf32>
   %w = vg.constant dense<1.0> : tensor<4x4x1x1xf32>
+  %w1 = vg.constant dense<1.0> : tensor<4x4x1xf32>
   %a = vg.conv %x, %dw {group = 4 : i64} : (tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32>
   %b = vg.conv %x2, %w : (tensor<2x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<2x4x8x8xf32>
-  %c = vg.conv %x, %wv : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x8x8xf32>
-  return %a, %b, %c : tensor<1x4x6x6xf32>, tensor<2x4x8x8xf32>, tensor<1x4x8x8xf32>
+  %c = vg.conv %x1, %w1 : (tensor<1x4x8xf32>, tensor<4x4x1xf32>) -> tensor<1x4x8xf32>
+  return %a, %b, %c : tensor<1x4x6x6xf32>, tensor<2x4x8x8xf32>, tensor<1x4x8xf32>
 }
 
 // -----
@@ -114,11 +120,10 @@ func.func @average_pool_excluding_pads(%x: tensor<1x1x3x3xf32>) -> tensor<1x1x3x
 
 // -----
 
-// Global average pool: a mean over the flattened H * W.
+// Global average pool: a mean over the spatial axes, dims kept.
 // CHECK-LABEL: func.func @global_average_pool
-// CHECK: [[F:%.+]] = vg.reshape %{{.+}} {shape = array<i64: 1, 8, 49>}
-// CHECK: [[M:%.+]] = vg.reduce_mean [[F]] {axes = array<i64: -1>}
-// CHECK: vg.reshape [[M]] {shape = array<i64: 1, 8, 1, 1>}
+// CHECK: [[M:%.+]] = vg.reduce_mean %{{.+}} {axes = array<i64: 2, 3>} : (tensor<1x8x7x7xf32>) -> tensor<1x8x1x1xf32>
+// CHECK: return [[M]]
 func.func @global_average_pool(%x: tensor<1x8x7x7xf32>) -> tensor<1x8x1x1xf32> {
   %y = vg.global_average_pool %x : (tensor<1x8x7x7xf32>) -> tensor<1x8x1x1xf32>
   return %y : tensor<1x8x1x1xf32>
