@@ -803,7 +803,8 @@ def _example_tuple(example_inputs, name):
 
 
 def import_module(module, example_inputs, input_names=None, output_names=None, name=None):
-    """The graph dict for vinci._compiler.compile_graph (arrays included)."""
+    """The module captured and ready to map: .run() gives the graph dict for
+    vinci._compiler.compile_graph, .support_report() the operator table."""
     name = name or type(module).__name__
     inputs = _example_tuple(example_inputs, name)
     graph_module = capture(module, inputs)
@@ -817,7 +818,7 @@ def import_module(module, example_inputs, input_names=None, output_names=None, n
     return importer
 
 
-def example_inputs_for(input_shape, module):
+def example_inputs_for(input_shape):
     """Zero example inputs (float32) from --input_shape "x:1,3,224,224;y:1,128"."""
     torch, _ = require_torch()
     shapes = []
@@ -870,7 +871,7 @@ def compile_module(module, example_inputs, driver_options, verbose=False, input_
     options.pop("framework", None)
     input_shape = options.pop("input_shape", None)
     if example_inputs is None and input_shape:
-        example_inputs, names = example_inputs_for(input_shape, module)
+        example_inputs, names = example_inputs_for(input_shape)
         input_names = input_names or names
     importer = import_module(module, example_inputs, input_names, output_names,
                              name=type(module).__name__)
