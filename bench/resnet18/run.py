@@ -1,0 +1,158 @@
+#!/usr/bin/python3
+"""ResNet-18 (torchvision, weights=None, 1x3x224x224, opset 14) through Vinci;
+prints one JSON object.
+
+  /usr/bin/python3 bench/resnet18/run.py
+
+Figures:
+  compile_seconds          vinci-compile wall time to the .om (best of 2)
+  simulated_us             the simulator's latency on Ascend310P3 (a timing
+                           model of the 310P from published numbers, not a
+                           hardware measurement)
+  roofline_us              max(Cube FLOPs / Cube peak, GM bytes / GM bandwidth)
+                           over the same kernels (the compile report's flops
+                           and gm_bytes: each kernel reads its inputs and
+                           writes its outputs once)
+  simulated_over_roofline  their ratio (1.0 would be perfect)
+  model_roofline_us        the same bound for the model itself: its conv and
+                           linear FLOPs, and reading the fp16 weights, the
+                           input and writing the output once (what a fused
+                           convolution could reach; im2col traffic excluded)
+  conv_cube_utilisation    the convolutions' Cube FLOPs over (their simulated
+                           time x Cube peak): "matmul_kernels" counts the
+                           Cube kernels only, "with_im2col" adds the pad,
+                           slice, concat and bias kernels the convolutions
+                           unfold into (vinci-unfold-windows)
+  seconds_by_kernel_kind   simulated time per kind of kernel
+  cosine_vs_torch, same_top1  against torch fp32 on the same input
+
+The model is exported here from torchvision with fixed seeds (weights and
+input), so the torch reference is the same module. A benchmark, not a test.
+"""
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BIN = os.path.join(ROOT, "build", "bin")
+
+
+def log(message):
+    print("resnet18: " + message, file=sys.stderr, flush=True)
+
+
+def export(path):
+    """torchvision's ResNet-18 with fixed-seed random weights, and its fp32 output."""
+    import torch
+    import torchvision
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18(weights=None).eval()
+    x = torch.randn(1, 3, 224, 224, generator=torch.Generator().manual_seed(1))
+    torch.onnx.export(model, x, path, opset_version=14, input_names=["x"], output_names=["y"])
+    with torch.no_grad():
+        return x.numpy(), model(x).numpy()
+
+
+def main():
+    result = {"benchmark": "resnet18", "soc_version": "Ascend310P3",
+              "precision_mode": "force_fp16",
+              "note": "simulated figures model a 310P from published numbers; not a hardware "
+                      "measurement"}
+    with tempfile.TemporaryDirectory() as work:
+        onnx_path = os.path.join(work, "resnet18.onnx")
+        x, expected = export(onnx_path)
+        om, report_path = os.path.join(work, "resnet18.om"), os.path.join(work, "report.json")
+        compile_times = []
+        for _ in range(2):
+            start = time.perf_counter()
+            subprocess.run([os.path.join(BIN, "vinci-compile"), "--model", onnx_path, "--output", om,
+                            "--report", report_path], check=True, capture_output=True)
+            compile_times.append(time.perf_counter() - start)
+        result["compile_seconds"] = round(min(compile_times), 3)
+        report = json.load(open(report_path))
+        result["num_kernels"] = report["num_kernels"]
+        result["arena_bytes"] = report["arena_bytes"]
+        result["arena_lower_bound_bytes"] = report["arena_lower_bound_bytes"]
+        result["arena_ratio"] = round(report["arena_bytes"] / report["arena_lower_bound_bytes"], 4)
+
+        np.save(os.path.join(work, "x.npy"), x)
+        trace = os.path.join(work, "trace.json")
+        proc = subprocess.run([os.path.join(BIN, "vinci-run"), "--model", om, "--hazards", "fatal",
+                               "--input", os.path.join(work, "x.npy"), "--output_dir",
+                               os.path.join(work, "out"), "--profile", trace],
+                              check=True, capture_output=True, text=True)
+        text = proc.stdout + proc.stderr
+        cycles, micros = re.search(r"simulated: (\d+) cycles = ([\d.]+) us", text).groups()
+        read, written = map(int, re.search(r"GM traffic per run: (\d+) bytes read, (\d+) bytes "
+                                           r"written", text).groups())
+        actual = np.load(os.path.join(work, "out", "output_0.npy"))
+        events = json.load(open(trace))["traceEvents"]
+
+    # Each kernel's simulated span (kernels run one after another).
+    first, last = {}, {}
+    for e in events:
+        if e.get("ph") != "X" or "kernel" not in e.get("args", {}):
+            continue
+        k = e["args"]["kernel"]
+        first[k] = min(first.get(k, e["ts"]), e["ts"])
+        last[k] = max(last.get(k, 0.0), e["ts"] + e["dur"])
+    span_us = {k: last[k] - first[k] for k in first}
+
+    clock_hz = int(cycles) / (float(micros) * 1e-6)
+    cube_peak = 8 * 16 * 16 * 16 * 2 * clock_hz  # 8 cores, one 16^3 fp16 fractal a cycle
+    gm_bandwidth = 204.8e9
+    kernels = report["kernels"]
+    cube_flops = sum(k["flops"] for k in kernels if k["kind"] == "cube")
+    gm_bytes = sum(k["gm_bytes"] for k in kernels)
+    roofline_us = max(cube_flops / cube_peak, gm_bytes / gm_bandwidth) * 1e6
+    model_bytes = report["weights_bytes"] + x.size * 4 + expected.size * 4
+    model_roofline_us = max(cube_flops / cube_peak, model_bytes / gm_bandwidth) * 1e6
+
+    def is_conv(k):
+        return any("Conv" in node for node in k.get("source_nodes", []))
+
+    conv_matmuls = [k for k in kernels if is_conv(k) and k["kind"] == "cube"]
+    conv_all = [k for k in kernels if is_conv(k)]
+    conv_flops = sum(k["flops"] for k in conv_matmuls)
+
+    def utilisation(group):
+        seconds = sum(span_us.get(k["name"], 0.0) for k in group) * 1e-6
+        return round(conv_flops / (seconds * cube_peak), 4) if seconds else None
+
+    by_kind = collections.Counter()
+    for k in kernels:
+        by_kind[k["name"].split("_", 1)[1]] += span_us.get(k["name"], 0.0)
+    a, b = expected.astype(np.float64).ravel(), actual.astype(np.float64).ravel()
+    result.update({
+        "simulated_cycles": int(cycles),
+        "simulated_us": float(micros),
+        "simulated_gm_bytes_read": read,
+        "simulated_gm_bytes_written": written,
+        "cube_flops": cube_flops,
+        "report_gm_bytes": gm_bytes,
+        "roofline_us": round(roofline_us, 1),
+        "roofline_bound_by": "cube" if cube_flops / cube_peak > gm_bytes / gm_bandwidth else "gm",
+        "simulated_over_roofline": round(float(micros) / roofline_us, 2),
+        "model_roofline_us": round(model_roofline_us, 1),
+        "simulated_over_model_roofline": round(float(micros) / model_roofline_us, 1),
+        "conv_cube_flops": conv_flops,
+        "conv_cube_utilisation": {"matmul_kernels": utilisation(conv_matmuls),
+                                  "with_im2col": utilisation(conv_all)},
+        "simulated_us_by_kernel_kind": {kind: round(us, 1) for kind, us in by_kind.most_common()},
+        "kernels_by_kind": dict(collections.Counter(k["name"].split("_", 1)[1] for k in kernels)),
+        "cosine_vs_torch": round(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b))), 7),
+        "same_top1": int(actual.argmax()) == int(expected.argmax()),
+    })
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
