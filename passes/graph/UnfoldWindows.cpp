@@ -31,6 +31,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 
 namespace vinci::graph {
 #define GEN_PASS_DEF_UNFOLDWINDOWS
@@ -167,23 +168,62 @@ Value padded(OpBuilder &b, Location loc, Value x, const Window &w, double value)
 /// One slice per tap, (ki, kj) row-major: tap[n, c, oh, ow] =
 /// xp[n, c, oh * sh + ki * dh, ow * sw + kj * dw]. A tap that is the whole
 /// padded input is the input itself.
+///
+/// With strides, taps that share a phase (ki * dh mod sh, kj * dw mod sw)
+/// read the same decimated grid at offsets: when that saves copies, the
+/// phases are sliced once with the strides (a step along the innermost dim
+/// moves one element a burst) and each tap is a unit-step slice of its
+/// phase (whole rows a burst). A 3x3 stride-2 window then decimates its
+/// input once instead of nine times, a 7x7 one instead of 49 times.
 SmallVector<Value> taps(OpBuilder &b, Location loc, Value xp, const Window &w) {
   auto type = cast<RankedTensorType>(xp.getType());
-  auto tapType = RankedTensorType::get(
-      {type.getDimSize(0), type.getDimSize(1), w.oh, w.ow}, type.getElementType());
+  Type element = type.getElementType();
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1);
+  int64_t hp = type.getDimSize(2), wp = type.getDimSize(3);
+  auto tapType = RankedTensorType::get({n, c, w.oh, w.ow}, element);
+
+  // The phases (top mod sh, left mod sw) the taps use, in row-major order.
+  std::map<std::pair<int64_t, int64_t>, Value> phases;
+  for (int64_t ki = 0; ki < w.kh; ++ki)
+    for (int64_t kj = 0; kj < w.kw; ++kj)
+      phases[{ki * w.dh % w.sh, kj * w.dw % w.sw}] = Value();
+  bool decimateOnce = (w.sh > 1 || w.sw > 1) && int64_t(phases.size()) < w.kh * w.kw;
+  if (decimateOnce)
+    for (auto &[at, phase] : phases) {
+      auto [ph, pw] = at;
+      int64_t rows = (hp - ph + w.sh - 1) / w.sh, cols = (wp - pw + w.sw - 1) / w.sw;
+      phase = vg::SliceOp::create(b, loc, RankedTensorType::get({n, c, rows, cols}, element), xp,
+                                  ArrayRef<int64_t>{ph, pw}, ArrayRef<int64_t>{hp, wp},
+                                  ArrayRef<int64_t>{2, 3}, ArrayRef<int64_t>{w.sh, w.sw});
+    }
+
   SmallVector<Value> out;
   for (int64_t ki = 0; ki < w.kh; ++ki)
     for (int64_t kj = 0; kj < w.kw; ++kj) {
       int64_t top = ki * w.dh, left = kj * w.dw;
-      if (tapType == type && top == 0 && left == 0 && w.sh == 1 && w.sw == 1) {
-        out.push_back(xp);
+      if (!decimateOnce) {
+        if (tapType == type && top == 0 && left == 0 && w.sh == 1 && w.sw == 1) {
+          out.push_back(xp);
+          continue;
+        }
+        SmallVector<int64_t> starts = {top, left};
+        SmallVector<int64_t> ends = {top + (w.oh - 1) * w.sh + 1, left + (w.ow - 1) * w.sw + 1};
+        out.push_back(vg::SliceOp::create(b, loc, tapType, xp, starts, ends,
+                                          ArrayRef<int64_t>{2, 3},
+                                          ArrayRef<int64_t>{w.sh, w.sw}));
         continue;
       }
-      SmallVector<int64_t> starts = {top, left};
-      SmallVector<int64_t> ends = {top + (w.oh - 1) * w.sh + 1, left + (w.ow - 1) * w.sw + 1};
-      out.push_back(vg::SliceOp::create(b, loc, tapType, xp, starts, ends,
-                                        ArrayRef<int64_t>{2, 3},
-                                        ArrayRef<int64_t>{w.sh, w.sw}));
+      int64_t ph = top % w.sh, pw = left % w.sw;
+      Value phase = phases[{ph, pw}];
+      int64_t rows = (hp - ph + w.sh - 1) / w.sh, cols = (wp - pw + w.sw - 1) / w.sw;
+      int64_t row0 = top / w.sh, col0 = left / w.sw;
+      if (row0 == 0 && col0 == 0 && rows == w.oh && cols == w.ow) {
+        out.push_back(phase);
+        continue;
+      }
+      out.push_back(vg::SliceOp::create(b, loc, tapType, phase, ArrayRef<int64_t>{row0, col0},
+                                        ArrayRef<int64_t>{row0 + w.oh, col0 + w.ow},
+                                        ArrayRef<int64_t>{2, 3}, ArrayRef<int64_t>{1, 1}));
     }
   return out;
 }

@@ -1,16 +1,24 @@
 // RUN: vinci-opt %s --split-input-file --vinci-unfold-windows | FileCheck %s
 
-// 3x3, stride 2, pad 1, bias: pad, nine strided taps (ki, kj) row-major,
-// each viewed as [1, C, 1, OH, OW] and stacked on dim 2 (rows C-major, like
-// the weight), one matmul by the weight as a [OC, C * 9] matrix, the bias
-// at the output's shape (3 channels: too few for a kernel argument).
+// 3x3, stride 2, pad 1, bias: pad; the four phases of the stride-2 grid
+// decimated once; nine taps (ki, kj) row-major as unit-step slices of their
+// phase ((0,0) of phase (0,0), (0,1) of phase (0,1), (0,2) = phase (0,0)
+// one column on, ..., (2,2) = phase (0,0) one row and column on); each
+// viewed as [1, C, 1, OH, OW] and stacked on dim 2 (rows C-major, like the
+// weight); one matmul by the weight as a [OC, C * 9] matrix; the bias at the
+// output's shape (3 channels: too few for a kernel argument).
 // CHECK-LABEL: func.func @conv3x3
 // CHECK-SAME: ([[X:%[a-z0-9_]+]]: tensor<1x2x4x4xf32>)
 // CHECK: [[W:%.+]] = vg.constant dense<1.000000e+00> : tensor<3x18xf32>
 // CHECK: [[P:%.+]] = vg.pad [[X]] {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x6x6xf32>
-// CHECK: [[T0:%.+]] = vg.slice [[P]] {axes = array<i64: 2, 3>, ends = array<i64: 3, 3>, starts = array<i64: 0, 0>, steps = array<i64: 2, 2>}
-// CHECK: [[T1:%.+]] = vg.slice [[P]] {axes = array<i64: 2, 3>, ends = array<i64: 3, 4>, starts = array<i64: 0, 1>, steps = array<i64: 2, 2>}
-// CHECK: [[T8:%.+]] = vg.slice [[P]] {axes = array<i64: 2, 3>, ends = array<i64: 5, 5>, starts = array<i64: 2, 2>, steps = array<i64: 2, 2>}
+// CHECK: [[P00:%.+]] = vg.slice [[P]] {axes = array<i64: 2, 3>, ends = array<i64: 6, 6>, starts = array<i64: 0, 0>, steps = array<i64: 2, 2>} : (tensor<1x2x6x6xf32>) -> tensor<1x2x3x3xf32>
+// CHECK: [[P01:%.+]] = vg.slice [[P]] {axes = array<i64: 2, 3>, ends = array<i64: 6, 6>, starts = array<i64: 0, 1>, steps = array<i64: 2, 2>}
+// CHECK: [[P10:%.+]] = vg.slice [[P]] {axes = array<i64: 2, 3>, ends = array<i64: 6, 6>, starts = array<i64: 1, 0>, steps = array<i64: 2, 2>}
+// CHECK: [[P11:%.+]] = vg.slice [[P]] {axes = array<i64: 2, 3>, ends = array<i64: 6, 6>, starts = array<i64: 1, 1>, steps = array<i64: 2, 2>}
+// CHECK: [[T0:%.+]] = vg.slice [[P00]] {axes = array<i64: 2, 3>, ends = array<i64: 2, 2>, starts = array<i64: 0, 0>, steps = array<i64: 1, 1>} : (tensor<1x2x3x3xf32>) -> tensor<1x2x2x2xf32>
+// CHECK: [[T1:%.+]] = vg.slice [[P01]] {axes = array<i64: 2, 3>, ends = array<i64: 2, 2>, starts = array<i64: 0, 0>, steps = array<i64: 1, 1>}
+// CHECK: [[T2:%.+]] = vg.slice [[P00]] {axes = array<i64: 2, 3>, ends = array<i64: 2, 3>, starts = array<i64: 0, 1>, steps = array<i64: 1, 1>}
+// CHECK: [[T8:%.+]] = vg.slice [[P00]] {axes = array<i64: 2, 3>, ends = array<i64: 3, 3>, starts = array<i64: 1, 1>, steps = array<i64: 1, 1>}
 // CHECK: [[S0:%.+]] = vg.reshape [[T0]] {shape = array<i64: 1, 2, 1, 2, 2>}
 // CHECK: [[S8:%.+]] = vg.reshape [[T8]] {shape = array<i64: 1, 2, 1, 2, 2>}
 // CHECK: [[C:%.+]] = vg.concat [[S0]], {{.*}}, [[S8]] {axis = 2 : i64} {{.*}} -> tensor<1x2x9x2x2xf32>
@@ -79,6 +87,8 @@ func.func @not_unfolded(%x: tensor<1x4x8x8xf32>, %x2: tensor<2x4x8x8xf32>, %x1: 
 // -----
 
 // Max pool: pad with -inf (begin pads only), a max chain over the taps.
+// 2x2 stride 2: each tap is its own phase, so the taps are strided slices
+// of the padded input (decimating first would save nothing).
 // CHECK-LABEL: func.func @max_pool
 // CHECK: [[P:%.+]] = vg.pad %{{.+}} {constant_value = 0xFFF0000000000000 : f64, pads = array<i64: 0, 0, 1, 1, 0, 0, 0, 0>}
 // CHECK-COUNT-4: vg.slice [[P]]
