@@ -23,45 +23,77 @@ DATA = "/usr/share/libonnx-testdata/data/node"
 
 # The node tests the backend lowers today; a failure among these fails CI.
 LOWERED = """
-test_abs test_add test_add_bcast test_cast_FLOAT16_to_FLOAT
-test_cast_FLOAT_to_FLOAT16 test_castlike_FLOAT16_to_FLOAT_expanded test_castlike_FLOAT_to_FLOAT16_expanded test_clip_default_inbounds
-test_div test_div_bcast test_div_example test_exp
-test_exp_example test_gemm_all_attributes test_gemm_alpha test_gemm_beta
-test_gemm_default_matrix_bias test_gemm_default_no_bias test_gemm_default_scalar_bias test_gemm_default_single_elem_vector_bias
-test_gemm_default_vector_bias test_gemm_default_zero_bias test_gemm_transposeA test_gemm_transposeB
-test_layer_normalization_2d_axis0 test_layer_normalization_2d_axis1 test_layer_normalization_2d_axis_negative_1 test_layer_normalization_2d_axis_negative_2
-test_layer_normalization_3d_axis0_epsilon test_layer_normalization_3d_axis1_epsilon test_layer_normalization_3d_axis2_epsilon test_layer_normalization_3d_axis_negative_1_epsilon
-test_layer_normalization_3d_axis_negative_2_epsilon test_layer_normalization_3d_axis_negative_3_epsilon test_layer_normalization_4d_axis0 test_layer_normalization_4d_axis1
-test_layer_normalization_4d_axis2 test_layer_normalization_4d_axis3 test_layer_normalization_4d_axis_negative_1 test_layer_normalization_4d_axis_negative_2
-test_layer_normalization_4d_axis_negative_3 test_layer_normalization_4d_axis_negative_4 test_layer_normalization_default_axis test_leakyrelu
-test_leakyrelu_default test_leakyrelu_example test_log test_log_example
-test_logsoftmax_axis_0 test_logsoftmax_axis_0_expanded test_logsoftmax_axis_1 test_logsoftmax_axis_1_expanded
-test_logsoftmax_axis_2 test_logsoftmax_axis_2_expanded test_logsoftmax_default_axis test_logsoftmax_default_axis_expanded
-test_logsoftmax_example_1 test_logsoftmax_example_1_expanded test_logsoftmax_large_number test_logsoftmax_negative_axis
-test_logsoftmax_negative_axis_expanded test_matmul_2d test_matmul_3d test_matmul_4d
-test_max_example test_max_float16 test_max_float32 test_max_int32
-test_max_two_inputs test_mean_example test_mean_two_inputs test_min_example
-test_min_float16 test_min_float32 test_min_int32 test_min_two_inputs
-test_mul test_mul_bcast test_mul_example test_neg
-test_neg_example test_prelu_broadcast test_prelu_example test_reciprocal
-test_reciprocal_example test_reduce_l2_default_axes_keepdims_example test_reduce_l2_default_axes_keepdims_random test_reduce_l2_do_not_keepdims_example
-test_reduce_l2_do_not_keepdims_random test_reduce_l2_keep_dims_example test_reduce_l2_keep_dims_random test_reduce_l2_negative_axes_keep_dims_example
-test_reduce_l2_negative_axes_keep_dims_random test_reduce_max_default_axes_keepdim_example test_reduce_max_default_axes_keepdims_random test_reduce_max_do_not_keepdims_example
-test_reduce_max_do_not_keepdims_random test_reduce_max_keepdims_example test_reduce_max_keepdims_random test_reduce_max_negative_axes_keepdims_example
-test_reduce_max_negative_axes_keepdims_random test_reduce_mean_default_axes_keepdims_example test_reduce_mean_default_axes_keepdims_random test_reduce_mean_do_not_keepdims_example
-test_reduce_mean_do_not_keepdims_random test_reduce_mean_keepdims_example test_reduce_mean_keepdims_random test_reduce_mean_negative_axes_keepdims_example
-test_reduce_mean_negative_axes_keepdims_random test_reduce_min_default_axes_keepdims_example test_reduce_min_default_axes_keepdims_random test_reduce_min_do_not_keepdims_example
-test_reduce_min_do_not_keepdims_random test_reduce_min_keepdims_example test_reduce_min_keepdims_random test_reduce_min_negative_axes_keepdims_example
-test_reduce_min_negative_axes_keepdims_random test_reduce_prod_default_axes_keepdims_example test_reduce_prod_default_axes_keepdims_random test_reduce_prod_do_not_keepdims_example
-test_reduce_prod_do_not_keepdims_random test_reduce_prod_keepdims_example test_reduce_prod_keepdims_random test_reduce_prod_negative_axes_keepdims_example
+test_abs test_add test_add_bcast test_cast_FLOAT16_to_FLOAT test_cast_FLOAT_to_FLOAT16
+test_castlike_FLOAT16_to_FLOAT_expanded test_castlike_FLOAT_to_FLOAT16_expanded
+test_clip_default_inbounds test_concat_1d_axis_0 test_concat_1d_axis_negative_1
+test_concat_2d_axis_0 test_concat_2d_axis_1 test_concat_2d_axis_negative_1
+test_concat_2d_axis_negative_2 test_concat_3d_axis_0 test_concat_3d_axis_1 test_concat_3d_axis_2
+test_concat_3d_axis_negative_1 test_concat_3d_axis_negative_2 test_concat_3d_axis_negative_3
+test_div test_div_bcast test_div_example test_exp test_exp_example test_gather_0 test_gather_1
+test_gather_2d_indices test_gather_negative_indices test_gemm_all_attributes test_gemm_alpha
+test_gemm_beta test_gemm_default_matrix_bias test_gemm_default_no_bias test_gemm_default_scalar_bias
+test_gemm_default_single_elem_vector_bias test_gemm_default_vector_bias test_gemm_default_zero_bias
+test_gemm_transposeA test_gemm_transposeB test_layer_normalization_2d_axis0
+test_layer_normalization_2d_axis1 test_layer_normalization_2d_axis_negative_1
+test_layer_normalization_2d_axis_negative_2 test_layer_normalization_3d_axis0_epsilon
+test_layer_normalization_3d_axis1_epsilon test_layer_normalization_3d_axis2_epsilon
+test_layer_normalization_3d_axis_negative_1_epsilon
+test_layer_normalization_3d_axis_negative_2_epsilon
+test_layer_normalization_3d_axis_negative_3_epsilon test_layer_normalization_4d_axis0
+test_layer_normalization_4d_axis1 test_layer_normalization_4d_axis2
+test_layer_normalization_4d_axis3 test_layer_normalization_4d_axis_negative_1
+test_layer_normalization_4d_axis_negative_2 test_layer_normalization_4d_axis_negative_3
+test_layer_normalization_4d_axis_negative_4 test_layer_normalization_default_axis test_leakyrelu
+test_leakyrelu_default test_leakyrelu_example test_log test_log_example test_logsoftmax_axis_0
+test_logsoftmax_axis_0_expanded test_logsoftmax_axis_1 test_logsoftmax_axis_1_expanded
+test_logsoftmax_axis_2 test_logsoftmax_axis_2_expanded test_logsoftmax_default_axis
+test_logsoftmax_default_axis_expanded test_logsoftmax_example_1 test_logsoftmax_example_1_expanded
+test_logsoftmax_large_number test_logsoftmax_negative_axis test_logsoftmax_negative_axis_expanded
+test_matmul_2d test_matmul_3d test_matmul_4d test_max_example test_max_float16 test_max_float32
+test_max_int32 test_max_two_inputs test_mean_example test_mean_two_inputs test_min_example
+test_min_float16 test_min_float32 test_min_int32 test_min_two_inputs test_mul test_mul_bcast
+test_mul_example test_neg test_neg_example test_prelu_broadcast test_prelu_example test_reciprocal
+test_reciprocal_example test_reduce_l2_default_axes_keepdims_example
+test_reduce_l2_default_axes_keepdims_random test_reduce_l2_do_not_keepdims_example
+test_reduce_l2_do_not_keepdims_random test_reduce_l2_keep_dims_example
+test_reduce_l2_keep_dims_random test_reduce_l2_negative_axes_keep_dims_example
+test_reduce_l2_negative_axes_keep_dims_random test_reduce_max_default_axes_keepdim_example
+test_reduce_max_default_axes_keepdims_random test_reduce_max_do_not_keepdims_example
+test_reduce_max_do_not_keepdims_random test_reduce_max_keepdims_example
+test_reduce_max_keepdims_random test_reduce_max_negative_axes_keepdims_example
+test_reduce_max_negative_axes_keepdims_random test_reduce_mean_default_axes_keepdims_example
+test_reduce_mean_default_axes_keepdims_random test_reduce_mean_do_not_keepdims_example
+test_reduce_mean_do_not_keepdims_random test_reduce_mean_keepdims_example
+test_reduce_mean_keepdims_random test_reduce_mean_negative_axes_keepdims_example
+test_reduce_mean_negative_axes_keepdims_random test_reduce_min_default_axes_keepdims_example
+test_reduce_min_default_axes_keepdims_random test_reduce_min_do_not_keepdims_example
+test_reduce_min_do_not_keepdims_random test_reduce_min_keepdims_example
+test_reduce_min_keepdims_random test_reduce_min_negative_axes_keepdims_example
+test_reduce_min_negative_axes_keepdims_random test_reduce_prod_default_axes_keepdims_example
+test_reduce_prod_default_axes_keepdims_random test_reduce_prod_do_not_keepdims_example
+test_reduce_prod_do_not_keepdims_random test_reduce_prod_keepdims_example
+test_reduce_prod_keepdims_random test_reduce_prod_negative_axes_keepdims_example
 test_reduce_prod_negative_axes_keepdims_random test_relu test_sigmoid test_sigmoid_example
-test_softmax_axis_0 test_softmax_axis_0_expanded test_softmax_axis_1 test_softmax_axis_1_expanded
-test_softmax_axis_2 test_softmax_axis_2_expanded test_softmax_default_axis test_softmax_default_axis_expanded
-test_softmax_example test_softmax_example_expanded test_softmax_large_number test_softmax_negative_axis
-test_softmax_negative_axis_expanded test_sqrt test_sqrt_example test_sub
-test_sub_bcast test_sub_example test_sum_example test_sum_two_inputs
-test_tanh test_tanh_example
+test_slice test_slice_default_axes test_slice_default_steps test_slice_end_out_of_bounds
+test_slice_neg test_slice_neg_steps test_slice_negative_axes test_softmax_axis_0
+test_softmax_axis_0_expanded test_softmax_axis_1 test_softmax_axis_1_expanded test_softmax_axis_2
+test_softmax_axis_2_expanded test_softmax_default_axis test_softmax_default_axis_expanded
+test_softmax_example test_softmax_example_expanded test_softmax_large_number
+test_softmax_negative_axis test_softmax_negative_axis_expanded test_split_equal_parts_1d
+test_split_equal_parts_2d test_split_equal_parts_default_axis test_split_variable_parts_1d
+test_split_variable_parts_2d test_split_variable_parts_default_axis test_sqrt test_sqrt_example
+test_sub test_sub_bcast test_sub_example test_sum_example test_sum_two_inputs test_tanh
+test_tanh_example
 """.split()
+
+# Inputs bound with --const_input (parameters ONNX passes as tensors).
+CONST_INPUTS = {name: ("starts", "ends", "axes", "steps") for name in (
+    "test_slice", "test_slice_default_axes", "test_slice_default_steps",
+    "test_slice_end_out_of_bounds", "test_slice_neg", "test_slice_neg_steps",
+    "test_slice_negative_axes", "test_slice_start_out_of_bounds")}
+CONST_INPUTS.update({name: ("split",) for name in (
+    "test_split_variable_parts_1d", "test_split_variable_parts_2d",
+    "test_split_variable_parts_default_axis", "test_split_zero_size_splits")})
 
 # force_fp16 stores every tensor as fp16 and computes in fp16.
 RTOL, ATOL = 2e-3, 2e-3
@@ -78,14 +110,23 @@ def run_test(bin_dir, name, work):
     folder = os.path.join(DATA, name)
     model = os.path.join(folder, "model.onnx")
     om = os.path.join(work, name + ".om")
-    compile_cmd = [os.path.join(bin_dir, "vinci-compile"), "--model", model, "--emit=om",
-                   "--output", om]
-    proc = subprocess.run(compile_cmd, capture_output=True, text=True, timeout=300)
-    if proc.returncode != 0:
-        return False, "compile: " + proc.stderr.strip().splitlines()[0]
     data = os.path.join(folder, "test_data_set_0")
     inputs = sorted((f for f in os.listdir(data) if f.startswith("input_")),
                     key=lambda f: int(f[len("input_"):-len(".pb")]))
+    # Parameter inputs the importer needs as constants (Slice starts/ends/
+    # axes/steps, Split sizes, ...) are bound from the test data, as a user
+    # would with --const_input; the rest are fed at run time.
+    graph_inputs = [i.name for i in onnx.load(model, load_external_data=False).graph.input]
+    bound = [n for n in graph_inputs if n in CONST_INPUTS.get(name, ())]
+    compile_cmd = [os.path.join(bin_dir, "vinci-compile"), "--model", model, "--emit=om",
+                   "--output", om]
+    if bound:
+        compile_cmd += ["--const_input", ";".join(
+            f"{n}:{os.path.join(data, inputs[graph_inputs.index(n)])}" for n in bound)]
+        inputs = [f for k, f in enumerate(inputs) if graph_inputs[k] not in bound]
+    proc = subprocess.run(compile_cmd, capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0:
+        return False, "compile: " + proc.stderr.strip().splitlines()[0]
     outputs = sorted((f for f in os.listdir(data) if f.startswith("output_")),
                      key=lambda f: int(f[len("output_"):-len(".pb")]))
     out_dir = os.path.join(work, name + ".out")
