@@ -253,8 +253,6 @@ bool unfoldConv(vg::ConvOp conv) {
   Type f32 = b.getF32Type();
   auto matrixType = RankedTensorType::get({oc, k}, f32);
 
-  // The weight as the [OC, C * kh * kw] matrix: a constant stays a
-  // constant (a blob when it was one), anything else is a view.
   std::string name = "conv";
   ElementsAttr attr;
   bool blobs = false;
@@ -263,6 +261,53 @@ bool unfoldConv(vg::ConvOp conv) {
       name = resource.getRawHandle().getKey().str();
       blobs = true;
     }
+  std::optional<std::vector<float>> constantWeight = f32Values(conv.getWeight());
+  std::optional<std::vector<float>> constantBias;
+  if (conv.getBias())
+    constantBias = f32Values(conv.getBias());
+
+  // conv(x, W) + b = [W' | b] @ [im2col; 1]: with a constant weight and
+  // bias, the bias is one more column of the weight matrix times a row of
+  // ones after the taps, so the Cube adds it and no Vector pass over the
+  // output broadcasts it. The rows are then tap-major (the taps as [C, P]
+  // pieces concatenated on dim 0, then the ones), the weight permuted to
+  // [OC, kh, kw, C] at compile time. (A row of at most
+  // kMaxImmediateElements ones would be cloned into the concat kernel,
+  // which takes no constants: tiny outputs keep the bias add.)
+  if (constantWeight && constantBias && positions > kMaxImmediateElements) {
+    std::vector<float> augmented(oc * (k + 1));
+    for (int64_t o = 0; o < oc; ++o) {
+      for (int64_t ci = 0; ci < c; ++ci)
+        for (int64_t t = 0; t < tapsCount; ++t)
+          augmented[o * (k + 1) + t * c + ci] = (*constantWeight)[(o * c + ci) * tapsCount + t];
+      augmented[o * (k + 1) + k] = (*constantBias)[o];
+    }
+    Value weightMatrix =
+        f32Constant(b, loc, {oc, k + 1}, augmented, blobs ? name + ".matrix_bias" : "");
+    SmallVector<Value> pieces = taps(b, loc, padded(b, loc, conv.getInput(), w, 0.0), w);
+    auto pieceType = RankedTensorType::get({c, positions}, f32);
+    for (Value &piece : pieces)
+      piece = vg::ReshapeOp::create(b, loc, pieceType, piece,
+                                    b.getDenseI64ArrayAttr({c, positions}));
+    pieces.push_back(f32Constant(b, loc, {1, positions}, std::vector<float>(positions, 1.0f),
+                                 blobs ? name + ".ones" : ""));
+    Value matrix = vg::ConcatOp::create(b, loc, RankedTensorType::get({k + 1, positions}, f32),
+                                        pieces, int64_t(0));
+    Value product = vg::MatMulOp::create(b, loc, RankedTensorType::get({oc, positions}, f32),
+                                         weightMatrix, matrix, false, false);
+    Value result = vg::ReshapeOp::create(b, loc, out, product,
+                                         b.getDenseI64ArrayAttr(out.getShape()));
+    Value oldWeight = conv.getWeight(), oldBias = conv.getBias();
+    conv.getResult().replaceAllUsesWith(result);
+    conv->erase();
+    for (Value old : {oldWeight, oldBias})
+      if (old.getDefiningOp() && old.use_empty())
+        old.getDefiningOp()->erase();
+    return true;
+  }
+
+  // Otherwise the weight as the [OC, C * kh * kw] matrix: a constant stays
+  // a constant (a blob when it was one), anything else is a view.
   Value weightMatrix;
   if (std::optional<std::vector<float>> weight = f32Values(conv.getWeight()))
     weightMatrix = f32Constant(b, loc, {oc, k}, *weight, blobs ? name + ".matrix" : "");

@@ -1,6 +1,6 @@
 // RUN: vinci-opt %s --split-input-file --vinci-unfold-windows | FileCheck %s
 
-// 3x3, stride 2, pad 1, bias: pad; the four phases of the stride-2 grid
+// 3x3, stride 2, pad 1, bias (a tiny output: the bias stays an add): pad; the four phases of the stride-2 grid
 // decimated once; nine taps (ki, kj) row-major as unit-step slices of their
 // phase ((0,0) of phase (0,0), (0,1) of phase (0,1), (0,2) = phase (0,0)
 // one column on, ..., (2,2) = phase (0,0) one row and column on); each
@@ -53,19 +53,49 @@ func.func @weight_not_constant(%x: tensor<1x2x3x3xf32>, %w: tensor<1x2x1x2xf32>,
 
 // -----
 
-// 1x1, stride 1, no pad: the input itself is the im2col matrix (no copies);
-// a bias of 32 channels stays [1, OC, 1, 1].
+// 1x1, stride 1, no pad, a constant bias over 64 positions: the bias is one
+// more weight column times a row of ones after the input's rows (no
+// Vector pass for it); the input is the only tap.
 // CHECK-LABEL: func.func @conv1x1
 // CHECK-SAME: ([[X:%[a-z0-9_]+]]: tensor<1x4x8x8xf32>)
+// Each row [1 1 1 1 0.5] (printed as hex: 0x3F800000 x 4, 0x3F000000).
+// CHECK: [[W:%.+]] = vg.constant dense<"0x0000803F0000803F0000803F0000803F0000003F0000803F{{[0-9A-F]+}}"> : tensor<32x5xf32>
 // CHECK-NOT: vg.slice
 // CHECK: [[M:%.+]] = vg.reshape [[X]] {shape = array<i64: 4, 64>}
-// CHECK: vg.matmul %{{.+}}, [[M]] : (tensor<32x4xf32>, tensor<4x64xf32>) -> tensor<32x64xf32>
-// CHECK: vg.add %{{.+}}, %{{.+}} : (tensor<1x32x8x8xf32>, tensor<1x32x1x1xf32>)
+// CHECK: [[ONES:%.+]] = vg.constant dense<1.000000e+00> : tensor<1x64xf32>
+// CHECK: [[C:%.+]] = vg.concat [[M]], [[ONES]] {axis = 0 : i64} {{.*}} -> tensor<5x64xf32>
+// CHECK: [[Y:%.+]] = vg.matmul [[W]], [[C]] : (tensor<32x5xf32>, tensor<5x64xf32>) -> tensor<32x64xf32>
+// CHECK: [[R:%.+]] = vg.reshape [[Y]] {shape = array<i64: 1, 32, 8, 8>}
+// CHECK-NOT: vg.add
+// CHECK: return [[R]]
 func.func @conv1x1(%x: tensor<1x4x8x8xf32>) -> tensor<1x32x8x8xf32> {
   %w = vg.constant dense<1.0> : tensor<32x4x1x1xf32>
   %b = vg.constant dense<0.5> : tensor<32xf32>
   %y = vg.conv %x, %w, %b : (tensor<1x4x8x8xf32>, tensor<32x4x1x1xf32>, tensor<32xf32>) -> tensor<1x32x8x8xf32>
   return %y : tensor<1x32x8x8xf32>
+}
+
+// -----
+
+// With a constant bias the rows are tap-major (the taps as [C, P] pieces,
+// then the ones), so the weight is permuted to [OC, kh, kw, C] with the
+// bias last: W[o, c, 0, k] -> row o = [W[o,0,0,0], W[o,1,0,0], W[o,0,0,1],
+// W[o,1,0,1], b[o]] = [0 10 1 11 5] and [2 12 3 13 7].
+// CHECK-LABEL: func.func @bias_in_matmul
+// CHECK: [[W:%.+]] = vg.constant dense<{{\[\[}}0.000000e+00, 1.000000e+01, 1.000000e+00, 1.100000e+01, 5.000000e+00], [2.000000e+00, 1.200000e+01, 3.000000e+00, 1.300000e+01, 7.000000e+00]]> : tensor<2x5xf32>
+// CHECK: [[T0:%.+]] = vg.slice %{{.+}} {axes = array<i64: 2, 3>, ends = array<i64: 5, 4>, starts = array<i64: 0, 0>
+// CHECK: [[T1:%.+]] = vg.slice %{{.+}} {axes = array<i64: 2, 3>, ends = array<i64: 5, 5>, starts = array<i64: 0, 1>
+// CHECK: [[R0:%.+]] = vg.reshape [[T0]] {shape = array<i64: 2, 20>}
+// CHECK: [[R1:%.+]] = vg.reshape [[T1]] {shape = array<i64: 2, 20>}
+// CHECK: [[ONES:%.+]] = vg.constant dense<1.000000e+00> : tensor<1x20xf32>
+// CHECK: [[C:%.+]] = vg.concat [[R0]], [[R1]], [[ONES]] {axis = 0 : i64}
+// CHECK: vg.matmul [[W]], [[C]] : (tensor<2x5xf32>, tensor<5x20xf32>) -> tensor<2x20xf32>
+// CHECK-NOT: vg.add
+func.func @bias_in_matmul(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x5x4xf32> {
+  %w = vg.constant dense<[[[[0.0, 1.0]], [[10.0, 11.0]]], [[[2.0, 3.0]], [[12.0, 13.0]]]]> : tensor<2x2x1x2xf32>
+  %b = vg.constant dense<[5.0, 7.0]> : tensor<2xf32>
+  %y = vg.conv %x, %w, %b : (tensor<1x2x5x5xf32>, tensor<2x2x1x2xf32>, tensor<2xf32>) -> tensor<1x2x5x4xf32>
+  return %y : tensor<1x2x5x4xf32>
 }
 
 // -----
