@@ -147,7 +147,13 @@ def UnfoldWindows : Pass<"vinci-unfold-windows", "mlir::ModuleOp"> {
     ([C, kh * kw, OH * OW], the order of the weight's rows) and reshaped to
     [C * kh * kw, OH * OW], multiplied on the Cube by the weight as a
     [OC, C * kh * kw] matrix (the NCHW result directly), plus the bias as a
-    [1, OC, 1, 1] add. max_pool
+    [1, OC, 1, 1] add. With a constant weight and bias the bias rides in
+    the matmul instead: [W' | b] @ [im2col; ones], rows tap-major (the taps
+    as [C, OH * OW] pieces concatenated on dim 0, then a row of ones), the
+    weight permuted to [OC, kh, kw, C] at compile time. Strided windows
+    slice each phase (ki * dh mod sh, kj * dw mod sw) of the input once with
+    the strides and take the taps as unit-step slices of their phase when
+    that saves copies. max_pool
     becomes a max chain over the taps of the input padded with -inf,
     average_pool a sum chain times 1 / count (a per-position constant when
     count_include_pad is 0 and pads or ceil_mode cut windows). Global
