@@ -7,7 +7,9 @@
 // one MTE2 copy gathers a slab from GM with a burst per row and the source
 // stride as the gap, one MTE3 copy writes it back contiguously. The other
 // output dims are dv.loops (the first one longer than 1 is also split over
-// blocks), so the kernel's size does not depend on the tensor's.
+// blocks), so the kernel's size does not depend on the tensor's. A
+// transpose between an f32 graph tensor and an f16 intermediate converts
+// the slab in UB (vconv) between the two copies.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/lower/LowerCommon.h"
@@ -30,6 +32,8 @@ namespace {
 
 /// dv.loop nests the ISA takes.
 constexpr size_t kMaxLoopDepth = 4;
+/// Lanes of one f16 <-> f32 vconv repeat (256 bytes of f32).
+constexpr int64_t kVconvLanes = 64;
 
 vg::TransposeOp soleTranspose(func::FuncOp func) {
   vg::TransposeOp transpose;
@@ -83,9 +87,10 @@ std::optional<std::string> transposeMismatch(func::FuncOp func) {
     return std::string("a kernel launched more than once has no lowering yet");
   Type inElem = storageElementType(call.getOperand(0));
   Type outElem = storageElementType(call.getResult(0));
-  if (inElem != outElem)
+  auto isFloat = [](Type t) { return t.isF16() || t.isF32(); };
+  if (inElem != outElem && !(isFloat(inElem) && isFloat(outElem)))
     return llvm::formatv("a transpose that also converts ({0} to {1}) has no lowering "
-                         "template yet",
+                         "template yet (f16 <-> f32 only)",
                          inElem, outElem)
         .str();
   const soc::SocSpec &soc = dv::getSoc(func);
@@ -108,8 +113,9 @@ LogicalResult lowerTranspose(func::FuncOp func, func::CallOp call, const soc::So
   MLIRContext *ctx = func.getContext();
   Location loc = func.getLoc();
   GmSignature signature = gmSignature(call);
-  Type inElem = signature.elements[0];
-  int64_t bytes = dv::elementBytes(inElem);
+  Type inElem = signature.elements[0], outElem = signature.elements[1];
+  bool converts = inElem != outElem;
+  int64_t bytes = dv::elementBytes(inElem), outBytes = dv::elementBytes(outElem);
   ArrayRef<int64_t> inShape = transpose.getInput().getType().getShape();
   ArrayRef<int64_t> outShape = transpose.getType().getShape();
   SmallVector<int64_t> perm = permutation(transpose);
@@ -127,7 +133,9 @@ LogicalResult lowerTranspose(func::FuncOp func, func::CallOp call, const soc::So
   // A slab: `chunk` output rows along dim r-2, half of UB at most.
   int64_t rows = outShape[rank - 2];
   int64_t budget = static_cast<int64_t>(soc.bufferBytes(soc::Space::UB)) / 2;
-  int64_t chunk = std::min<int64_t>(rows, budget / rowBytes);
+  // Converting needs a second slab in the output type.
+  int64_t chunk =
+      std::min<int64_t>(rows, budget / (converts ? rowElems * (bytes + outBytes) : rowBytes));
   while (rows % chunk)
     --chunk;
 
@@ -159,9 +167,16 @@ LogicalResult lowerTranspose(func::FuncOp func, func::CallOp call, const soc::So
   OpBuilder b(ctx);
   Block *entry = beginKernel(b, func, signature.types, blockDim, "vector");
   Value gmIn = entry->getArgument(0), gmOut = entry->getArgument(1);
+  // vconv works in whole repeats of 64 lanes: the slabs hold them.
+  int64_t slabElems = converts ? roundUp(chunk * rowElems, kVconvLanes) : chunk * rowElems;
   Value slab = dv::AllocOp::create(
-      b, loc, dv::BufType::get(ctx, dv::MemSpace::UB, {chunk * rowElems}, inElem, dv::Layout::ND),
+      b, loc, dv::BufType::get(ctx, dv::MemSpace::UB, {slabElems}, inElem, dv::Layout::ND),
       IntegerAttr());
+  Value outSlab = slab;
+  if (converts)
+    outSlab = dv::AllocOp::create(
+        b, loc, dv::BufType::get(ctx, dv::MemSpace::UB, {slabElems}, outElem, dv::Layout::ND),
+        IntegerAttr());
 
   // Offsets: sum over iteration dims of index * step; the first dim's index
   // is block_idx * share + its loop's iv.
@@ -187,17 +202,37 @@ LogicalResult lowerTranspose(func::FuncOp func, func::CallOp call, const soc::So
       addIndex(loop.getInductionVar(), dim.srcStep, dim.dstStep);
     }
   }
-  auto view = [&](Value gm, AffineExpr expr, int64_t elems) {
-    return dv::ViewOp::create(b, loc, dv::GmType::get(ctx, {elems}, inElem), gm, indices,
+  auto view = [&](Value gm, Type elem, AffineExpr expr, int64_t elems) {
+    return dv::ViewOp::create(b, loc, dv::GmType::get(ctx, {elems}, elem), gm, indices,
                               AffineMapAttr::get(AffineMap::get(indices.size(), 0, expr)))
         .getResult();
   };
   int64_t gap = srcStride[rank - 2] - rowElems;
-  Value src = view(gmIn, srcExpr, (chunk - 1) * srcStride[rank - 2] + rowElems);
-  Value dst = view(gmOut, dstExpr, chunk * rowElems);
+  Value src = view(gmIn, inElem, srcExpr, (chunk - 1) * srcStride[rank - 2] + rowElems);
+  Value dst = view(gmOut, outElem, dstExpr, chunk * rowElems);
   dv::CopyOp::create(b, loc, src, slab, uint64_t(chunk), uint64_t(rowBytes),
                      uint64_t(gap * bytes), uint64_t(0));
-  dv::CopyOp::create(b, loc, slab, dst, uint64_t(1), uint64_t(chunk * rowBytes));
+  if (converts) {
+    // f32 -> f16 reads 8 blocks and writes 4 a repeat; f16 -> f32 the reverse.
+    auto rep = b.getDenseI64ArrayAttr(outElem.isF32() ? ArrayRef<int64_t>{8, 4}
+                                                       : ArrayRef<int64_t>{4, 8});
+    auto sub = [&](Value buf, Type elem, int64_t offset, int64_t elems) {
+      auto type = dv::BufType::get(ctx, dv::MemSpace::UB, {elems}, elem, dv::Layout::ND);
+      return dv::ViewOp::create(b, loc, type, buf, ValueRange(),
+                                AffineMapAttr::get(AffineMap::get(
+                                    0, 0, b.getAffineConstantExpr(offset))))
+          .getResult();
+    };
+    int64_t repeats = slabElems / kVconvLanes;
+    for (int64_t r0 = 0; r0 < repeats; r0 += soc.max_repeat) {
+      int64_t n = std::min<int64_t>(soc.max_repeat, repeats - r0);
+      dv::VConvOp::create(b, loc, sub(slab, inElem, r0 * kVconvLanes, n * kVconvLanes),
+                          sub(outSlab, outElem, r0 * kVconvLanes, n * kVconvLanes),
+                          dv::RoundMode::Rint, uint64_t(n), DenseI64ArrayAttr(), rep,
+                          DenseI64ArrayAttr());
+    }
+  }
+  dv::CopyOp::create(b, loc, outSlab, dst, uint64_t(1), uint64_t(chunk * rowElems * outBytes));
 
   return finishKernel(entry, func, call);
 }

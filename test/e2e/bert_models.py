@@ -5,7 +5,9 @@ compiled force_fp16 to an .om, run on the simulator with hazards fatal and
 compared with torch's fp32 output: cosine >= 0.999, no NaN or Inf. Also
 checks that bad ids fail cleanly: an id past the vocabulary stops the
 gather kernel, an id outside int32 is refused when the runtime narrows the
-int64 input. Prints one line per case and 'N passed, N failed'.
+int64 input. Then torch's own nn.TransformerEncoderLayer (batch_first, f32
+input and output) the same way. Prints one line per case and 'N passed,
+N failed'.
 
   bert_models.py --bin build/bin
 """
@@ -107,6 +109,35 @@ def main():
         actual, message = simulate("id_outside_int32", huge, full)
         report("id_outside_int32", actual is None and "outside int32" in message,
                message.splitlines()[-1] if message else "no error")
+
+        # nn.TransformerEncoderLayer as torch ships it: its head split
+        # transposes the f32 graph input into an f16 intermediate.
+        torch.manual_seed(0)
+        layer = torch.nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128,
+                                                 dropout=0.0, batch_first=True).eval()
+        x = torch.randn(2, 16, 64)
+        tel_onnx, tel_om = os.path.join(work, "tel.onnx"), os.path.join(work, "tel.om")
+        # Exported with autograd on: under no_grad torch 1.13 takes its fused
+        # fast path, which has no ONNX export.
+        torch.onnx.export(layer, x, tel_onnx, opset_version=14, input_names=["x"],
+                          output_names=["y"])
+        with torch.no_grad():
+            expected = layer(x).numpy()
+        np.save(os.path.join(work, "tel_x.npy"), x.numpy())
+        code, message = run([compile_tool, "--model", tel_onnx, "--output", tel_om])
+        if code == 0:
+            code, message = run([run_tool, "--model", tel_om, "--hazards", "fatal", "--input",
+                                 os.path.join(work, "tel_x.npy"), "--output_dir",
+                                 os.path.join(work, "tel.out")])
+        if code != 0:
+            report("transformer_encoder_layer", False, message)
+        else:
+            actual = np.load(os.path.join(work, "tel.out", "output_0.npy"))
+            finite = bool(np.isfinite(actual).all())
+            cos = cosine(expected, actual)
+            report("transformer_encoder_layer", finite and cos >= MIN_COSINE,
+                   f"cosine {cos:.6f} (>= {MIN_COSINE}), max abs diff "
+                   f"{np.abs(expected - actual).max():.2e}, finite {finite}")
 
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1

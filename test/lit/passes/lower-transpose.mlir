@@ -74,3 +74,33 @@ module {
     return %t : tensor<6x8x2xf32>
   }
 }
+
+// -----
+
+// An f32 graph input transposed into an f16 intermediate: the slab is
+// converted in UB (vconv, 8 f32 blocks to 4 f16 blocks a repeat) between
+// the strided load and the contiguous store.
+// CHECK-LABEL: dv.kernel @k0_transpose
+// CHECK-SAME: (%[[IN:.+]]: !dv.gm<1x16x4x16xf32>, %[[OUT:.+]]: !dv.gm<1x4x16x16xf16>)
+// CHECK: %[[SLAB:.+]] = dv.alloc : !dv.buf<ub, 256xf32>
+// CHECK: %[[HALF:.+]] = dv.alloc : !dv.buf<ub, 256xf16>
+// CHECK: dv.copy %{{.+}} to %[[SLAB]] {burst_bytes = 64 : i64, bursts = 16 : i64, src_gap = 192 : i64}
+// CHECK: dv.vconv %{{.+}} to %{{.+}} {rep = array<i64: 4, 8>, repeat = 4 : i64} : !dv.buf<ub, 256xf32> to !dv.buf<ub, 256xf16>
+// CHECK: dv.copy %[[HALF]] to %{{.+}} {burst_bytes = 512 : i64}
+module {
+  func.func @graph(%x: tensor<1x16x4x16xf32>) -> tensor<1x4x16x16xf32> {
+    %t = call @k0_transpose(%x) : (tensor<1x16x4x16xf32>) -> tensor<1x4x16x16xf32>
+    %y = call @k1_relu(%t) : (tensor<1x4x16x16xf32>) -> tensor<1x4x16x16xf32>
+    return %y : tensor<1x4x16x16xf32>
+  }
+  func.func private @k0_transpose(%a: tensor<1x16x4x16xf32>) -> tensor<1x4x16x16xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %t = vg.transpose %a {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x16x4x16xf32>) -> tensor<1x4x16x16xf32>
+    return %t : tensor<1x4x16x16xf32>
+  }
+  func.func private @k1_relu(%a: tensor<1x4x16x16xf32>) -> tensor<1x4x16x16xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.relu %a : tensor<1x4x16x16xf32>
+    return %r : tensor<1x4x16x16xf32>
+  }
+}
