@@ -143,7 +143,7 @@ def UnfoldWindows : Pass<"vinci-unfold-windows", "mlir::ModuleOp"> {
   let description = [{
     Each kernel tap (ki, kj) of a 2-D window reads the padded input at
     (oh * sh + ki * dh, ow * sw + kj * dw): a vg.slice with steps. A conv
-    (groups 1, batch 1) becomes the taps stacked after the channels
+    (batch 1) becomes the taps stacked after the channels
     ([C, kh * kw, OH * OW], the order of the weight's rows) and reshaped to
     [C * kh * kw, OH * OW], multiplied on the Cube by the weight as a
     [OC, C * kh * kw] matrix (the NCHW result directly), plus the bias as a
@@ -153,13 +153,15 @@ def UnfoldWindows : Pass<"vinci-unfold-windows", "mlir::ModuleOp"> {
     weight permuted to [OC, kh, kw, C] at compile time. Strided windows
     slice each phase (ki * dh mod sh, kj * dw mod sw) of the input once with
     the strides and take the taps as unit-step slices of their phase when
-    that saves copies. max_pool
+    that saves copies (the bias column needs groups 1). max_pool
     becomes a max chain over the taps of the input padded with -inf,
     average_pool a sum chain times 1 / count (a per-position constant when
     count_include_pad is 0 and pads or ceil_mode cut windows). Global
-    average / max pooling becomes a mean / max over the flattened H * W.
-    Grouped and depthwise conv, batch > 1 conv and windows that are not
-    2-D are left alone.
+    average / max pooling becomes a mean / max over the spatial axes.
+    With groups g (depthwise: g = C) the C-major rows are a batch of g
+    matrices [C / g * kh * kw, OH * OW] and the weight a batch of
+    [OC / g, C / g * kh * kw] (a batched Cube matmul). Batch > 1 conv and
+    windows that are not 2-D are left alone.
 
     Before:
     ```mlir

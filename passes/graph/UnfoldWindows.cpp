@@ -15,9 +15,9 @@
 //    axes.
 // Every piece has a template (pad, slice, concat: data movement; matmul:
 // Cube; the chains: one fused Vector kernel; mean/max: rows), so the model
-// compiles without a convolution template. Grouped and depthwise conv,
-// batch > 1 and 1-D / 3-D windows are left alone (their kernel is then
-// reported as unsupported).
+// compiles without a convolution template. Grouped and depthwise conv are a
+// batched matmul over the groups. Batch > 1 and 1-D / 3-D windows are left
+// alone (their kernel is then reported as unsupported).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/graph/Matchers.h"
@@ -235,8 +235,9 @@ bool unfoldConv(vg::ConvOp conv) {
   auto in = cast<RankedTensorType>(conv.getInput().getType());
   auto out = cast<RankedTensorType>(conv.getType());
   auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
-  if (conv.getGroup() != 1 || weightType.getRank() != 4 || in.getRank() != 4 ||
-      in.getDimSize(0) != 1 || !out.getElementType().isF32() || !weightType.hasStaticShape())
+  int64_t groups = conv.getGroup();
+  if (groups < 1 || weightType.getRank() != 4 || in.getRank() != 4 || in.getDimSize(0) != 1 ||
+      !out.getElementType().isF32() || !weightType.hasStaticShape())
     return false;
   Window w;
   SmallVector<int64_t> kernel(weightType.getShape().drop_front(2));
@@ -246,12 +247,14 @@ bool unfoldConv(vg::ConvOp conv) {
   if (!resolvePads(w, in.getShape(), ArrayRef<int64_t>(pads), "NOTSET"))
     return false;
 
-  int64_t oc = weightType.getDimSize(0), c = weightType.getDimSize(1);
+  // c: input channels (all groups); k: im2col rows (all groups).
+  int64_t oc = weightType.getDimSize(0), c = in.getDimSize(1);
+  if (c % groups || oc % groups || weightType.getDimSize(1) * groups != c)
+    return false;
   int64_t tapsCount = w.kh * w.kw, k = tapsCount * c, positions = w.oh * w.ow;
   OpBuilder b(conv);
   Location loc = conv.getLoc();
   Type f32 = b.getF32Type();
-  auto matrixType = RankedTensorType::get({oc, k}, f32);
 
   std::string name = "conv";
   ElementsAttr attr;
@@ -274,7 +277,7 @@ bool unfoldConv(vg::ConvOp conv) {
   // [OC, kh, kw, C] at compile time. (A row of at most
   // kMaxImmediateElements ones would be cloned into the concat kernel,
   // which takes no constants: tiny outputs keep the bias add.)
-  if (constantWeight && constantBias && positions > kMaxImmediateElements) {
+  if (groups == 1 && constantWeight && constantBias && positions > kMaxImmediateElements) {
     std::vector<float> augmented(oc * (k + 1));
     for (int64_t o = 0; o < oc; ++o) {
       for (int64_t ci = 0; ci < c; ++ci)
@@ -307,13 +310,24 @@ bool unfoldConv(vg::ConvOp conv) {
   }
 
   // Otherwise the weight as the [OC, C * kh * kw] matrix: a constant stays
-  // a constant (a blob when it was one), anything else is a view.
+  // a constant (a blob when it was one), anything else is a view. With
+  // groups, a batch of them: [g, OC / g, C / g * kh * kw] by the im2col
+  // rows of each group, [g, C / g * kh * kw, OH * OW] (the C-major rows
+  // keep each group's channels together), the batched matmul giving
+  // [g, OC / g, OH * OW], again NCHW. Depthwise conv is g = C.
+  SmallVector<int64_t> weightShape = {oc, k}, matrixShape = {k, positions},
+                       productShape = {oc, positions};
+  if (groups > 1) {
+    weightShape = {groups, oc / groups, k / groups};
+    matrixShape = {groups, k / groups, positions};
+    productShape = {groups, oc / groups, positions};
+  }
   Value weightMatrix;
-  if (std::optional<std::vector<float>> weight = f32Values(conv.getWeight()))
-    weightMatrix = f32Constant(b, loc, {oc, k}, *weight, blobs ? name + ".matrix" : "");
+  if (constantWeight)
+    weightMatrix = f32Constant(b, loc, weightShape, *constantWeight, blobs ? name + ".matrix" : "");
   else
-    weightMatrix = vg::ReshapeOp::create(b, loc, matrixType, conv.getWeight(),
-                                         b.getDenseI64ArrayAttr({oc, k}));
+    weightMatrix = vg::ReshapeOp::create(b, loc, RankedTensorType::get(weightShape, f32),
+                                         conv.getWeight(), b.getDenseI64ArrayAttr(weightShape));
 
   // Each tap [1, C, OH, OW] viewed as [1, C, 1, OH, OW], stacked on dim 2.
   SmallVector<Value> pieces = taps(b, loc, padded(b, loc, conv.getInput(), w, 0.0), w);
@@ -326,9 +340,9 @@ bool unfoldConv(vg::ConvOp conv) {
     columns = vg::ConcatOp::create(b, loc, RankedTensorType::get({1, c, tapsCount, w.oh, w.ow}, f32),
                                    pieces, int64_t(2));
   }
-  Value matrix = vg::ReshapeOp::create(b, loc, RankedTensorType::get({k, positions}, f32),
-                                       columns, b.getDenseI64ArrayAttr({k, positions}));
-  Value product = vg::MatMulOp::create(b, loc, RankedTensorType::get({oc, positions}, f32),
+  Value matrix = vg::ReshapeOp::create(b, loc, RankedTensorType::get(matrixShape, f32), columns,
+                                       b.getDenseI64ArrayAttr(matrixShape));
+  Value product = vg::MatMulOp::create(b, loc, RankedTensorType::get(productShape, f32),
                                        weightMatrix, matrix, false, false);
   Value result = vg::ReshapeOp::create(b, loc, out, product,
                                        b.getDenseI64ArrayAttr(out.getShape()));

@@ -8,7 +8,9 @@ top-1. Prints 'N passed, N failed'.
   conv_models.py --bin build/bin [--only NAME] [--resnet18]
 
 --resnet18 adds torchvision's ResNet-18 (weights=None, 1x3x224x224); it
-takes about 10 s here (compile 2.3 s, simulation 3 s), so ctest runs it.
+takes about 10 s here, so ctest runs it. --mobilenet_v2 adds torchvision's
+MobileNetV2 (weights=None, BatchNorm statistics measured on random inputs:
+see batch_norms_calibrated), ctest too.
 """
 import argparse
 import os
@@ -73,6 +75,40 @@ class PoolsAndBias(nn.Module):
         return self.maxp(self.avg(y) + self.avg_pad(y)[:, :, :-1, :-1][:, :, ::2, ::2])
 
 
+class InvertedResidual(nn.Module):
+    """MobileNetV2's block: 1x1 expand, 3x3 depthwise, 1x1 project (+ skip)."""
+
+    def __init__(self, cin, cout, stride, expand):
+        super().__init__()
+        mid = cin * expand
+        self.skip = stride == 1 and cin == cout
+        self.body = nn.Sequential(
+            nn.Conv2d(cin, mid, 1, bias=False), nn.BatchNorm2d(mid), nn.ReLU6(),
+            nn.Conv2d(mid, mid, 3, stride, 1, groups=mid, bias=False), nn.BatchNorm2d(mid),
+            nn.ReLU6(), nn.Conv2d(mid, cout, 1, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = self.body(x)
+        return x + y if self.skip else y
+
+
+class TinyMobileNet(nn.Module):
+    """MobileNetV2's structure at a small width and resolution, plus a
+    grouped conv (groups 2)."""
+
+    def __init__(self, classes=10):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(3, 16, 3, 2, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU6(),
+            InvertedResidual(16, 16, 1, 2), InvertedResidual(16, 24, 2, 4),
+            InvertedResidual(24, 24, 1, 4), nn.Conv2d(24, 32, 3, 1, 1, groups=2),
+            nn.ReLU6())
+        self.fc = nn.Linear(32, classes)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(self.features(x), 1), 1))
+
+
 def batch_norms_randomised(model, seed):
     """Non-trivial running statistics, so that folding them is tested."""
     g = torch.Generator().manual_seed(seed)
@@ -91,9 +127,32 @@ def resnet18():
     return torchvision.models.resnet18(weights=None)
 
 
+def batch_norms_calibrated(model, shape, batches=2):
+    """Running statistics measured on random inputs (as training would set
+    them). With weights=None the defaults (mean 0, var 1) leave MobileNetV2's
+    activations shrinking ~20x a stage, to 1e-8 at the end: below fp16's
+    range, so no fp16 run could match fp32 there."""
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.reset_running_stats()
+            m.momentum = None  # a cumulative average
+    model.train()
+    g = torch.Generator().manual_seed(7)
+    with torch.no_grad():
+        for _ in range(batches):
+            model(torch.randn(4, *shape[1:], generator=g))
+    return model.eval()
+
+
+def mobilenet_v2():
+    import torchvision
+    return batch_norms_calibrated(torchvision.models.mobilenet_v2(weights=None), (1, 3, 224, 224))
+
+
 MODELS = {  # name: (factory, input shape)
     "tiny_resnet": (lambda: batch_norms_randomised(TinyResNet(), 1), (1, 3, 64, 64)),
     "pools_and_bias": (PoolsAndBias, (1, 4, 15, 17)),
+    "tiny_mobilenet": (lambda: batch_norms_randomised(TinyMobileNet(), 2), (1, 3, 32, 32)),
 }
 
 
@@ -135,11 +194,15 @@ def main():
     parser.add_argument("--bin", required=True)
     parser.add_argument("--only", help="run this model only")
     parser.add_argument("--resnet18", action="store_true", help="add torchvision's ResNet-18")
+    parser.add_argument("--mobilenet_v2", action="store_true",
+                        help="add torchvision's MobileNetV2")
     parser.add_argument("--keep", help="keep the files in this directory")
     args = parser.parse_args()
     models = dict(MODELS)
     if args.resnet18:
         models["resnet18"] = (resnet18, (1, 3, 224, 224))
+    if args.mobilenet_v2:
+        models["mobilenet_v2"] = (mobilenet_v2, (1, 3, 224, 224))
     if args.only:
         models = {args.only: models[args.only]}
     failed = 0
