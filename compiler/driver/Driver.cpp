@@ -171,6 +171,7 @@ void buildGraphPipeline(mlir::PassManager &pm, const FusionSwitches &switches) {
     pm.addPass(graph::createFuseQkv());
   if (switches.isOn("ConvBatchNormFusion"))
     pm.addPass(graph::createFoldBatchNorm());
+  pm.addPass(graph::createExpandBatchNorm());
   pm.addPass(graph::createUnfoldWindows());
   pm.addPass(mlir::createCanonicalizerPass());
 }

@@ -183,4 +183,29 @@ def UnfoldWindows : Pass<"vinci-unfold-windows", "mlir::ModuleOp"> {
   }];
 }
 
+def ExpandBatchNorm : Pass<"vinci-expand-batchnorm", "mlir::ModuleOp"> {
+  let summary = "Rewrites an inference batch_norm that was not folded into a conv as elementwise ops";
+  let description = [{
+    batch_norm(x) = x * s + t per channel. With constant statistics s and t
+    are computed at compile time and stored as [1, C, 1, ..] constants (at
+    the input's shape when C <= 16, the partition's immediate limit);
+    otherwise (statistics that are graph inputs) the ops compute them:
+    (x - mean) * (gamma / sqrt(var + eps)) + beta on [1, C, 1, ..] views of
+    the statistics. Runs after vinci-fold-batchnorm, which takes the ones
+    after a conv.
+
+    Before:
+    ```mlir
+    %y = vg.batch_norm %x, %gamma, %beta, %mean, %var {epsilon = 1.0E-5 : f32} : (tensor<2x32x4x4xf32>, ...) -> tensor<2x32x4x4xf32>
+    ```
+    After:
+    ```mlir
+    %s = vg.constant dense<...> : tensor<1x32x1x1xf32>
+    %t = vg.constant dense<...> : tensor<1x32x1x1xf32>
+    %m = vg.mul %x, %s : (tensor<2x32x4x4xf32>, tensor<1x32x1x1xf32>) -> tensor<2x32x4x4xf32>
+    %y = vg.add %m, %t : (tensor<2x32x4x4xf32>, tensor<1x32x1x1xf32>) -> tensor<2x32x4x4xf32>
+    ```
+  }];
+}
+
 #endif // VINCI_GRAPH_PASSES_TD
