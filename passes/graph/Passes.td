@@ -160,8 +160,9 @@ def UnfoldWindows : Pass<"vinci-unfold-windows", "mlir::ModuleOp"> {
     average / max pooling becomes a mean / max over the spatial axes.
     With groups g (depthwise: g = C) the C-major rows are a batch of g
     matrices [C / g * kh * kw, OH * OW] and the weight a batch of
-    [OC / g, C / g * kh * kw] (a batched Cube matmul). Batch > 1 conv and
-    windows that are not 2-D are left alone.
+    [OC / g, C / g * kh * kw] (a batched Cube matmul). A 1-D pool is the
+    2-D one over the view [N, C, 1, L]. Batch > 1 conv, 1-D conv and 3-D
+    windows are left alone.
 
     Before:
     ```mlir

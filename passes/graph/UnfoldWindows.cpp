@@ -16,8 +16,9 @@
 // Every piece has a template (pad, slice, concat: data movement; matmul:
 // Cube; the chains: one fused Vector kernel; mean/max: rows), so the model
 // compiles without a convolution template. Grouped and depthwise conv are a
-// batched matmul over the groups. Batch > 1 and 1-D / 3-D windows are left
-// alone (their kernel is then reported as unsupported).
+// batched matmul over the groups; a 1-D pool is the 2-D one over [N, C, 1,
+// L]. Batch > 1 conv, 1-D conv and 3-D windows are left alone (their kernel
+// is then reported as unsupported).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/graph/Matchers.h"
@@ -395,21 +396,59 @@ bool unfoldPool(PoolOp pool, bool isMax) {
       return false;
     dilations = pool.getDilations();
   }
+  // A 1-D window [N, C, L] is the 2-D one over the view [N, C, 1, L]; its
+  // taps are viewed back as [N, C, OL] before the chain.
+  std::optional<ArrayRef<int64_t>> pads = pool.getPads(), strides = pool.getStrides();
+  SmallVector<int64_t> kernel(pool.getKernelShape()), pads2, strides2, dilations2;
+  bool oneD = in.getRank() == 3;
+  RankedTensorType in4 = in, out4 = out;
+  if (oneD) {
+    if (kernel.size() != 1 || !in.hasStaticShape() || !out.hasStaticShape())
+      return false;
+    kernel.insert(kernel.begin(), 1);
+    // Strides and dilations [s] -> [1, s]; pads [begin, end] -> [0, begin,
+    // 0, end]; an empty list marks a malformed attribute.
+    auto widen = [](std::optional<ArrayRef<int64_t>> given, SmallVector<int64_t> &to,
+                    size_t size) -> std::optional<ArrayRef<int64_t>> {
+      if (!given)
+        return std::nullopt;
+      if (given->size() != size)
+        return ArrayRef<int64_t>();
+      to = size == 2 ? SmallVector<int64_t>{0, (*given)[0], 0, (*given)[1]}
+                     : SmallVector<int64_t>{1, (*given)[0]};
+      return ArrayRef<int64_t>(to);
+    };
+    pads = widen(pads, pads2, 2);
+    strides = widen(strides, strides2, 1);
+    dilations = widen(dilations, dilations2, 1);
+    if ((pads && pads->empty()) || (strides && strides->empty()) ||
+        (dilations && dilations->empty()))
+      return false;
+    in4 = RankedTensorType::get({in.getDimSize(0), in.getDimSize(1), 1, in.getDimSize(2)},
+                                in.getElementType());
+    out4 = RankedTensorType::get({out.getDimSize(0), out.getDimSize(1), 1, out.getDimSize(2)},
+                                 out.getElementType());
+  }
   Window w;
-  if (!readWindow(w, in, out, pool.getKernelShape(), pool.getStrides(), dilations))
+  if (!readWindow(w, in4, out4, kernel, strides, dilations))
     return false;
   // The pads the attributes name count for count_include_pad; the ones
   // grown for ceil_mode never do.
   Window named = w;
-  if (!resolvePads(w, in.getShape(), pool.getPads(), pool.getAutoPad()) ||
-      !resolvePads(named, in.getShape(), pool.getPads(), pool.getAutoPad(),
-                   /*growForCeil=*/false))
+  if (!resolvePads(w, in4.getShape(), pads, pool.getAutoPad()) ||
+      !resolvePads(named, in4.getShape(), pads, pool.getAutoPad(), /*growForCeil=*/false))
     return false;
 
   OpBuilder b(pool);
   Location loc = pool.getLoc();
   double fill = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
-  SmallVector<Value> pieces = taps(b, loc, padded(b, loc, pool.getInput(), w, fill), w);
+  Value x = pool.getInput();
+  if (oneD)
+    x = vg::ReshapeOp::create(b, loc, in4, x, b.getDenseI64ArrayAttr(in4.getShape()));
+  SmallVector<Value> pieces = taps(b, loc, padded(b, loc, x, w, fill), w);
+  if (oneD)
+    for (Value &piece : pieces)
+      piece = vg::ReshapeOp::create(b, loc, out, piece, b.getDenseI64ArrayAttr(out.getShape()));
   Value acc = pieces.front();
   for (Value piece : ArrayRef<Value>(pieces).drop_front())
     acc = isMax ? Value(vg::MaxOp::create(b, loc, out, acc, piece))
@@ -419,7 +458,7 @@ bool unfoldPool(PoolOp pool, bool isMax) {
     if constexpr (std::is_same_v<PoolOp, vg::AveragePoolOp>)
       includePad = pool.getCountIncludePad() != 0;
     // Taps inside the input (or inside the named pads when they count).
-    int64_t h = in.getDimSize(2), wd = in.getDimSize(3);
+    int64_t h = in4.getDimSize(2), wd = in4.getDimSize(3);
     int64_t loH = includePad ? -named.padTop : 0, hiH = includePad ? h + named.padBottom : h;
     int64_t loW = includePad ? -named.padLeft : 0, hiW = includePad ? wd + named.padRight : wd;
     std::vector<float> inverse(w.oh * w.ow);
@@ -440,7 +479,10 @@ bool unfoldPool(PoolOp pool, bool isMax) {
     if (uniform) {
       factor = scalar(b, loc, inverse[0]);
     } else if (w.oh * w.ow > kMaxImmediateElements) {
-      factor = f32Constant(b, loc, {1, 1, w.oh, w.ow}, inverse, "");
+      SmallVector<int64_t> shape = {1, 1, w.oh, w.ow};
+      if (oneD)
+        shape = {1, 1, w.ow};
+      factor = f32Constant(b, loc, shape, inverse, "");
     } else {
       std::vector<float> full;
       for (int64_t i = 0; i < out.getDimSize(0) * out.getDimSize(1); ++i)

@@ -198,3 +198,23 @@ func.func @global_average_pool(%x: tensor<1x8x7x7xf32>) -> tensor<1x8x1x1xf32> {
   %y = vg.global_average_pool %x : (tensor<1x8x7x7xf32>) -> tensor<1x8x1x1xf32>
   return %y : tensor<1x8x1x1xf32>
 }
+
+// -----
+
+// A 1-D window is the 2-D one over the view [N, C, 1, L] (kernel 1 x 3,
+// stride 1 x 2, pads on L only); the taps are viewed back as [N, C, OL]
+// before the max chain, so the pool's result is an op, not a view.
+// Stride 2 with three taps: phases 0 and 1 decimated once.
+// CHECK-LABEL: func.func @max_pool_1d
+// CHECK: [[V:%.+]] = vg.reshape %{{.+}} {shape = array<i64: 1, 3, 1, 8>}
+// CHECK: [[P:%.+]] = vg.pad [[V]] {constant_value = 0xFFF0000000000000 : f64, pads = array<i64: 0, 0, 0, 1, 0, 0, 0, 0>}
+// CHECK: [[P0:%.+]] = vg.slice [[P]] {axes = array<i64: 2, 3>, ends = array<i64: 1, 9>, starts = array<i64: 0, 0>, steps = array<i64: 1, 2>}
+// CHECK: [[P1:%.+]] = vg.slice [[P]] {axes = array<i64: 2, 3>, ends = array<i64: 1, 9>, starts = array<i64: 0, 1>, steps = array<i64: 1, 2>}
+// CHECK-COUNT-3: vg.reshape {{.*}} -> tensor<1x3x4xf32>
+// CHECK: [[M:%.+]] = vg.max
+// CHECK: [[M2:%.+]] = vg.max [[M]], {{.*}} -> tensor<1x3x4xf32>
+// CHECK: return [[M2]]
+func.func @max_pool_1d(%x: tensor<1x3x8xf32>) -> tensor<1x3x4xf32> {
+  %y = vg.max_pool %x {kernel_shape = array<i64: 3>, pads = array<i64: 1, 0>, strides = array<i64: 2>} : (tensor<1x3x8xf32>) -> tensor<1x3x4xf32>
+  return %y : tensor<1x3x4xf32>
+}
