@@ -117,13 +117,6 @@ void collapse(BoxCopy &box) {
   box.dims = std::move(dims);
 }
 
-/// The call of `func` in the graph (partitioned kernels have one).
-func::CallOp soleCall(func::FuncOp func) {
-  auto uses = SymbolTable::getSymbolUses(func, func->getParentOp());
-  if (!uses || std::distance(uses->begin(), uses->end()) != 1)
-    return {};
-  return dyn_cast<func::CallOp>(uses->begin()->getUser());
-}
 
 /// The kernel's one data-movement op (constants aside), or null.
 Operation *soleMover(func::FuncOp func) {

@@ -43,19 +43,7 @@ vg::GatherOp soleGather(func::FuncOp func) {
   return gather;
 }
 
-func::CallOp soleCall(func::FuncOp func) {
-  auto uses = SymbolTable::getSymbolUses(func, func->getParentOp());
-  if (!uses || std::distance(uses->begin(), uses->end()) != 1)
-    return {};
-  return dyn_cast<func::CallOp>(uses->begin()->getUser());
-}
 
-int64_t product(ArrayRef<int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t d : dims)
-    n *= d;
-  return n;
-}
 
 /// The geometry of one gather: out[outer][count][inner] from
 /// data[outer][tableRows][inner].

@@ -6,6 +6,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
 
@@ -13,6 +14,20 @@ namespace vinci::lower {
 
 int64_t roundUp(int64_t value, int64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
+}
+
+int64_t product(ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+func::CallOp soleCall(func::FuncOp kernel) {
+  auto uses = SymbolTable::getSymbolUses(kernel, kernel->getParentOp());
+  if (!uses || std::distance(uses->begin(), uses->end()) != 1)
+    return {};
+  return dyn_cast<func::CallOp>(uses->begin()->getUser());
 }
 
 bool isViewOp(Operation *op) {

@@ -44,6 +44,11 @@ extern const KernelTemplate kPadTemplate;         // Pad.cpp: constant pads of t
 extern const KernelTemplate kElementwiseTemplate; // Elementwise.cpp: with broadcasts
 
 int64_t roundUp(int64_t value, int64_t multiple);
+/// The number of elements of a shape.
+int64_t product(llvm::ArrayRef<int64_t> dims);
+/// The one call of an outlined kernel in the graph (null if there is not
+/// exactly one).
+mlir::func::CallOp soleCall(mlir::func::FuncOp kernel);
 
 /// A kernel's GM arguments: the call's operands then its results, each as
 /// a !dv.gm of its storage element type (a scalar tensor as one element).

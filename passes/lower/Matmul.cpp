@@ -85,12 +85,6 @@ struct MatmulInfo {
   SmallVector<Epilogue> epilogue;
 };
 
-int64_t product(ArrayRef<int64_t> dims) {
-  int64_t p = 1;
-  for (int64_t d : dims)
-    p *= d;
-  return p;
-}
 
 std::string str(const Twine &t) { return t.str(); }
 

@@ -127,12 +127,6 @@ struct RowPlan {
 
 bool isSupportedFloat(Type type) { return type.isF16() || type.isF32(); }
 
-int64_t product(ArrayRef<int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t d : dims)
-    n *= d;
-  return n;
-}
 
 std::string typeText(Type type) {
   std::string text;

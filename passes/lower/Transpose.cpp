@@ -65,13 +65,6 @@ SmallVector<int64_t> permutation(vg::TransposeOp transpose) {
   return reversed;
 }
 
-/// The call of `func` in the graph (partitioned kernels have one).
-func::CallOp soleCall(func::FuncOp func) {
-  auto uses = SymbolTable::getSymbolUses(func, func->getParentOp());
-  if (!uses || std::distance(uses->begin(), uses->end()) != 1)
-    return {};
-  return dyn_cast<func::CallOp>(uses->begin()->getUser());
-}
 
 std::optional<std::string> transposeMismatch(func::FuncOp func) {
   auto transpose = soleTranspose(func);
