@@ -194,8 +194,12 @@ private:
   /// `hostElement` is the caller's element type when the graph computes
   /// the tensor in another (int64 narrowed to int32): then the tensor gets
   /// an arena buffer, and the runtime converts on the way in or out.
+  /// `storage` (default: `value`) is the tensor that gets the placement: a
+  /// kernel result that `value`, a graph output, is a view of.
   bool placeIo(Value value, std::string name, om::Space space, TypeAttr hostElement,
-               std::string &error) {
+               std::string &error, Value storage = {}) {
+    if (!storage)
+      storage = value;
     bool isInput = space == om::Space::Input;
     auto type = cast<RankedTensorType>(value.getType());
     format::IoInfo io;
@@ -212,7 +216,7 @@ private:
     if (!hostElement) {
       placement.space = space;
       placement.index = isInput ? writer.addInput(io) : writer.addOutput(io);
-      placements[value] = placement;
+      placements[storage] = placement;
       return true;
     }
     io.placement = om::IoPlacement::Arena;
@@ -226,7 +230,7 @@ private:
     placement.arenaBuffer = static_cast<int64_t>(buffer.id);
     uint32_t index = isInput ? writer.addInput(io) : writer.addOutput(io);
     arenaIo.push_back({isInput, index, buffer.id});
-    placements[value] = placement;
+    placements[storage] = placement;
     return true;
   }
 
@@ -246,8 +250,17 @@ private:
     auto ret = cast<func::ReturnOp>(graph.getBody().front().getTerminator());
     for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
       // Only a kernel writes an output buffer: an output that is a graph
-      // input, a constant or another output would need a copy task.
-      if (placements.count(value) || !value.getDefiningOp<dv::LaunchOp>()) {
+      // input, a constant or another output would need a copy task. An
+      // output that is a view (reshape-like) of a kernel result is that
+      // result's bytes: the kernel writes the caller's buffer.
+      Value produced = value;
+      while (Operation *def = produced.getDefiningOp()) {
+        if (isa<dv::LaunchOp, vg::ConstantOp>(def) || def->getNumOperands() != 1 ||
+            def->getNumResults() != 1)
+          break;
+        produced = def->getOperand(0);
+      }
+      if (placements.count(produced) || !produced.getDefiningOp<dv::LaunchOp>()) {
         error = "graph output " + std::to_string(index) +
                 " is not computed by a kernel (it is an input, a constant, a view or another "
                 "output); such models are not supported yet";
@@ -255,7 +268,8 @@ private:
       }
       auto name = graph.getResultAttrOfType<StringAttr>(index, "vg.name");
       if (!placeIo(value, name ? name.str() : "output" + std::to_string(index), om::Space::Output,
-                   graph.getResultAttrOfType<TypeAttr>(index, kIoElementTypeAttr), error))
+                   graph.getResultAttrOfType<TypeAttr>(index, kIoElementTypeAttr), error,
+                   produced))
         return false;
     }
     return true;
