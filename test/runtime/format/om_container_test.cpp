@@ -148,6 +148,33 @@ TEST(OmContainer, WriterRejectsInconsistentModelAndLeavesNoFile) {
   EXPECT_EQ(long_soc.writeToVector(bytes).code, Errc::invalid_argument);
 }
 
+// int64 I/O the kernels see as int32 (IoDesc.device_dtype): only int64 ->
+// int32, only in the arena, and the arena range is checked at device size.
+TEST(OmContainer, DeviceDtypeConversionsAreChecked) {
+  auto withInput = [](om::DType dtype, om::DType device, om::IoPlacement placement,
+                      uint64_t offset) {
+    format::OmWriter writer = test::sampleWriter();
+    format::IoInfo ids{{"ids", dtype, om::Format::ND, {1, 128}, 0}, placement, offset};
+    ids.device_dtype = device;
+    writer.addInput(ids);
+    std::vector<uint8_t> bytes;
+    return writer.writeToVector(bytes).code;
+  };
+  // 128 int64 (1024 bytes) are 512 bytes of int32 in the 4096-byte arena.
+  EXPECT_EQ(withInput(om::DType::I64, om::DType::I32, om::IoPlacement::Arena, 3584), Errc::ok);
+  EXPECT_EQ(withInput(om::DType::I64, om::DType::I32, om::IoPlacement::Arena, 3585 + 64),
+            Errc::invalid_model);
+  EXPECT_EQ(withInput(om::DType::I64, om::DType::F16, om::IoPlacement::Arena, 0),
+            Errc::invalid_model);
+  EXPECT_EQ(withInput(om::DType::F32, om::DType::I32, om::IoPlacement::Arena, 0),
+            Errc::invalid_model);
+  EXPECT_EQ(withInput(om::DType::I64, om::DType::I32, om::IoPlacement::Separate, 0),
+            Errc::invalid_model);
+  // Unknown (and the tensor's own dtype) mean no conversion.
+  EXPECT_EQ(withInput(om::DType::I64, om::DType::Unknown, om::IoPlacement::Separate, 0), Errc::ok);
+  EXPECT_EQ(withInput(om::DType::I64, om::DType::I64, om::IoPlacement::Separate, 0), Errc::ok);
+}
+
 TEST(OmContainer, AtomicWriteFailsCleanlyInMissingDirectory) {
   const std::string path = ::testing::TempDir() + "/no/such/dir/model.om";
   format::Status status = test::sampleWriter().writeToFile(path);
