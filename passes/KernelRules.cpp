@@ -3,19 +3,85 @@
 
 #include "vg/VgOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 
 namespace vinci {
 
+namespace {
+
+bool isReshapeLike(Operation *op) {
+  return isa_and_nonnull<vg::ReshapeOp, vg::FlattenOp, vg::SqueezeOp, vg::UnsqueezeOp,
+                         vg::IdentityOp, vg::DropoutOp>(op);
+}
+
+/// Whether the pieces of `split` are contiguous ranges of its input: with
+/// row-major data, only the dims before the axis interleave the pieces.
+bool splitsIntoContiguousPieces(vg::SplitOp split) {
+  auto input = cast<RankedTensorType>(split.getInput().getType());
+  int64_t axis = split.getAxis();
+  if (axis < 0)
+    axis += input.getRank();
+  if (!input.hasStaticShape() || axis < 0 || axis >= input.getRank())
+    return false;
+  return llvm::all_of(input.getShape().take_front(axis), [](int64_t d) { return d == 1; });
+}
+
+/// Whether `value`, through views, is computed by a kernel: not a graph
+/// input (the caller's buffer) nor a constant (a weight).
+bool isKernelResult(Value value) {
+  while (Operation *producer = value.getDefiningOp()) {
+    if (!isViewOp(producer))
+      return classifyOp(producer) != OpRole::Constant;
+    value = producer->getOperand(0);
+  }
+  return false;
+}
+
+} // namespace
+
+bool isViewOp(Operation *op) {
+  if (isReshapeLike(op))
+    return true;
+  auto split = dyn_cast_or_null<vg::SplitOp>(op);
+  return split && splitsIntoContiguousPieces(split) && isKernelResult(split.getInput()) &&
+         llvm::none_of(split.getResults(), [](Value piece) { return reachesGraphOutput(piece); });
+}
+
+bool reachesGraphOutput(Value value) {
+  for (Operation *user : value.getUsers()) {
+    if (isa<func::ReturnOp>(user))
+      return true;
+    if (isViewOp(user) && llvm::any_of(user->getResults(), reachesGraphOutput))
+      return true;
+  }
+  return false;
+}
+
+int64_t viewElementOffset(OpResult viewResult) {
+  auto split = dyn_cast<vg::SplitOp>(viewResult.getOwner());
+  if (!split)
+    return 0; // reshape-like: the same bytes
+  auto input = cast<RankedTensorType>(split.getInput().getType());
+  int64_t axis = split.getAxis() < 0 ? split.getAxis() + input.getRank() : split.getAxis();
+  int64_t inner = 1;
+  for (int64_t d : input.getShape().drop_front(axis + 1))
+    inner *= d;
+  int64_t before = 0;
+  for (int64_t size : split.getSplit().take_front(viewResult.getResultNumber()))
+    before += size;
+  return before * inner;
+}
+
 OpRole classifyOp(Operation *op) {
   using namespace vg;
+  if (isViewOp(op))
+    return OpRole::View;
   return llvm::TypeSwitch<Operation *, OpRole>(op)
       .Case<ConstantOp, ShapeOp, ConstantOfShapeOp, RangeOp>(
           [](auto) { return OpRole::Constant; })
-      .Case<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, IdentityOp, DropoutOp>(
-          [](auto) { return OpRole::View; })
       .Case<MatMulOp, ConvOp>([](auto) { return OpRole::Cube; })
       .Case<SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp, ReduceMeanOp, ReduceSumOp, ReduceMaxOp,
             ReduceMinOp, ReduceProdOp, ReduceL2Op, ArgMaxOp, ArgMinOp, MaxPoolOp,

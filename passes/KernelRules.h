@@ -14,7 +14,8 @@ namespace vinci {
 
 enum class OpRole {
   Constant,     // weights and folded values: kernel arguments or immediates
-  View,         // reshape-like on contiguous ND data: no kernel, no copy
+  View,         // reshape-like on contiguous ND data, or a split into
+                // contiguous pieces: no kernel, no copy (see isViewOp)
   Cube,         // matrix work on the Cube unit: matmul, conv
   Elementwise,  // one output element from the same position of each input
   Reduction,    // reduces or normalises along axes: softmax, norms, pools
@@ -24,6 +25,18 @@ enum class OpRole {
 enum class KernelKind { Cube, Vector };
 
 OpRole classifyOp(mlir::Operation *op);
+
+/// Whether `op` stays in the graph as a view: its results are GM bytes of
+/// its first operand, at viewByteOffset, under another shape. Reshape-like
+/// ops always are; a vg.split is when every dim before its axis is 1 (each
+/// piece is one contiguous range of the input), its input is a kernel
+/// result (an arena buffer, not a graph input or a weight) and no piece
+/// reaches a graph output (the caller's buffer, which a kernel must write).
+bool isViewOp(mlir::Operation *op);
+/// Whether `value` or a view of it is returned by the graph function.
+bool reachesGraphOutput(mlir::Value value);
+/// Where view result `viewResult` starts within its source, in elements.
+int64_t viewElementOffset(mlir::OpResult viewResult);
 llvm::StringRef kernelKindName(KernelKind kind);
 
 /// Whether an op of role `consumer` may join the kernel that contains a

@@ -2,6 +2,7 @@
 #include "om/EmitOm.h"
 
 #include "dv/DvOps.h"
+#include "passes/KernelRules.h"
 #include "vg/VgOps.h"
 #include "vinci/backend/Encode.h"
 #include "vinci/backend/InPlace.h"
@@ -70,6 +71,9 @@ struct Placement {
   uint64_t offset = 0;  // arena or weights offset
   uint64_t size = 0;    // bytes in storage precision
   int64_t arenaBuffer = -1;
+  /// Where a view (a piece of a split) starts within its arena buffer;
+  /// planArena adds it to the buffer's offset.
+  uint64_t viewOffset = 0;
 };
 
 /// The bytes of a constant in its storage type (f32 becomes fp16,
@@ -311,15 +315,27 @@ private:
       }
       if (isa<vg::ConstantOp, func::ReturnOp>(op))
         continue; // constants are placed by the launches that read them
-      if (op.getNumResults() == 1 && op.getNumOperands() == 1 &&
-          placements.count(op.getOperand(0))) {
-        // A view (reshape-like): the same bytes under another shape.
-        if (placements.count(op.getResult(0))) {
-          error = "graph output " + typeText(op.getResult(0).getType()) +
-                  " is a view of another tensor; such models are not supported yet";
-          return false;
+      if (isViewOp(&op) && placements.count(op.getOperand(0))) {
+        // A view (reshape-like, or a split into contiguous pieces): bytes
+        // of its source, at an offset, under another shape.
+        Placement source = placements[op.getOperand(0)];
+        auto sourceType = cast<RankedTensorType>(op.getOperand(0).getType());
+        uint64_t elementBytes =
+            source.size / std::max<uint64_t>(1, elementCount(sourceType.getShape()));
+        for (OpResult result : op.getResults()) {
+          if (placements.count(result)) {
+            error = "graph output " + typeText(result.getType()) +
+                    " is a view of another tensor; such models are not supported yet";
+            return false;
+          }
+          auto type = cast<RankedTensorType>(result.getType());
+          uint64_t offset = uint64_t(viewElementOffset(result)) * elementBytes;
+          Placement view = source;
+          view.viewOffset += offset; // for an arena buffer, not placed yet
+          view.offset += offset;     // for a graph output's buffer
+          view.size = elementCount(type.getShape()) * elementBytes;
+          placements[result] = view;
         }
-        placements[op.getResult(0)] = placements[op.getOperand(0)];
         continue;
       }
       error = "the graph still holds '" + op.getName().getStringRef().str() +
@@ -442,7 +458,7 @@ private:
       return false;
     for (auto &[value, placement] : placements)
       if (placement.arenaBuffer >= 0)
-        placement.offset = plan.buffers[placement.arenaBuffer].offset;
+        placement.offset = plan.buffers[placement.arenaBuffer].offset + placement.viewOffset;
     writer.setArenaSize(plan.arenaBytes);
     for (const ArenaIo &io : arenaIo) {
       uint64_t offset = plan.buffers[io.buffer].offset;

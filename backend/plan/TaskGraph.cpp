@@ -150,8 +150,8 @@ void estimate(TaskInfo &task, func::FuncOp kernel, const soc::SocSpec &soc,
 bool buildTaskGraph(ModuleOp module, func::FuncOp graph, const soc::SocSpec &soc,
                     StoragePrecision precision, TaskGraph &result, std::string &error) {
   SymbolTable symbols(module);
-  // A buffer per kernel result; views (reshape-like ops left in the graph)
-  // alias their source, so a use of a view is a use of the buffer.
+  // A buffer per kernel result; views (KernelRules' isViewOp, left in the
+  // graph) alias their source, so a use of a view is a use of the buffer.
   llvm::DenseMap<Value, uint64_t> bufferOf;
   llvm::DenseSet<Value> graphOutputs;
   for (Value value : graph.getBody().front().getTerminator()->getOperands())
@@ -217,10 +217,12 @@ bool buildTaskGraph(ModuleOp module, func::FuncOp graph, const soc::SocSpec &soc
       result.weightsBytes += storageBytes(constant.getType(), precision);
     } else if (isa<func::ReturnOp>(op)) {
       continue;
-    } else if (op.getNumResults() == 1 && op.getNumOperands() >= 1) {
-      // A view: its result is the same bytes as its source.
+    } else if (isViewOp(&op)) {
+      // A view: its results are bytes of its source's buffer (a split's
+      // pieces at offsets within it).
       if (auto source = bufferOf.find(op.getOperand(0)); source != bufferOf.end())
-        bufferOf[op.getResult(0)] = source->second;
+        for (Value result : op.getResults())
+          bufferOf[result] = source->second;
     }
   }
   // Graph outputs are the caller's buffers: a kernel writes them directly.

@@ -2,6 +2,7 @@
 #include "passes/lower/LowerCommon.h"
 
 #include "dv/DvOps.h"
+#include "passes/KernelRules.h"
 #include "vg/VgOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -30,13 +31,9 @@ func::CallOp soleCall(func::FuncOp kernel) {
   return dyn_cast<func::CallOp>(uses->begin()->getUser());
 }
 
-bool isViewOp(Operation *op) {
-  return isa_and_nonnull<vg::ReshapeOp, vg::FlattenOp, vg::SqueezeOp, vg::UnsqueezeOp,
-                         vg::IdentityOp, vg::DropoutOp>(op);
-}
-
-/// The value a graph tensor is a view of (through reshape-like ops, which
-/// stay in the graph and share their source's GM bytes).
+/// The value a graph tensor is a view of (through the views of
+/// KernelRules' isViewOp, which stay in the graph and share their source's
+/// GM bytes).
 Value viewRoot(Value value) {
   while (Operation *op = value.getDefiningOp()) {
     if (!isViewOp(op))
@@ -44,17 +41,6 @@ Value viewRoot(Value value) {
     value = op->getOperand(0);
   }
   return value;
-}
-
-/// Whether `value` or a view of it is returned by the graph function.
-bool reachesGraphOutput(Value value) {
-  for (Operation *user : value.getUsers()) {
-    if (isa<func::ReturnOp>(user))
-      return true;
-    if (isViewOp(user) && reachesGraphOutput(user->getResult(0)))
-      return true;
-  }
-  return false;
 }
 
 /// The element type a graph tensor has in GM under force_fp16: graph inputs

@@ -68,12 +68,9 @@ mlir::Block *beginKernel(mlir::OpBuilder &b, mlir::func::FuncOp func,
 mlir::LogicalResult finishKernel(mlir::Block *body, mlir::func::FuncOp func,
                                  mlir::func::CallOp call);
 
-/// Reshape-like ops stay in the graph and share their source's GM bytes.
-bool isViewOp(mlir::Operation *op);
-/// The value a graph tensor is a view of.
+/// The value a graph tensor is a view of (views: KernelRules' isViewOp,
+/// which also says whether a view reaches a graph output).
 mlir::Value viewRoot(mlir::Value value);
-/// Whether `value` or a view of it is returned by the graph function.
-bool reachesGraphOutput(mlir::Value value);
 /// The element type a graph tensor has in GM under force_fp16: graph inputs
 /// and outputs keep theirs, every other float tensor is f16.
 mlir::Type storageElementType(mlir::Value tensor);
