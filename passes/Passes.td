@@ -37,6 +37,37 @@ def NarrowInt64 : Pass<"vinci-narrow-int64", "mlir::ModuleOp"> {
   }];
 }
 
+def MaterializeOutputs : Pass<"vinci-materialize-outputs", "mlir::ModuleOp"> {
+  let summary = "Copies graph outputs that no kernel computes (inputs, constants, views of them)";
+  let description = [{
+    Every graph output of an .om is written by a task into the caller's
+    buffer. An output that is a graph input, a constant, or a reshape-like
+    view of one (Identity, Reshape, Flatten, Squeeze, Unsqueeze, a Shape the
+    importer folded) has no kernel, so this pass returns a whole-tensor
+    `vg.slice` of it instead: one data-movement kernel copies it, as ATC
+    adds a memcpy task. Outputs computed by kernels, and views of those, are
+    left alone (the kernel writes the caller's buffer directly).
+
+    Before:
+    ```mlir
+    func.func @main(%x: tensor<2x3x4xf32>) -> tensor<6x4xf32> {
+      %0 = vg.reshape %x {shape = array<i64: 6, 4>} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+      return %0 : tensor<6x4xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @main(%x: tensor<2x3x4xf32>) -> tensor<6x4xf32> {
+      %0 = vg.reshape %x {shape = array<i64: 6, 4>} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+      %1 = vg.slice %0 {axes = array<i64: 0, 1>, ends = array<i64: 6, 4>,
+                        starts = array<i64: 0, 0>, steps = array<i64: 1, 1>}
+          : (tensor<6x4xf32>) -> tensor<6x4xf32>
+      return %1 : tensor<6x4xf32>
+    }
+    ```
+  }];
+}
+
 def PartitionKernels : Pass<"vinci-partition-kernels", "mlir::ModuleOp"> {
   let summary = "Groups vg ops into Cube and Vector kernels and outlines each one";
   let description = [{

@@ -480,6 +480,7 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
   if (!options.report.empty() || toKernels) {
     auto pm = makePassManager();
     pm->addPass(createNarrowInt64());
+    pm->addPass(createMaterializeOutputs());
     pm->addPass(createPartitionKernels(PartitionKernelsOptions{
         switches.isOn("CubeEpilogueFusion"), switches.isOn("ElementwiseFusion")}));
     if (failed(pm->run(*module)))

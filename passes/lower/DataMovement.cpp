@@ -28,7 +28,7 @@
 // dv.loop moves two tiles an iteration). A box whose GM storage types
 // differ (a graph input or output in f32 beside f16 intermediates) converts
 // each tile in UB with vconv between load and store. Small constants the
-// partition cloned into a concat kernel become arguments.
+// partition cloned into a concat (or copying slice) kernel become arguments.
 //
 // Rejected (one-line diagnostics): conversions other than f16 <-> f32,
 // element types the ISA has no copies of (i64), empty tensors, and boxes
@@ -208,6 +208,8 @@ std::string analyze(func::FuncOp func, func::CallOp call, Operation *mover, Plan
               .start;
     }
     std::optional<unsigned> src = argumentOf(slice.getInput());
+    if (!src && slice.getInput().getDefiningOp<vg::ConstantOp>())
+      src = kHoistedConstant; // a copy of a small constant (vinci-materialize-outputs)
     std::optional<unsigned> dst = resultArgumentOf(slice.getResult(), func);
     if (!src || !dst)
       return "a slice of a value computed inside the kernel has no lowering template yet";
@@ -586,7 +588,7 @@ private:
   AffineExpr srcExpr, dstExpr;
 };
 
-/// Concat inputs that the partition cloned into the kernel as immediates
+/// Concat (or slice) inputs that the partition cloned into the kernel as immediates
 /// (small constants) become arguments: cloned before the call in the graph,
 /// they are stored in GM like weights.
 void hoistConstants(func::FuncOp func, func::CallOp &call) {
@@ -604,7 +606,7 @@ void hoistConstants(func::FuncOp func, func::CallOp &call) {
 
 bool hoistable(func::FuncOp func) {
   Operation *mover = soleMover(func);
-  return mover && isa<vg::ConcatOp>(mover) &&
+  return mover && isa<vg::ConcatOp, vg::SliceOp>(mover) &&
          llvm::all_of(func.getBody().front().getOps<vg::ConstantOp>(), [&](vg::ConstantOp c) {
            return llvm::all_of(c->getUsers(), [&](Operation *user) { return user == mover; });
          });
