@@ -128,4 +128,27 @@ bool cubeEpilogueTakes(Operation *consumer, Value fromKernel) {
   return true;
 }
 
+bool cubeStoreTakesTranspose(Operation *consumer, Operation *cubeAnchor) {
+  auto transpose = dyn_cast<vg::TransposeOp>(consumer);
+  auto matmul = dyn_cast_or_null<vg::MatMulOp>(cubeAnchor);
+  if (!transpose || !matmul)
+    return false;
+  auto input = cast<RankedTensorType>(transpose.getInput().getType());
+  int64_t rank = input.getRank();
+  if (rank < 3 || !input.hasStaticShape())
+    return false;
+  SmallVector<int64_t> headMerge = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(headMerge[rank - 3], headMerge[rank - 2]);
+  std::optional<ArrayRef<int64_t>> perm = transpose.getPerm();
+  if (!perm || *perm != ArrayRef<int64_t>(headMerge))
+    return false;
+  if (!llvm::all_of(input.getShape().take_front(rank - 3), [](int64_t d) { return d == 1; }))
+    return false;
+  auto hasResultRank = [&](Value operand) {
+    return cast<RankedTensorType>(operand.getType()).getRank() == rank;
+  };
+  return matmul.getResult().getType().getRank() == rank && hasResultRank(matmul.getA()) &&
+         hasResultRank(matmul.getB());
+}
+
 } // namespace vinci

@@ -51,6 +51,15 @@ bool mayJoinKernel(OpRole anchor, OpRole consumer);
 /// kernel of its own.
 bool cubeEpilogueTakes(mlir::Operation *consumer, mlir::Value fromKernel);
 
+/// Whether the transpose `consumer` of a Cube kernel's result can be the
+/// kernel's store addressing rather than a kernel of its own: it swaps the
+/// two dims before the innermost ([.., H, S, D] -> [.., S, H, D], attention's
+/// head merge), every dim before those is 1, and the kernel's matmul
+/// (`cubeAnchor`) is batched over H (both operands have the result's rank),
+/// so tile (h, rows, cols) goes to GM at h * D + row * H * D + col: the
+/// template's batch stride D and row stride H * D instead of S * D and D.
+bool cubeStoreTakesTranspose(mlir::Operation *consumer, mlir::Operation *cubeAnchor);
+
 } // namespace vinci
 
 #endif // VINCI_PASSES_KERNELRULES_H

@@ -94,9 +94,16 @@ private:
       Kernel *kernel = found->second;
       bool switchedOff = (kernel->anchorRole == OpRole::Cube && !rules.cubeEpilogues) ||
                          (kernel->anchorRole == OpRole::Elementwise && !rules.elementwiseChains);
-      if (kernel->ops.back() == producer && operand.hasOneUse() && !switchedOff &&
-          mayJoinKernel(kernel->anchorRole, role) &&
-          (kernel->anchorRole != OpRole::Cube || cubeEpilogueTakes(op, operand)))
+      // Data movement ends a kernel: a transpose taken as a Cube kernel's
+      // store addressing is its last step.
+      if (kernel->ops.back() != producer || !operand.hasOneUse() || switchedOff ||
+          classifyOp(producer) == OpRole::DataMovement)
+        continue;
+      bool epilogue = mayJoinKernel(kernel->anchorRole, role) &&
+                      (kernel->anchorRole != OpRole::Cube || cubeEpilogueTakes(op, operand));
+      bool store = kernel->anchorRole == OpRole::Cube &&
+                   cubeStoreTakesTranspose(op, kernel->ops.front());
+      if (epilogue || store)
         return kernel;
     }
     return nullptr;

@@ -39,6 +39,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/lower/LowerCommon.h"
+#include "passes/KernelRules.h"
 
 #include "dv/DvOps.h"
 #include "vg/VgOps.h"
@@ -83,6 +84,10 @@ struct MatmulInfo {
   int64_t batch = 1, M = 0, N = 0, K = 0;
   bool bBatched = false;
   SmallVector<Epilogue> epilogue;
+  /// The kernel ends with a head-merge transpose ([.., H, M, N] ->
+  /// [.., M, H, N], KernelRules' cubeStoreTakesTranspose): tiles are stored
+  /// with batch stride N and row stride H * N (H = batch).
+  bool storeHeadMerged = false;
 };
 
 
@@ -159,6 +164,17 @@ std::string analyzeMatmul(func::FuncOp func, vg::MatMulOp mm, MatmulInfo &info) 
         return "a Cube kernel must return the end of its epilogue chain (one result)";
       continue;
     }
+    if (isa<vg::TransposeOp>(op)) {
+      if (info.storeHeadMerged || !llvm::is_contained(op.getOperands(), current) ||
+          !cubeStoreTakesTranspose(&op, mm) || !info.bBatched)
+        return "a transpose in a Cube kernel other than a head merge of a batched matmul's "
+               "result has no Cube lowering yet";
+      info.storeHeadMerged = true;
+      current = op.getResult(0);
+      continue;
+    }
+    if (info.storeHeadMerged)
+      return (opName(&op) + " after the head-merge store has no Cube lowering yet").str();
     if (op.getNumResults() != 1 || !llvm::is_contained(op.getOperands(), current))
       return (opName(&op) + " beside the matmul's epilogue chain has no Cube lowering yet").str();
     auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
@@ -809,6 +825,11 @@ private:
     dv::MoveL0cUbOp::create(b, loc, tileView(l0C, Mp, Np), out, I(1), I(Mp * Np), I(0), I(0),
                             reluFirst ? b.getUnitAttr() : UnitAttr(), FloatAttr());
     Aff outOffset = t.batch * (info.M * N) + t.row * N + t.col;
+    // The head-merged store: tile row r of head h lands at row r, head h of
+    // [M, H, N] (info.batch is H: every dim before it is 1).
+    int64_t storeRowStride = info.storeHeadMerged ? info.batch * N : N;
+    Aff storeOffset =
+        info.storeHeadMerged ? t.batch * N + t.row * storeRowStride + t.col : outOffset;
     int64_t elems = Mp * Np;
     for (auto [index, e] : llvm::enumerate(info.epilogue)) {
       switch (e.kind) {
@@ -862,8 +883,9 @@ private:
       convert(out, half, elems);
       out = half;
     }
-    dv::CopyNz2NdOp::create(b, loc, out, gmView(gm[outArg], outOffset, (t.ms - 1) * N + t.ns),
-                            I(t.ms), I(t.ns), I(N), I(Mp));
+    dv::CopyNz2NdOp::create(b, loc, out,
+                            gmView(gm[outArg], storeOffset, (t.ms - 1) * storeRowStride + t.ns),
+                            I(t.ms), I(t.ns), I(storeRowStride), I(Mp));
   }
 
   OpBuilder &b;

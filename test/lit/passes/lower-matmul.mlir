@@ -369,3 +369,50 @@ func.func private @k3_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64xf32>) -> 
   %0 = vg.matmul %arg0, %arg1 : (tensor<8x64xf32>, tensor<64xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+// Attention's head merge as the store: [1, 4, 24, 16] x [1, 4, 16, 32]
+// batched over the 4 heads, then transpose [0, 2, 1, 3] to [1, 24, 4, 32].
+// Head h's tile goes to GM at h * 32 with row stride 4 * 32 = 128 (not at
+// h * 24 * 32 with row stride 32); the view spans 23 * 128 + 32 elements,
+// ending at 3 * 32 + 2976 = 3072, the whole output.
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK-SAME: [[C:%[a-z0-9_]+]]: !dv.gm<1x24x4x32xf16>)
+// CHECK-SAME: attributes {block_dim = 4 : i64, kind = "cube"
+// CHECK: dv.mmad
+// CHECK: [[GC:%.+]] = dv.view [[C]][{{%.+}} * 32] : !dv.gm<1x24x4x32xf16> to !dv.gm<2976xf16>
+// CHECK-NEXT: dv.copy_nz2nd {{%.+}} to [[GC]] {cols = 32 : i64, dst_row_stride = 128 : i64, rows = 24 : i64, src_rows = 32 : i64}
+// CHECK-NEXT: dv.return
+// SYNC-LABEL: func.func @head_merge_store
+// SYNC: dv.kernel @k0_matmul
+// SYNC: dv.return
+func.func @head_merge_store(%a: tensor<1x4x24x16xf16>, %b: tensor<1x4x16x32xf16>) -> tensor<1x24x4x32xf16> {
+  %0 = call @k0_matmul(%a, %b) : (tensor<1x4x24x16xf16>, tensor<1x4x16x32xf16>) -> tensor<1x24x4x32xf16>
+  return %0 : tensor<1x24x4x32xf16>
+}
+func.func private @k0_matmul(%arg0: tensor<1x4x24x16xf16>, %arg1: tensor<1x4x16x32xf16>) -> tensor<1x24x4x32xf16>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul", "/Transpose"]} {
+  %0 = vg.matmul %arg0, %arg1 : (tensor<1x4x24x16xf16>, tensor<1x4x16x32xf16>) -> tensor<1x4x24x32xf16>
+  %1 = vg.transpose %0 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x4x24x32xf16>) -> tensor<1x24x4x32xf16>
+  return %1 : tensor<1x24x4x32xf16>
+}
+
+// -----
+
+// Near miss: a transpose of the innermost two dims is no head merge; the
+// Cube template refuses it rather than store the wrong layout.
+// SYNC-LABEL: func.func @transpose_not_head_merge
+// SYNC: call @k0_matmul
+// SYNC-NOT: dv.kernel
+func.func @transpose_not_head_merge(%a: tensor<1x4x24x16xf16>, %b: tensor<1x4x16x32xf16>) -> tensor<1x4x32x24xf16> {
+  %0 = call @k0_matmul(%a, %b) : (tensor<1x4x24x16xf16>, tensor<1x4x16x32xf16>) -> tensor<1x4x32x24xf16>
+  return %0 : tensor<1x4x32x24xf16>
+}
+// expected-error @+1 {{kernel k0_matmul (from /MatMul, /Transpose): a transpose in a Cube kernel other than a head merge of a batched matmul's result has no Cube lowering yet}}
+func.func private @k0_matmul(%arg0: tensor<1x4x24x16xf16>, %arg1: tensor<1x4x16x32xf16>) -> tensor<1x4x32x24xf16>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul", "/Transpose"]} {
+  %0 = vg.matmul %arg0, %arg1 : (tensor<1x4x24x16xf16>, tensor<1x4x16x32xf16>) -> tensor<1x4x24x32xf16>
+  %1 = vg.transpose %0 {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x4x24x32xf16>) -> tensor<1x4x32x24xf16>
+  return %1 : tensor<1x4x32x24xf16>
+}

@@ -113,3 +113,53 @@ func.func @two_matmuls_and_a_transpose(%x: tensor<8x64xf32>, %wq: tensor<64x64xf
   %kt = vg.transpose %k {perm = array<i64: 1, 0>} : (tensor<8x64xf32>) -> tensor<64x8xf32>
   return %q, %kt : tensor<8x64xf32>, tensor<64x8xf32>
 }
+
+// -----
+
+// Attention's head merge: the transpose [0, 2, 1, 3] of a batched matmul's
+// [1, H, S, D] result joins the Cube kernel as its store addressing; the
+// reshape after it stays a view and nothing joins after the transpose.
+// CHECK-LABEL: func.func @head_merge_joins_matmul
+// CHECK: [[M:%.+]] = call @k0_matmul
+// CHECK: [[V:%.+]] = vg.reshape [[M]]
+// CHECK: call @k1_relu([[V]])
+// CHECK: func.func private @k0_matmul
+// CHECK-SAME: "cube"
+// CHECK: vg.matmul
+// CHECK-NEXT: vg.transpose
+// CHECK-NEXT: return
+func.func @head_merge_joins_matmul(%p: tensor<1x4x8x8xf32>, %v: tensor<1x4x8x16xf32>) -> tensor<1x8x64xf32> {
+  %0 = vg.matmul %p, %v : (tensor<1x4x8x8xf32>, tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32>
+  %1 = vg.transpose %0 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x4x8x16xf32>) -> tensor<1x8x4x16xf32>
+  %2 = vg.reshape %1 {shape = array<i64: 1, 8, 64>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x64xf32>
+  %3 = vg.relu %2 : tensor<1x8x64xf32>
+  return %3 : tensor<1x8x64xf32>
+}
+
+// -----
+
+// Near misses: a batch dim of 2 before the heads (head h of batch b is not
+// at an affine offset of the flat batch index), a transpose of the last two
+// dims, and a matmul whose 2-D weight folds the heads into its rows: each
+// transpose stays a kernel of its own, and an op after a transpose never
+// joins it.
+// CHECK-LABEL: func.func @head_merge_near_misses
+// CHECK: call @k0_matmul
+// CHECK-NEXT: call @k1_transpose
+// CHECK: call @k2_matmul
+// CHECK-NEXT: call @k3_transpose
+// CHECK: call @k4_matmul
+// CHECK-NEXT: call @k5_transpose
+// CHECK-NEXT: call @k6_relu
+func.func @head_merge_near_misses(%p2: tensor<2x4x8x8xf32>, %v2: tensor<2x4x8x16xf32>,
+                                  %p: tensor<1x4x8x8xf32>, %v: tensor<1x4x8x16xf32>, %w: tensor<8x16xf32>)
+    -> (tensor<2x8x4x16xf32>, tensor<1x4x16x8xf32>, tensor<1x8x4x16xf32>) {
+  %0 = vg.matmul %p2, %v2 : (tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32>
+  %1 = vg.transpose %0 {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x8x16xf32>) -> tensor<2x8x4x16xf32>
+  %2 = vg.matmul %p, %v : (tensor<1x4x8x8xf32>, tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32>
+  %3 = vg.transpose %2 {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x4x8x16xf32>) -> tensor<1x4x16x8xf32>
+  %4 = vg.matmul %p, %w : (tensor<1x4x8x8xf32>, tensor<8x16xf32>) -> tensor<1x4x8x16xf32>
+  %5 = vg.transpose %4 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x4x8x16xf32>) -> tensor<1x8x4x16xf32>
+  %6 = vg.relu %5 : tensor<1x8x4x16xf32>
+  return %1, %3, %6 : tensor<2x8x4x16xf32>, tensor<1x4x16x8xf32>, tensor<1x8x4x16xf32>
+}
