@@ -35,7 +35,11 @@ bool areCompatibleResultTypes(TypeRange inferred, TypeRange actual) {
     auto haveTensor = dyn_cast<RankedTensorType>(have);
     if (!wantTensor || !haveTensor)
       return want == have;
-    if (wantTensor.getElementType() != haveTensor.getElementType() ||
+    // An int64 result (indices, shapes) may be held in int32: the device
+    // has no 64-bit integers (vinci-narrow-int64).
+    bool narrowed = wantTensor.getElementType().isSignlessInteger(64) &&
+                    haveTensor.getElementType().isSignlessInteger(32);
+    if ((wantTensor.getElementType() != haveTensor.getElementType() && !narrowed) ||
         wantTensor.getRank() != haveTensor.getRank())
       return false;
     for (auto [w, h] : llvm::zip(wantTensor.getShape(), haveTensor.getShape()))

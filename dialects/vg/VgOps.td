@@ -373,7 +373,7 @@ class VG_ArgReduceOp<string mnemonic, string what> : VG_ShapedOp<mnemonic> {
                    DefaultValuedAttr<I64Attr, "0">:$axis,
                    DefaultValuedAttr<I64Attr, "1">:$keepdims,
                    DefaultValuedAttr<I64Attr, "0">:$select_last_index);
-  let results = (outs VG_I64Tensor:$output);
+  let results = (outs VG_IndexTensor:$output);
 }
 def VG_ArgMaxOp : VG_ArgReduceOp<"arg_max", "largest element">;
 def VG_ArgMinOp : VG_ArgReduceOp<"arg_min", "smallest element">;
@@ -504,7 +504,7 @@ def VG_ShapeOp : VG_ShapedOp<"shape"> {
   let arguments = (ins VG_Tensor:$input,
                    DefaultValuedAttr<I64Attr, "0">:$start,
                    OptionalAttr<I64Attr>:$end);
-  let results = (outs VG_I64Tensor:$output);
+  let results = (outs VG_IndexTensor:$output);
   let hasFolder = 1;
 }
 

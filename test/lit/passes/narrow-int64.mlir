@@ -51,3 +51,15 @@ func.func @out_of_range() -> tensor<2xi64> {
   %0 = vg.add %big, %big : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
   return %0 : tensor<2xi64>
 }
+
+// -----
+
+// ArgMax's int64 indices become int32 too (vg accepts either for index
+// results); the tag tells the runtime to widen the output.
+// CHECK-LABEL: func.func @arg_max
+// CHECK-SAME: -> (tensor<8x1xi32> {vinci.io_element_type = i64})
+// CHECK: vg.arg_max %{{.+}} {axis = 1 : i64} : (tensor<8x1000xf32>) -> tensor<8x1xi32>
+func.func @arg_max(%x: tensor<8x1000xf32>) -> tensor<8x1xi64> {
+  %0 = vg.arg_max %x {axis = 1 : i64} : (tensor<8x1000xf32>) -> tensor<8x1xi64>
+  return %0 : tensor<8x1xi64>
+}
