@@ -28,7 +28,6 @@ examples/models/export_models.py on first use). A benchmark, not a test.
 import argparse
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -38,9 +37,10 @@ import time
 import numpy as np
 import torch
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from common import ROOT, compile_with_report, cosine, roofline, simulate  # noqa: E402
+
 OUT = os.path.join(ROOT, "bench", "out")
-BIN = os.path.join(ROOT, "build", "bin")
 sys.path.insert(0, os.path.join(ROOT, "examples", "models"))
 import export_models  # noqa: E402
 
@@ -124,51 +124,16 @@ def main():
 
     with tempfile.TemporaryDirectory() as work:
         om = os.path.join(work, "bert_base.om")
-        report_path = os.path.join(work, "report.json")
-        compile_times = []
-        for _ in range(2):
-            start = time.perf_counter()
-            subprocess.run([os.path.join(BIN, "vinci-compile"), "--model", onnx_path, "--output", om,
-                            "--report", report_path], check=True, capture_output=True)
-            compile_times.append(time.perf_counter() - start)
-        result["compile_seconds"] = round(min(compile_times), 3)
-        report = json.load(open(report_path))
-        result["num_kernels"] = report["num_kernels"]
-        result["arena_bytes"] = report["arena_bytes"]
-        result["arena_lower_bound_bytes"] = report["arena_lower_bound_bytes"]
-        result["arena_ratio"] = round(report["arena_bytes"] / report["arena_lower_bound_bytes"], 4)
-
+        figures, report = compile_with_report(onnx_path, om, os.path.join(work, "report.json"))
+        result.update(figures)
         np.save(os.path.join(work, "ids.npy"), ids.numpy())
         np.save(os.path.join(work, "mask.npy"), mask.numpy())
-        proc = subprocess.run([os.path.join(BIN, "vinci-run"), "--model", om, "--hazards", "fatal",
-                               "--loop", str(args.runs), "--input", os.path.join(work, "ids.npy"),
-                               os.path.join(work, "mask.npy"), "--output_dir",
-                               os.path.join(work, "out")], check=True, capture_output=True, text=True)
-        text = proc.stdout + proc.stderr
-        cycles, micros = re.search(r"simulated: (\d+) cycles = ([\d.]+) us", text).groups()
-        host_ms = float(re.search(r"host wall time: ([\d.]+) ms per run", text).group(1))
-        read, written = map(int, re.search(r"GM traffic per run: (\d+) bytes read, (\d+) bytes "
-                                           r"written", text).groups())
-        actual = np.load(os.path.join(work, "out", "output_0.npy"))
-
-    # The roofline of the same kernels, from the SoC table's figures.
-    clock_hz = int(cycles) / (float(micros) * 1e-6)
-    cube_peak = 8 * 16 * 16 * 16 * 2 * clock_hz  # 8 cores, one 16^3 fractal a cycle
-    gm_bandwidth = 204.8e9
-    cube_flops = sum(k["flops"] for k in report["kernels"] if k["kind"] == "cube")
-    gm_bytes = sum(k["gm_bytes"] for k in report["kernels"])
-    roofline_us = max(cube_flops / cube_peak, gm_bytes / gm_bandwidth) * 1e6
-    result.update({
-        "simulated_cycles": int(cycles),
-        "simulated_us": float(micros),
-        "simulated_gm_bytes_read": read,
-        "simulated_gm_bytes_written": written,
-        "cube_flops": cube_flops,
-        "report_gm_bytes": gm_bytes,
-        "roofline_us": round(roofline_us, 1),
-        "roofline_bound_by": "cube" if cube_flops / cube_peak > gm_bytes / gm_bandwidth else "gm",
-        "simulated_over_roofline": round(float(micros) / roofline_us, 2),
-    })
+        simulated = simulate(om, [os.path.join(work, "ids.npy"), os.path.join(work, "mask.npy")],
+                             os.path.join(work, "out"), runs=args.runs)
+    actual = simulated.pop("output")
+    host_ms = simulated.pop("host_ms")
+    result.update(simulated)
+    result.update(roofline(report, simulated))
 
     with torch.no_grad():
         expected = model(ids, mask).numpy()
@@ -178,8 +143,7 @@ def main():
             start = time.perf_counter()
             model(ids, mask)
             times.append(time.perf_counter() - start)
-    a, b = expected.astype(np.float64).ravel(), actual.astype(np.float64).ravel()
-    result["cosine_vs_torch"] = round(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b))), 6)
+    result["cosine_vs_torch"] = round(cosine(expected, actual), 6)
     result["finite"] = bool(np.isfinite(actual).all())
     host = {"vinci_run_simulator": host_ms, "torch_cpu_fp32": round(min(times) * 1e3, 2)}
 

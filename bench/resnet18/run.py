@@ -32,20 +32,14 @@ input), so the torch reference is the same module. A benchmark, not a test.
 import collections
 import json
 import os
-import re
-import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BIN = os.path.join(ROOT, "build", "bin")
-
-
-def log(message):
-    print("resnet18: " + message, file=sys.stderr, flush=True)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from common import (GM_BANDWIDTH, compile_with_report, cosine, cube_peak_flops,  # noqa: E402
+                    roofline, simulate)
 
 
 def export(path):
@@ -68,32 +62,16 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         onnx_path = os.path.join(work, "resnet18.onnx")
         x, expected = export(onnx_path)
-        om, report_path = os.path.join(work, "resnet18.om"), os.path.join(work, "report.json")
-        compile_times = []
-        for _ in range(2):
-            start = time.perf_counter()
-            subprocess.run([os.path.join(BIN, "vinci-compile"), "--model", onnx_path, "--output", om,
-                            "--report", report_path], check=True, capture_output=True)
-            compile_times.append(time.perf_counter() - start)
-        result["compile_seconds"] = round(min(compile_times), 3)
-        report = json.load(open(report_path))
-        result["num_kernels"] = report["num_kernels"]
-        result["arena_bytes"] = report["arena_bytes"]
-        result["arena_lower_bound_bytes"] = report["arena_lower_bound_bytes"]
-        result["arena_ratio"] = round(report["arena_bytes"] / report["arena_lower_bound_bytes"], 4)
-
+        om = os.path.join(work, "resnet18.om")
+        figures, report = compile_with_report(onnx_path, om, os.path.join(work, "report.json"))
+        result.update(figures)
         np.save(os.path.join(work, "x.npy"), x)
         trace = os.path.join(work, "trace.json")
-        proc = subprocess.run([os.path.join(BIN, "vinci-run"), "--model", om, "--hazards", "fatal",
-                               "--input", os.path.join(work, "x.npy"), "--output_dir",
-                               os.path.join(work, "out"), "--profile", trace],
-                              check=True, capture_output=True, text=True)
-        text = proc.stdout + proc.stderr
-        cycles, micros = re.search(r"simulated: (\d+) cycles = ([\d.]+) us", text).groups()
-        read, written = map(int, re.search(r"GM traffic per run: (\d+) bytes read, (\d+) bytes "
-                                           r"written", text).groups())
-        actual = np.load(os.path.join(work, "out", "output_0.npy"))
+        simulated = simulate(om, [os.path.join(work, "x.npy")], os.path.join(work, "out"),
+                             trace=trace)
         events = json.load(open(trace))["traceEvents"]
+    actual = simulated.pop("output")
+    simulated.pop("host_ms")
 
     # Each kernel's simulated span (kernels run one after another).
     first, last = {}, {}
@@ -105,15 +83,11 @@ def main():
         last[k] = max(last.get(k, 0.0), e["ts"] + e["dur"])
     span_us = {k: last[k] - first[k] for k in first}
 
-    clock_hz = int(cycles) / (float(micros) * 1e-6)
-    cube_peak = 8 * 16 * 16 * 16 * 2 * clock_hz  # 8 cores, one 16^3 fp16 fractal a cycle
-    gm_bandwidth = 204.8e9
+    cube_peak = cube_peak_flops(simulated)
     kernels = report["kernels"]
-    cube_flops = sum(k["flops"] for k in kernels if k["kind"] == "cube")
-    gm_bytes = sum(k["gm_bytes"] for k in kernels)
-    roofline_us = max(cube_flops / cube_peak, gm_bytes / gm_bandwidth) * 1e6
+    bound = roofline(report, simulated)
     model_bytes = report["weights_bytes"] + x.size * 4 + expected.size * 4
-    model_roofline_us = max(cube_flops / cube_peak, model_bytes / gm_bandwidth) * 1e6
+    model_roofline_us = max(bound["cube_flops"] / cube_peak, model_bytes / GM_BANDWIDTH) * 1e6
 
     def is_conv(k):
         return any("Conv" in node for node in k.get("source_nodes", []))
@@ -129,25 +103,17 @@ def main():
     by_kind = collections.Counter()
     for k in kernels:
         by_kind[k["name"].split("_", 1)[1]] += span_us.get(k["name"], 0.0)
-    a, b = expected.astype(np.float64).ravel(), actual.astype(np.float64).ravel()
+    result.update(simulated)
+    result.update(bound)
     result.update({
-        "simulated_cycles": int(cycles),
-        "simulated_us": float(micros),
-        "simulated_gm_bytes_read": read,
-        "simulated_gm_bytes_written": written,
-        "cube_flops": cube_flops,
-        "report_gm_bytes": gm_bytes,
-        "roofline_us": round(roofline_us, 1),
-        "roofline_bound_by": "cube" if cube_flops / cube_peak > gm_bytes / gm_bandwidth else "gm",
-        "simulated_over_roofline": round(float(micros) / roofline_us, 2),
         "model_roofline_us": round(model_roofline_us, 1),
-        "simulated_over_model_roofline": round(float(micros) / model_roofline_us, 1),
+        "simulated_over_model_roofline": round(simulated["simulated_us"] / model_roofline_us, 1),
         "conv_cube_flops": conv_flops,
         "conv_cube_utilisation": {"matmul_kernels": utilisation(conv_matmuls),
                                   "with_im2col": utilisation(conv_all)},
         "simulated_us_by_kernel_kind": {kind: round(us, 1) for kind, us in by_kind.most_common()},
         "kernels_by_kind": dict(collections.Counter(k["name"].split("_", 1)[1] for k in kernels)),
-        "cosine_vs_torch": round(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b))), 7),
+        "cosine_vs_torch": round(cosine(expected, actual), 7),
         "same_top1": int(actual.argmax()) == int(expected.argmax()),
     })
     print(json.dumps(result, indent=1))

@@ -1,0 +1,86 @@
+"""What the model benchmarks (bench/*/run.py) share: compiling to an .om
+with its compile report, running it on the simulator and reading the
+figures vinci-run prints, the roofline of the compiled kernels, cosine.
+
+Not a benchmark itself (bench/run_all.sh runs bench/*_bench.py and
+bench/*/run.py only).
+"""
+import json
+import os
+import re
+import subprocess
+import time
+
+import numpy as np
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+BIN = os.path.join(ROOT, "build", "bin")
+
+# The SoC table's Ascend310P3 (runtime/soc/soc.cpp): 8 AI cores, one 16^3
+# fp16 fractal a cycle each; 204.8 GB/s of GM for the chip.
+CORES, FRACTAL_FLOPS, GM_BANDWIDTH = 8, 16 * 16 * 16 * 2, 204.8e9
+
+
+def compile_with_report(onnx_path, om_path, report_path, attempts=2):
+    """vinci-compile to an .om with --report, best wall time of `attempts`;
+    returns the figures and the report."""
+    seconds = []
+    for _ in range(attempts):
+        start = time.perf_counter()
+        subprocess.run([os.path.join(BIN, "vinci-compile"), "--model", onnx_path, "--output",
+                        om_path, "--report", report_path], check=True, capture_output=True)
+        seconds.append(time.perf_counter() - start)
+    report = json.load(open(report_path))
+    figures = {
+        "compile_seconds": round(min(seconds), 3),
+        "num_kernels": report["num_kernels"],
+        "arena_bytes": report["arena_bytes"],
+        "arena_lower_bound_bytes": report["arena_lower_bound_bytes"],
+        "arena_ratio": round(report["arena_bytes"] / report["arena_lower_bound_bytes"], 4),
+    }
+    return figures, report
+
+
+def simulate(om_path, inputs, out_dir, runs=1, trace=None):
+    """vinci-run with hazards fatal; returns the simulated and host figures it
+    prints and output 0."""
+    cmd = [os.path.join(BIN, "vinci-run"), "--model", om_path, "--hazards", "fatal",
+           "--loop", str(runs), "--input", *inputs, "--output_dir", out_dir]
+    if trace:
+        cmd += ["--profile", trace]
+    proc = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    text = proc.stdout + proc.stderr
+    cycles, micros = re.search(r"simulated: (\d+) cycles = ([\d.]+) us", text).groups()
+    read, written = map(int, re.search(r"GM traffic per run: (\d+) bytes read, (\d+) bytes "
+                                       r"written", text).groups())
+    host_ms = float(re.search(r"host wall time: ([\d.]+) ms per run", text).group(1))
+    return {"simulated_cycles": int(cycles), "simulated_us": float(micros),
+            "simulated_gm_bytes_read": read, "simulated_gm_bytes_written": written,
+            "host_ms": host_ms, "output": np.load(os.path.join(out_dir, "output_0.npy"))}
+
+
+def cube_peak_flops(simulated):
+    clock_hz = simulated["simulated_cycles"] / (simulated["simulated_us"] * 1e-6)
+    return CORES * FRACTAL_FLOPS * clock_hz
+
+
+def roofline(report, simulated):
+    """max(Cube FLOPs / Cube peak, GM bytes / bandwidth) over the report's
+    kernels (each reads its inputs and writes its outputs once), beside the
+    simulated latency."""
+    peak = cube_peak_flops(simulated)
+    cube_flops = sum(k["flops"] for k in report["kernels"] if k["kind"] == "cube")
+    gm_bytes = sum(k["gm_bytes"] for k in report["kernels"])
+    bound_us = max(cube_flops / peak, gm_bytes / GM_BANDWIDTH) * 1e6
+    return {
+        "cube_flops": cube_flops,
+        "report_gm_bytes": gm_bytes,
+        "roofline_us": round(bound_us, 1),
+        "roofline_bound_by": "cube" if cube_flops / peak > gm_bytes / GM_BANDWIDTH else "gm",
+        "simulated_over_roofline": round(simulated["simulated_us"] / bound_us, 2),
+    }
+
+
+def cosine(expected, actual):
+    a, b = expected.astype(np.float64).ravel(), actual.astype(np.float64).ravel()
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
