@@ -58,6 +58,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace vinci::lower {
@@ -86,6 +88,11 @@ int64_t scratchBuffers(Operation *op) {
       .Case<vg::TanhOp>([](auto) { return 5; })
       .Case<vg::PReluOp>([](auto) { return 3; })
       .Case<vg::ClipOp, vg::SubOp, vg::DivOp>([](auto) { return 1; })
+      .Case<vg::EluOp>([](auto) { return 5; })
+      .Case<vg::SeluOp, vg::SoftplusOp>([](auto) { return 6; })
+      .Case<vg::HardSigmoidOp>([](auto) { return 3; })
+      .Case<vg::HardSwishOp>([](auto) { return 4; })
+      .Case<vg::PowOp>([](auto) { return 2; })
       .Default([](Operation *) { return 0; });
 }
 
@@ -333,7 +340,9 @@ std::string elementwiseMismatch(func::FuncOp func) {
     bool elementwise =
         isa<vg::AddOp, vg::SubOp, vg::MulOp, vg::DivOp, vg::MaxOp, vg::MinOp, vg::ReluOp,
             vg::LeakyReluOp, vg::ExpOp, vg::LogOp, vg::SqrtOp, vg::ReciprocalOp, vg::AbsOp,
-            vg::NegOp, vg::SigmoidOp, vg::TanhOp, vg::ClipOp, vg::CastOp, vg::PReluOp>(op);
+            vg::NegOp, vg::SigmoidOp, vg::TanhOp, vg::ClipOp, vg::CastOp, vg::PReluOp,
+            vg::EluOp, vg::SeluOp, vg::HardSigmoidOp, vg::HardSwishOp, vg::SoftplusOp,
+            vg::PowOp>(op);
     if (!elementwise)
       return (opName(&op) + " has no lowering template yet").str();
     auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
@@ -701,6 +710,40 @@ private:
     return dst;
   }
 
+  /// x < 0 ? alpha * (e^x - 1) : x = relu(x) + alpha * (e^min(x, 0) - 1), no branch
+  Value elu(Value x, double alpha) {
+    Value negative = scalar<dv::VAddsOp>(unary<dv::VExpOp>(scalar<dv::VMinsOp>(x, 0.0)), -1.0);
+    return binary<dv::VAddOp>(unary<dv::VReluOp>(x), scalar<dv::VMulsOp>(negative, alpha));
+  }
+
+  /// max(0, min(1, alpha * x + beta))
+  Value hardSigmoid(Value x, double alpha, double beta) {
+    Value line = scalar<dv::VAddsOp>(scalar<dv::VMulsOp>(x, alpha), beta);
+    return scalar<dv::VMinsOp>(scalar<dv::VMaxsOp>(line, 0.0), 1.0);
+  }
+
+  /// a ^ b. Exponents 1, 2, 3 and 0.5 are exact products or a square root;
+  /// otherwise e^(b ln a), defined for a > 0 (NaN for a negative base, as
+  /// in fp32 pow with a non-integer exponent).
+  Value pow(Operation *op) {
+    std::optional<double> base = scalarImmediate(op->getOperand(0));
+    std::optional<double> exponent = scalarImmediate(op->getOperand(1));
+    Value lhs = values.lookup(op->getOperand(0)), rhs = values.lookup(op->getOperand(1));
+    if (base) // c ^ b = e^(b ln c)
+      return unary<dv::VExpOp>(scalar<dv::VMulsOp>(rhs, std::log(*base)));
+    if (exponent && *exponent == 1.0)
+      return scalar<dv::VMulsOp>(lhs, 1.0);
+    if (exponent && *exponent == 2.0)
+      return binary<dv::VMulOp>(lhs, lhs);
+    if (exponent && *exponent == 3.0)
+      return binary<dv::VMulOp>(binary<dv::VMulOp>(lhs, lhs), lhs);
+    if (exponent && *exponent == 0.5)
+      return unary<dv::VSqrtOp>(lhs);
+    Value lnA = unary<dv::VLnOp>(lhs);
+    return unary<dv::VExpOp>(exponent ? scalar<dv::VMulsOp>(lnA, *exponent)
+                                      : binary<dv::VMulOp>(lnA, rhs));
+  }
+
   /// 1 / (1 + e^-x)
   Value sigmoid(Value x) {
     Value e = unary<dv::VExpOp>(unary<dv::VNegOp>(x));
@@ -748,8 +791,32 @@ private:
       Value negative = binary<dv::VMulOp>(scalar<dv::VMinsOp>(in(0), 0.0), in(1));
       return binary<dv::VAddOp>(unary<dv::VReluOp>(in(0)), negative);
     }
+    if (isa<vg::PowOp>(op))
+      return pow(op);
     return llvm::TypeSwitch<Operation *, Value>(op)
         .Case<vg::ReluOp>([&](auto) { return unary<dv::VReluOp>(in(0)); })
+        .Case<vg::EluOp>([&](vg::EluOp elu) {
+          return this->elu(in(0), elu.getAlpha().convertToDouble());
+        })
+        .Case<vg::SeluOp>([&](vg::SeluOp selu) {
+          return scalar<dv::VMulsOp>(this->elu(in(0), selu.getAlpha().convertToDouble()),
+                                     selu.getGamma().convertToDouble());
+        })
+        .Case<vg::HardSigmoidOp>([&](vg::HardSigmoidOp hs) {
+          return hardSigmoid(in(0), hs.getAlpha().convertToDouble(),
+                             hs.getBeta().convertToDouble());
+        })
+        // x * hard_sigmoid(x) with alpha 1/6, beta 1/2
+        .Case<vg::HardSwishOp>([&](auto) {
+          return binary<dv::VMulOp>(in(0), hardSigmoid(in(0), 1.0 / 6.0, 0.5));
+        })
+        // ln(1 + e^x) = max(x, 0) + ln(1 + e^-|x|): no overflow of e^x in fp16
+        .Case<vg::SoftplusOp>([&](auto) {
+          Value tail = unary<dv::VLnOp>(
+              scalar<dv::VAddsOp>(unary<dv::VExpOp>(unary<dv::VNegOp>(unary<dv::VAbsOp>(in(0)))),
+                                  1.0));
+          return binary<dv::VAddOp>(unary<dv::VReluOp>(in(0)), tail);
+        })
         .Case<vg::ExpOp>([&](auto) { return unary<dv::VExpOp>(in(0)); })
         .Case<vg::LogOp>([&](auto) { return unary<dv::VLnOp>(in(0)); })
         .Case<vg::SqrtOp>([&](auto) { return unary<dv::VSqrtOp>(in(0)); })
