@@ -151,4 +151,40 @@ bool cubeStoreTakesTranspose(Operation *consumer, Operation *cubeAnchor) {
          hasResultRank(matmul.getB());
 }
 
+int64_t cubeStoreHeadSplitDim(Operation *consumer, Operation *cubeAnchor) {
+  auto transpose = dyn_cast<vg::TransposeOp>(consumer);
+  auto matmul = dyn_cast_or_null<vg::MatMulOp>(cubeAnchor);
+  if (!transpose || !matmul)
+    return 0;
+  auto reshape = transpose.getInput().getDefiningOp<vg::ReshapeOp>();
+  if (!reshape)
+    return 0;
+  auto split = cast<RankedTensorType>(reshape.getOutput().getType());
+  auto unsplit = cast<RankedTensorType>(reshape.getInput().getType());
+  int64_t rank = split.getRank();
+  if (rank < 3 || unsplit.getRank() != rank - 1 || !split.hasStaticShape() ||
+      !unsplit.hasStaticShape())
+    return 0;
+  // [.., S, H * D] -> [.., S, H, D]: only the last dim splits.
+  ArrayRef<int64_t> splitShape = split.getShape(), unsplitShape = unsplit.getShape();
+  int64_t heads = splitShape[rank - 2], headDim = splitShape[rank - 1];
+  if (splitShape.drop_back(2) != unsplitShape.drop_back() ||
+      heads * headDim != unsplitShape.back())
+    return 0;
+  SmallVector<int64_t> headSplit = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(headSplit[rank - 3], headSplit[rank - 2]);
+  std::optional<ArrayRef<int64_t>> perm = transpose.getPerm();
+  if (!perm || *perm != ArrayRef<int64_t>(headSplit))
+    return 0;
+  if (!llvm::all_of(splitShape.take_front(rank - 3), [](int64_t d) { return d == 1; }))
+    return 0;
+  if (headDim % 16 != 0 || kCubeMaxNTile % headDim != 0)
+    return 0;
+  // The matmul's result (before a same-shape epilogue) is the reshape's input.
+  auto result = cast<RankedTensorType>(matmul.getResult().getType());
+  if (result.getShape() != unsplitShape)
+    return 0;
+  return headDim;
+}
+
 } // namespace vinci

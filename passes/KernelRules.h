@@ -60,6 +60,21 @@ bool cubeEpilogueTakes(mlir::Operation *consumer, mlir::Value fromKernel);
 /// template's batch stride D and row stride H * D instead of S * D and D.
 bool cubeStoreTakesTranspose(mlir::Operation *consumer, mlir::Operation *cubeAnchor);
 
+/// The Cube matmul template's widest N tile; a head split's head dim must
+/// divide it so that every N tile holds whole heads.
+constexpr int64_t kCubeMaxNTile = 128;
+
+/// Whether the transpose `consumer` of a vg.reshape of a Cube kernel's
+/// result can be the kernel's store addressing, reshape included: the
+/// reshape splits the last dim ([.., S, H * D] -> [.., S, H, D]), the
+/// transpose swaps S and H ([.., H, S, D], attention's head split of the
+/// fused QKV projection), every dim before S is 1 and the kernel's matmul
+/// (`cubeAnchor`) computes the [S, H * D] result. D must be a multiple of 16
+/// dividing kCubeMaxNTile, so N tiles cut at head boundaries and each
+/// tile's D-column group h goes to GM at h * S * D + row * D with row
+/// stride D. Returns D, or 0 when the pair is no such store.
+int64_t cubeStoreHeadSplitDim(mlir::Operation *consumer, mlir::Operation *cubeAnchor);
+
 } // namespace vinci
 
 #endif // VINCI_PASSES_KERNELRULES_H

@@ -59,6 +59,13 @@ public:
       OpRole role = classifyOp(&op);
       if (role == OpRole::Constant || role == OpRole::View)
         continue;
+      if (auto [kernel, reshape] = headSplitStoreOf(&op); kernel) {
+        for (Operation *member : {reshape, &op}) {
+          kernel->ops.push_back(member);
+          kernelOf[member] = kernel;
+        }
+        continue;
+      }
       if (Kernel *producer = joinableProducer(&op, role)) {
         producer->ops.push_back(&op);
         kernelOf[&op] = producer;
@@ -107,6 +114,28 @@ private:
         return kernel;
     }
     return nullptr;
+  }
+
+  /// The Cube kernel whose store the transpose `op` becomes together with
+  /// the reshape between them (KernelRules' cubeStoreHeadSplitDim), and
+  /// that reshape; {nullptr, nullptr} when `op` is no such store.
+  std::pair<Kernel *, Operation *> headSplitStoreOf(Operation *op) {
+    if (!isa<vg::TransposeOp>(op) || !rules.cubeEpilogues)
+      return {};
+    Value split = op->getOperand(0);
+    auto reshape = split.getDefiningOp<vg::ReshapeOp>();
+    if (!reshape || !split.hasOneUse() || !reshape.getInput().hasOneUse())
+      return {};
+    Operation *producer = reshape.getInput().getDefiningOp();
+    auto found = producer ? kernelOf.find(producer) : kernelOf.end();
+    if (found == kernelOf.end())
+      return {};
+    Kernel *kernel = found->second;
+    if (kernel->anchorRole != OpRole::Cube || kernel->ops.back() != producer ||
+        classifyOp(producer) == OpRole::DataMovement ||
+        !cubeStoreHeadSplitDim(op, kernel->ops.front()))
+      return {};
+    return {kernel, reshape};
   }
 
   Operation *outlineOne(Kernel &kernel, size_t index, SymbolTable &symbols,

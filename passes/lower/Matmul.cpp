@@ -88,6 +88,11 @@ struct MatmulInfo {
   /// [.., M, H, N], KernelRules' cubeStoreTakesTranspose): tiles are stored
   /// with batch stride N and row stride H * N (H = batch).
   bool storeHeadMerged = false;
+  /// The kernel ends with a head split (reshape [S, H * D] -> [S, H, D],
+  /// transpose to [H, S, D], KernelRules' cubeStoreHeadSplitDim): D, else 0.
+  /// N tiles and block parts are multiples of D; each D-column group of a
+  /// tile is stored at head * M * D + row * D with row stride D.
+  int64_t storeHeadSplitDim = 0;
 };
 
 
@@ -164,9 +169,28 @@ std::string analyzeMatmul(func::FuncOp func, vg::MatMulOp mm, MatmulInfo &info) 
         return "a Cube kernel must return the end of its epilogue chain (one result)";
       continue;
     }
+    // The head split's reshape is store addressing, with its transpose.
+    if (auto reshape = dyn_cast<vg::ReshapeOp>(op)) {
+      Operation *user = reshape->hasOneUse() ? *reshape->user_begin() : nullptr;
+      if (info.storeHeadMerged || info.storeHeadSplitDim || reshape.getInput() != current ||
+          !user || !cubeStoreHeadSplitDim(user, mm))
+        return "a reshape in a Cube kernel other than a head split's has no Cube lowering yet";
+      current = reshape.getOutput();
+      continue;
+    }
+    if (isa<vg::TransposeOp>(op) && op.getOperand(0).getDefiningOp<vg::ReshapeOp>()) {
+      int64_t headDim = cubeStoreHeadSplitDim(&op, mm);
+      if (op.getOperand(0) != current || headDim == 0)
+        return "a transpose of a reshape in a Cube kernel other than a head split has no Cube "
+               "lowering yet";
+      info.storeHeadSplitDim = headDim;
+      current = op.getResult(0);
+      continue;
+    }
     if (isa<vg::TransposeOp>(op)) {
-      if (info.storeHeadMerged || !llvm::is_contained(op.getOperands(), current) ||
-          !cubeStoreTakesTranspose(&op, mm) || !info.bBatched)
+      if (info.storeHeadMerged || info.storeHeadSplitDim ||
+          !llvm::is_contained(op.getOperands(), current) || !cubeStoreTakesTranspose(&op, mm) ||
+          !info.bBatched)
         return "a transpose in a Cube kernel other than a head merge of a batched matmul's "
                "result has no Cube lowering yet";
       info.storeHeadMerged = true;
@@ -175,6 +199,8 @@ std::string analyzeMatmul(func::FuncOp func, vg::MatMulOp mm, MatmulInfo &info) 
     }
     if (info.storeHeadMerged)
       return (opName(&op) + " after the head-merge store has no Cube lowering yet").str();
+    if (current.getDefiningOp<vg::ReshapeOp>() || info.storeHeadSplitDim)
+      return (opName(&op) + " after the head-split store has no Cube lowering yet").str();
     if (op.getNumResults() != 1 || !llvm::is_contained(op.getOperands(), current))
       return (opName(&op) + " beside the matmul's epilogue chain has no Cube lowering yet").str();
     auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
@@ -883,6 +909,18 @@ private:
       convert(out, half, elems);
       out = half;
     }
+    if (int64_t D = info.storeHeadSplitDim) {
+      // The head-split store: the tile starts at a head boundary (t.col is a
+      // multiple of D), so its g-th D-column group is head t.col / D + g,
+      // [M, D] rows at (t.col / D + g) * M * D = (t.col + g * D) * M.
+      for (int64_t g = 0; g < t.ns / D; ++g) {
+        Aff headOffset = (t.col + Aff(g * D)) * info.M + t.row * D;
+        dv::CopyNz2NdOp::create(b, loc, tileView(out, Mp, D, g * D * Mp),
+                                gmView(gm[outArg], headOffset, (t.ms - 1) * D + D), I(t.ms),
+                                I(D), I(D), I(Mp));
+      }
+      return;
+    }
     dv::CopyNz2NdOp::create(b, loc, out,
                             gmView(gm[outArg], storeOffset, (t.ms - 1) * storeRowStride + t.ns),
                             I(t.ms), I(t.ns), I(storeRowStride), I(Mp));
@@ -931,16 +969,24 @@ bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, un
            Kt <= int64_t(soc.mmad_max_k);
   };
   int64_t &Mt = plan.Mt, &Nt = plan.Nt, &Kt = plan.Kt;
+  // A head-split store needs N tiles of whole heads (Nb is a multiple of D,
+  // and D divides kCubeMaxNTile).
+  int64_t nStep = info.storeHeadSplitDim ? info.storeHeadSplitDim : 16;
   Mt = std::min<int64_t>(roundUp(plan.Mb, 16), 128);
-  Nt = std::min<int64_t>(roundUp(plan.Nb, 16), 128);
+  Nt = std::min<int64_t>(roundUp(plan.Nb, 16), kCubeMaxNTile);
   Kt = std::min<int64_t>(roundUp(info.K, 16), 256);
   while (!fits(Mt, Nt, Kt)) {
     if (Kt > 16 && Kt >= Mt && Kt >= Nt)
       Kt = roundUp(Kt / 2, 16);
     else if (Mt > 16 && Mt >= Nt)
       Mt = roundUp(Mt / 2, 16);
-    else if (Nt > 16)
-      Nt = roundUp(Nt / 2, 16);
+    else if (Nt > nStep)
+      Nt = roundUp(Nt / 2, nStep);
+    // Only a head-split Nt stops above 16 (at D): M and K shrink instead.
+    else if (Mt > 16)
+      Mt = roundUp(Mt / 2, 16);
+    else if (Kt > 16)
+      Kt = roundUp(Kt / 2, 16);
     else
       return false;
   }
@@ -957,6 +1003,13 @@ void planBlocks(const MatmulInfo &info, Plan &plan, const soc::SocSpec &soc) {
     return int64_t(1);
   };
   int64_t dB = best(info.batch, false), dM = best(info.M, true), dN = best(info.N, true);
+  // A head-split store's column parts hold whole heads.
+  if (int64_t D = info.storeHeadSplitDim) {
+    dN = 1;
+    for (int64_t d = std::min(cores, info.N / D); d > 1 && dN == 1; --d)
+      if (info.N % (d * D) == 0)
+        dN = d;
+  }
   plan.Bb = info.batch;
   plan.Mb = info.M;
   plan.Nb = info.N;
@@ -981,11 +1034,33 @@ void planBlocks(const MatmulInfo &info, Plan &plan, const soc::SocSpec &soc) {
       {Plan::Rows, dM, traffic(dM, info.batch, info.M / dM, info.N)},
       {Plan::Cols, dN, traffic(dN, info.batch, info.M, info.N / dN)},
   };
+  // A head-split store's column parts hold whole heads, so the column split
+  // may have fewer blocks than the row split (QKV: 2304 columns of 64-wide
+  // heads split 6 ways, 128 rows 8 ways); the choices are then ranked by a
+  // roofline, the Cube work shared by the blocks or the GM reads (f16) over
+  // the chip's shared bandwidth, whichever is longer: 8 row parts would read
+  // the 3.5 MB weight 8 times, 6 column parts read it once. Elsewhere the
+  // most blocks win (ranking every matmul by the roofline would also move
+  // attention's batched matmuls from 8 to 6 blocks: a change of its own).
+  bool byRoofline = info.storeHeadSplitDim != 0;
+  double macsPerSecond = soc.cubeMacsPerCyclePerCore(soc::CubeInput::F16) * soc.clock_hz;
+  auto seconds = [&](const Choice &c) {
+    double macs = double(info.batch) * info.M * info.N * info.K;
+    return std::max(macs / (c.blocks * macsPerSecond), c.traffic * 2 / soc.gm_bytes_per_second);
+  };
   const Choice *chosen = nullptr;
-  for (const Choice &c : choices)
-    if (c.blocks > 1 && (!chosen || c.blocks > chosen->blocks ||
-                         (c.blocks == chosen->blocks && c.traffic < chosen->traffic)))
+  for (const Choice &c : choices) {
+    if (c.blocks <= 1)
+      continue;
+    if (!chosen) {
       chosen = &c;
+      continue;
+    }
+    double cs = byRoofline ? seconds(c) : 0, best = byRoofline ? seconds(*chosen) : 0;
+    if (cs < best || (cs == best && (c.blocks > chosen->blocks ||
+                                     (c.blocks == chosen->blocks && c.traffic < chosen->traffic))))
+      chosen = &c;
+  }
   if (!chosen)
     return;
   plan.split = chosen->split;

@@ -416,3 +416,64 @@ func.func private @k0_matmul(%arg0: tensor<1x4x24x16xf16>, %arg1: tensor<1x4x16x
   %1 = vg.transpose %0 {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x4x24x32xf16>) -> tensor<1x4x32x24xf16>
   return %1 : tensor<1x4x32x24xf16>
 }
+
+// -----
+
+// The fused QKV projection's head split as the store: [1, 32, 64] x
+// [64, 176] + bias, reshape to [1, 32, 11, 16], transpose [0, 2, 1, 3] to
+// [1, 11, 32, 16]. 11 heads of 16 columns split no way over the cores, so
+// the 32 rows split over 2 blocks (16 rows each); N tiles of 128 and 48
+// columns hold 8 and 3 whole heads, one copy_nz2nd per head: the tile's
+// g-th 16-column group (at g * 16 * 16 in the UB NZ tile) is head
+// h = col / 16 + g and goes to GM at h * 32 * 16 + row * 16, row stride 16.
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK-SAME: [[C:%[a-z0-9_]+]]: !dv.gm<1x11x32x16xf16>)
+// CHECK-SAME: attributes {block_dim = 2 : i64, kind = "cube"
+// CHECK: [[BID:%.+]] = dv.block_idx
+// CHECK: [[G0:%.+]] = dv.view [[C]]{{\[}}[[BID]] * 256] : !dv.gm<1x11x32x16xf16> to !dv.gm<256xf16>
+// CHECK-NEXT: [[T0:%.+]] = dv.view [[TILE:%.+]][0] : !dv.buf<ub, 16x128xf16, nz> to !dv.buf<ub, 16x16xf16, nz>
+// CHECK-NEXT: dv.copy_nz2nd [[T0]] to [[G0]] {cols = 16 : i64, dst_row_stride = 16 : i64, rows = 16 : i64, src_rows = 16 : i64}
+// CHECK-NEXT: [[G1:%.+]] = dv.view [[C]]{{\[}}[[BID]] * 256 + 512]
+// CHECK-NEXT: [[T1:%.+]] = dv.view [[TILE]][256]
+// CHECK-NEXT: dv.copy_nz2nd [[T1]] to [[G1]] {cols = 16 : i64, dst_row_stride = 16 : i64
+// CHECK-COUNT-6: dv.copy_nz2nd {{.+}} {cols = 16 : i64, dst_row_stride = 16 : i64
+// CHECK: [[G8:%.+]] = dv.view [[C]]{{\[}}[[BID]] * 256 + 4096]
+// CHECK-NEXT: dv.view {{%.+}}[0] : !dv.buf<ub, 16x48xf16, nz> to !dv.buf<ub, 16x16xf16, nz>
+// CHECK-NEXT: dv.copy_nz2nd {{%.+}} to [[G8]]
+// CHECK-COUNT-2: dv.copy_nz2nd {{.+}} {cols = 16 : i64, dst_row_stride = 16 : i64
+// CHECK-NEXT: dv.return
+// SYNC-LABEL: func.func @head_split_store
+// SYNC: dv.kernel @k0_matmul
+// SYNC: dv.return
+func.func @head_split_store(%x: tensor<1x32x64xf16>, %w: tensor<64x176xf16>, %b: tensor<176xf16>) -> tensor<1x11x32x16xf16> {
+  %0 = call @k0_matmul(%x, %w, %b) : (tensor<1x32x64xf16>, tensor<64x176xf16>, tensor<176xf16>) -> tensor<1x11x32x16xf16>
+  return %0 : tensor<1x11x32x16xf16>
+}
+func.func private @k0_matmul(%arg0: tensor<1x32x64xf16>, %arg1: tensor<64x176xf16>, %arg2: tensor<176xf16>) -> tensor<1x11x32x16xf16>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul", "/Add", "/Reshape", "/Transpose"]} {
+  %0 = vg.matmul %arg0, %arg1 : (tensor<1x32x64xf16>, tensor<64x176xf16>) -> tensor<1x32x176xf16>
+  %1 = vg.add %0, %arg2 : (tensor<1x32x176xf16>, tensor<176xf16>) -> tensor<1x32x176xf16>
+  %2 = vg.reshape %1 {shape = array<i64: 1, 32, 11, 16>} : (tensor<1x32x176xf16>) -> tensor<1x32x11x16xf16>
+  %3 = vg.transpose %2 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x32x11x16xf16>) -> tensor<1x11x32x16xf16>
+  return %3 : tensor<1x11x32x16xf16>
+}
+
+// -----
+
+// Near miss: a head split whose heads are 24 wide (not a multiple of 16)
+// would straddle N tiles; the Cube template refuses it.
+// SYNC-LABEL: func.func @head_split_not_whole_heads
+// SYNC: call @k0_matmul
+// SYNC-NOT: dv.kernel
+func.func @head_split_not_whole_heads(%x: tensor<1x32x64xf16>, %w: tensor<64x72xf16>) -> tensor<1x3x32x24xf16> {
+  %0 = call @k0_matmul(%x, %w) : (tensor<1x32x64xf16>, tensor<64x72xf16>) -> tensor<1x3x32x24xf16>
+  return %0 : tensor<1x3x32x24xf16>
+}
+// expected-error @+1 {{kernel k0_matmul (from /MatMul, /Reshape, /Transpose): a reshape in a Cube kernel other than a head split's has no Cube lowering yet}}
+func.func private @k0_matmul(%arg0: tensor<1x32x64xf16>, %arg1: tensor<64x72xf16>) -> tensor<1x3x32x24xf16>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul", "/Reshape", "/Transpose"]} {
+  %0 = vg.matmul %arg0, %arg1 : (tensor<1x32x64xf16>, tensor<64x72xf16>) -> tensor<1x32x72xf16>
+  %1 = vg.reshape %0 {shape = array<i64: 1, 32, 3, 24>} : (tensor<1x32x72xf16>) -> tensor<1x32x3x24xf16>
+  %2 = vg.transpose %1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x32x3x24xf16>) -> tensor<1x3x32x24xf16>
+  return %2 : tensor<1x3x32x24xf16>
+}

@@ -163,3 +163,70 @@ func.func @head_merge_near_misses(%p2: tensor<2x4x8x8xf32>, %v2: tensor<2x4x8x16
   %6 = vg.relu %5 : tensor<1x8x4x16xf32>
   return %1, %3, %6 : tensor<2x8x4x16xf32>, tensor<1x4x16x8xf32>, tensor<1x8x4x16xf32>
 }
+
+// -----
+
+// The fused QKV projection's head split: matmul + bias, reshape of the last
+// dim [1, 8, 96] -> [1, 8, 3, 32], transpose [0, 2, 1, 3] to [1, 3, 8, 32].
+// The reshape and the transpose join the Cube kernel as its store
+// addressing (no transpose kernel); the split of the heads stays a view.
+// CHECK-LABEL: func.func @head_split_joins_matmul
+// CHECK: [[QKV:%.+]] = call @k0_matmul(%{{.+}}, %{{.+}}, %{{.+}})
+// CHECK-NEXT: [[P:%.+]]:3 = vg.split [[QKV]]
+// CHECK-NEXT: call @k1_add([[P]]#0, [[P]]#1, [[P]]#2)
+// CHECK: func.func private @k0_matmul
+// CHECK-SAME: -> tensor<1x3x8x32xf32>
+// CHECK-SAME: "cube"
+// CHECK: [[MM:%.+]] = vg.matmul
+// CHECK-NEXT: [[BIAS:%.+]] = vg.add [[MM]]
+// CHECK-NEXT: [[HEADS:%.+]] = vg.reshape [[BIAS]]
+// CHECK-NEXT: [[T:%.+]] = vg.transpose [[HEADS]]
+// CHECK-NEXT: return [[T]]
+func.func @head_split_joins_matmul(%x: tensor<1x8x64xf32>, %w: tensor<64x96xf32>, %b: tensor<96xf32>)
+    -> tensor<1x1x8x32xf32> {
+  %0 = vg.matmul %x, %w : (tensor<1x8x64xf32>, tensor<64x96xf32>) -> tensor<1x8x96xf32>
+  %1 = vg.add %0, %b : (tensor<1x8x96xf32>, tensor<96xf32>) -> tensor<1x8x96xf32>
+  %2 = vg.reshape %1 {shape = array<i64: 1, 8, 3, 32>} : (tensor<1x8x96xf32>) -> tensor<1x8x3x32xf32>
+  %3 = vg.transpose %2 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x3x32xf32>) -> tensor<1x3x8x32xf32>
+  %q, %k, %v = vg.split %3 {axis = 1 : i64, split = array<i64: 1, 1, 1>} : (tensor<1x3x8x32xf32>) -> (tensor<1x1x8x32xf32>, tensor<1x1x8x32xf32>, tensor<1x1x8x32xf32>)
+  %qk = vg.add %q, %k : (tensor<1x1x8x32xf32>, tensor<1x1x8x32xf32>) -> tensor<1x1x8x32xf32>
+  %qkv = vg.add %qk, %v : (tensor<1x1x8x32xf32>, tensor<1x1x8x32xf32>) -> tensor<1x1x8x32xf32>
+  return %qkv : tensor<1x1x8x32xf32>
+}
+
+// -----
+
+// Near misses, each transpose a kernel of its own: a head dim of 24 (not a
+// multiple of 16), a leading dim of 2 before S, a transpose that swaps the
+// last two dims, and a head dim of 48 (a multiple of 16 that does not
+// divide the 128-column N tile).
+// CHECK-LABEL: func.func @head_split_near_misses
+// CHECK: call @k0_matmul
+// CHECK-NEXT: vg.reshape
+// CHECK-NEXT: call @k1_transpose
+// CHECK: call @k2_matmul
+// CHECK-NEXT: vg.reshape
+// CHECK-NEXT: call @k3_transpose
+// CHECK: call @k4_matmul
+// CHECK-NEXT: vg.reshape
+// CHECK-NEXT: call @k5_transpose
+// CHECK: call @k6_matmul
+// CHECK-NEXT: vg.reshape
+// CHECK-NEXT: call @k7_transpose
+func.func @head_split_near_misses(%x: tensor<1x8x64xf32>, %w72: tensor<64x72xf32>,
+                                  %x2: tensor<2x8x64xf32>, %w: tensor<64x96xf32>, %w144: tensor<64x144xf32>)
+    -> (tensor<1x3x8x24xf32>, tensor<2x3x8x32xf32>, tensor<1x8x32x3xf32>, tensor<1x3x8x48xf32>) {
+  %0 = vg.matmul %x, %w72 : (tensor<1x8x64xf32>, tensor<64x72xf32>) -> tensor<1x8x72xf32>
+  %1 = vg.reshape %0 {shape = array<i64: 1, 8, 3, 24>} : (tensor<1x8x72xf32>) -> tensor<1x8x3x24xf32>
+  %2 = vg.transpose %1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x3x24xf32>) -> tensor<1x3x8x24xf32>
+  %3 = vg.matmul %x2, %w : (tensor<2x8x64xf32>, tensor<64x96xf32>) -> tensor<2x8x96xf32>
+  %4 = vg.reshape %3 {shape = array<i64: 2, 8, 3, 32>} : (tensor<2x8x96xf32>) -> tensor<2x8x3x32xf32>
+  %5 = vg.transpose %4 {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x8x3x32xf32>) -> tensor<2x3x8x32xf32>
+  %6 = vg.matmul %x, %w : (tensor<1x8x64xf32>, tensor<64x96xf32>) -> tensor<1x8x96xf32>
+  %7 = vg.reshape %6 {shape = array<i64: 1, 8, 3, 32>} : (tensor<1x8x96xf32>) -> tensor<1x8x3x32xf32>
+  %8 = vg.transpose %7 {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x8x3x32xf32>) -> tensor<1x8x32x3xf32>
+  %9 = vg.matmul %x, %w144 : (tensor<1x8x64xf32>, tensor<64x144xf32>) -> tensor<1x8x144xf32>
+  %10 = vg.reshape %9 {shape = array<i64: 1, 8, 3, 48>} : (tensor<1x8x144xf32>) -> tensor<1x8x3x48xf32>
+  %11 = vg.transpose %10 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x3x48xf32>) -> tensor<1x3x8x48xf32>
+  return %2, %5, %8, %11 : tensor<1x3x8x24xf32>, tensor<2x3x8x32xf32>, tensor<1x8x32x3xf32>, tensor<1x3x8x48xf32>
+}
