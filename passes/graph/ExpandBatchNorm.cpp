@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/graph/Matchers.h"
+#include "passes/graph/ConstantData.h"
 #include "passes/graph/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -32,28 +33,6 @@ namespace {
 /// The partition's limit for constants cloned into kernels as immediates:
 /// the Vector templates take those only as one element.
 constexpr int64_t kMaxImmediateElements = 16;
-
-/// The values of an f32 constant (dense or blob), or nullopt.
-std::optional<std::vector<float>> f32Values(Value value) {
-  ElementsAttr attr;
-  if (!matchPattern(value, m_Constant(&attr)) || !attr.getElementType().isF32())
-    return std::nullopt;
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob || blob->getData().size() != size_t(attr.getNumElements()) * sizeof(float))
-      return std::nullopt;
-    std::vector<float> out(attr.getNumElements());
-    std::memcpy(out.data(), blob->getData().data(), out.size() * sizeof(float));
-    return out;
-  }
-  auto dense = dyn_cast<DenseFPElementsAttr>(attr);
-  if (!dense)
-    return std::nullopt;
-  std::vector<float> out;
-  for (const APFloat &v : dense.getValues<APFloat>())
-    out.push_back(v.convertToFloat());
-  return out;
-}
 
 bool expand(vg::BatchNormOp norm) {
   auto type = cast<RankedTensorType>(norm.getType());

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/graph/Matchers.h"
+#include "passes/graph/ConstantData.h"
 #include "passes/graph/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -29,45 +30,6 @@ using namespace mlir;
 
 namespace vinci::graph {
 namespace {
-
-/// The values of an f32 constant (dense or blob), or nullopt.
-std::optional<std::vector<float>> f32Values(Value value) {
-  ElementsAttr attr;
-  if (!matchPattern(value, m_Constant(&attr)) || !attr.getElementType().isF32())
-    return std::nullopt;
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob || blob->getData().size() != size_t(attr.getNumElements()) * sizeof(float))
-      return std::nullopt;
-    std::vector<float> out(attr.getNumElements());
-    std::memcpy(out.data(), blob->getData().data(), out.size() * sizeof(float));
-    return out;
-  }
-  auto dense = dyn_cast<DenseFPElementsAttr>(attr);
-  if (!dense)
-    return std::nullopt;
-  std::vector<float> out;
-  out.reserve(dense.getNumElements());
-  for (const APFloat &v : dense.getValues<APFloat>())
-    out.push_back(v.convertToFloat());
-  return out;
-}
-
-/// An f32 constant of `shape` holding `values`: a blob named `name` when
-/// `asBlob` (weights stay out of the printed IR), dense otherwise.
-Value f32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                  ArrayRef<float> values, bool asBlob, StringRef name) {
-  auto type = RankedTensorType::get(shape, b.getF32Type());
-  ArrayRef<char> bytes(reinterpret_cast<const char *>(values.data()),
-                       values.size() * sizeof(float));
-  ElementsAttr attr;
-  if (asBlob)
-    attr = DenseResourceElementsAttr::get(
-        type, name, HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(float)));
-  else
-    attr = DenseElementsAttr::get(type, values);
-  return vg::ConstantOp::create(b, loc, attr);
-}
 
 /// The blob name of a constant's attribute, or "".
 StringRef blobNameOf(Value value) {
@@ -123,10 +85,11 @@ bool foldIntoConv(vg::BatchNormOp norm) {
   StringRef weightBlob = blobNameOf(conv.getWeight());
   std::string base = weightBlob.empty() ? std::string("conv") : weightBlob.str();
   auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
-  Value newWeight = f32Constant(b, loc, weightType.getShape(), *weight, !weightBlob.empty(),
-                                base + ".bn_folded");
-  Value newBias = f32Constant(b, loc, {channels}, bias, !weightBlob.empty(),
-                              base + ".bn_folded_bias");
+  bool asBlobs = !weightBlob.empty();
+  Value newWeight = f32Constant(b, loc, weightType.getShape(), *weight,
+                                asBlobs ? base + ".bn_folded" : "");
+  Value newBias =
+      f32Constant(b, loc, {channels}, bias, asBlobs ? base + ".bn_folded_bias" : "");
   SmallVector<Value> oldConstants = {conv.getWeight()};
   if (conv.getBias())
     oldConstants.push_back(conv.getBias());
