@@ -593,15 +593,8 @@ private:
 /// they are stored in GM like weights.
 void hoistConstants(func::FuncOp func, func::CallOp &call) {
   SmallVector<vg::ConstantOp> constants(func.getBody().front().getOps<vg::ConstantOp>());
-  for (vg::ConstantOp constant : constants) {
-    OpBuilder graph(call);
-    Operation *outer = graph.clone(*constant.getOperation());
-    unsigned index = func.getNumArguments();
-    (void)func.insertArgument(index, constant.getType(), DictionaryAttr(), constant.getLoc());
-    constant.getResult().replaceAllUsesWith(func.getArgument(index));
-    constant.erase();
-    call->insertOperands(call->getNumOperands(), outer->getResult(0));
-  }
+  for (vg::ConstantOp constant : constants)
+    hoistConstantToArgument(func, call, constant);
 }
 
 bool hoistable(func::FuncOp func) {

@@ -24,6 +24,17 @@ int64_t product(ArrayRef<int64_t> dims) {
   return n;
 }
 
+void hoistConstantToArgument(func::FuncOp kernel, func::CallOp call, Operation *constant) {
+  OpBuilder graph(call);
+  Operation *outer = graph.clone(*constant);
+  unsigned index = kernel.getNumArguments();
+  Value result = constant->getResult(0);
+  (void)kernel.insertArgument(index, result.getType(), DictionaryAttr(), constant->getLoc());
+  result.replaceAllUsesWith(kernel.getArgument(index));
+  constant->erase();
+  call->insertOperands(call->getNumOperands(), outer->getResult(0));
+}
+
 func::CallOp soleCall(func::FuncOp kernel) {
   auto uses = SymbolTable::getSymbolUses(kernel, kernel->getParentOp());
   if (!uses || std::distance(uses->begin(), uses->end()) != 1)

@@ -49,6 +49,11 @@ int64_t product(llvm::ArrayRef<int64_t> dims);
 /// The one call of an outlined kernel in the graph (null if there is not
 /// exactly one).
 mlir::func::CallOp soleCall(mlir::func::FuncOp kernel);
+/// Turns `constant`, which the partition cloned into `kernel`, into a new
+/// last argument: the graph clones it before `call` and passes it, so it is
+/// stored in GM like a weight.
+void hoistConstantToArgument(mlir::func::FuncOp kernel, mlir::func::CallOp call,
+                             mlir::Operation *constant);
 
 /// A kernel's GM arguments: the call's operands then its results, each as
 /// a !dv.gm of its storage element type (a scalar tensor as one element).

@@ -1082,15 +1082,8 @@ LogicalResult lowerMatmul(func::FuncOp func, func::CallOp call, const soc::SocSp
   for (auto constant : func.getBody().front().getOps<vg::ConstantOp>())
     if (isTensorConstant(constant.getResult()))
       constants.push_back(constant);
-  for (vg::ConstantOp constant : constants) {
-    OpBuilder graph(call);
-    Operation *outer = graph.clone(*constant.getOperation());
-    unsigned index = func.getNumArguments();
-    (void)func.insertArgument(index, constant.getType(), DictionaryAttr(), constant.getLoc());
-    constant.getResult().replaceAllUsesWith(func.getArgument(index));
-    constant.erase();
-    call->insertOperands(call->getNumOperands(), outer->getResult(0));
-  }
+  for (vg::ConstantOp constant : constants)
+    hoistConstantToArgument(func, call, constant);
   MatmulInfo info;
   std::string why = analyzeMatmul(func, findMatmul(func), info);
   if (!why.empty())
