@@ -1013,12 +1013,18 @@ void planBlocks(const MatmulInfo &info, Plan &plan, const soc::SocSpec &soc) {
   plan.Bb = info.batch;
   plan.Mb = info.M;
   plan.Nb = info.N;
-  // The most blocks wins; among equals, the split that reads the fewest GM
-  // bytes. A block reads its A rows once (the panel stays in L1 while the N
-  // tiles go by) and its B columns once per M tile of up to 128 rows, so
-  // splitting the rows of a small activation re-reads the whole weight on
-  // every core (BERT: 128 x 768 by 768 x 3072), while splitting the columns
-  // of a tall one re-reads B per M tile.
+  // Each split is ranked by a roofline: the Cube work shared by its blocks
+  // or its GM reads (f16) over the chip's shared bandwidth, whichever is
+  // longer; ties go to more blocks, then fewer bytes. A block reads its A
+  // rows once (the panel stays in L1 while the N tiles go by) and its B
+  // columns once per M tile of up to 128 rows, so splitting the rows of a
+  // small activation re-reads the whole weight on every core (BERT: 128 x
+  // 768 by 768 x 3072), while splitting the columns of a tall one re-reads B
+  // per M tile. The most blocks is not always fastest: attention's batched
+  // matmuls (12 heads) split by head over 6 blocks read each head's K or V
+  // once, where 8 row parts re-read them on every block; a head-split
+  // store's column parts hold whole heads (QKV: 2304 columns of 64-wide
+  // heads split 6 ways read the 3.5 MB weight once, 8 row parts 8 times).
   auto traffic = [&](int64_t blocks, int64_t batches, int64_t rows, int64_t cols) {
     double mTiles = double(roundUp(rows, 128) / 128);
     double perBatch = double(rows) * info.K + mTiles * double(info.K) * cols;
@@ -1034,15 +1040,6 @@ void planBlocks(const MatmulInfo &info, Plan &plan, const soc::SocSpec &soc) {
       {Plan::Rows, dM, traffic(dM, info.batch, info.M / dM, info.N)},
       {Plan::Cols, dN, traffic(dN, info.batch, info.M, info.N / dN)},
   };
-  // A head-split store's column parts hold whole heads, so the column split
-  // may have fewer blocks than the row split (QKV: 2304 columns of 64-wide
-  // heads split 6 ways, 128 rows 8 ways); the choices are then ranked by a
-  // roofline, the Cube work shared by the blocks or the GM reads (f16) over
-  // the chip's shared bandwidth, whichever is longer: 8 row parts would read
-  // the 3.5 MB weight 8 times, 6 column parts read it once. Elsewhere the
-  // most blocks win (ranking every matmul by the roofline would also move
-  // attention's batched matmuls from 8 to 6 blocks: a change of its own).
-  bool byRoofline = info.storeHeadSplitDim != 0;
   double macsPerSecond = soc.cubeMacsPerCyclePerCore(soc::CubeInput::F16) * soc.clock_hz;
   auto seconds = [&](const Choice &c) {
     double macs = double(info.batch) * info.M * info.N * info.K;
@@ -1056,7 +1053,7 @@ void planBlocks(const MatmulInfo &info, Plan &plan, const soc::SocSpec &soc) {
       chosen = &c;
       continue;
     }
-    double cs = byRoofline ? seconds(c) : 0, best = byRoofline ? seconds(*chosen) : 0;
+    double cs = seconds(c), best = seconds(*chosen);
     if (cs < best || (cs == best && (c.blocks > chosen->blocks ||
                                      (c.blocks == chosen->blocks && c.traffic < chosen->traffic))))
       chosen = &c;
