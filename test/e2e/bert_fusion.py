@@ -13,9 +13,7 @@ Prints 'N passed, N failed'.
   bert_fusion.py --bin build/bin
 """
 import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -26,39 +24,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "examples", "models"))
 import export_models as em  # noqa: E402
+from e2e_common import compile_and_run, cosine, summarize  # noqa: E402
 
 SEQ = 128
 UNFUSED = {"Switch": {"GraphFusion": {"QkvFusion": "off"}, "UBFusion": {"ALL": "off",
                                                                        "CubeEpilogueFusion": "on"}}}
 
 
-def compile_and_run(bin_dir, work, model, tag, switches, inputs):
-    om, report = os.path.join(work, tag + ".om"), os.path.join(work, tag + ".json")
-    extra = []
-    if switches:
-        path = os.path.join(work, tag + ".switches.json")
-        with open(path, "w") as f:
-            json.dump(switches, f)
-        extra = ["--fusion_switch_file", path]
-    out_dir = os.path.join(work, tag + ".out")
-    for step in ([os.path.join(bin_dir, "vinci-compile"), "--model", model, "--output", om,
-                  "--report", report] + extra,
-                 [os.path.join(bin_dir, "vinci-run"), "--model", om, "--hazards", "fatal",
-                  "--input", *inputs, "--output_dir", out_dir]):
-        proc = subprocess.run(step, capture_output=True, text=True, timeout=600)
-        if proc.returncode != 0:
-            return None, None, (proc.stderr.strip().splitlines() or ["failed"])[-1]
-    with open(report) as f:
-        kernels = json.load(f)["kernels"]
-    qkv = [k for k in kernels if k["kind"] == "cube" and any(
+def qkv_cube_kernels(kernels):
+    """Cube kernels that compute layer 0's Q, K or V."""
+    return len([k for k in kernels if k["kind"] == "cube" and any(
         "/layers.0/attention/" + p + "/" in n for n in k["source_nodes"]
-        for p in ("query", "key", "value"))]
-    return np.load(os.path.join(out_dir, "output_0.npy")), len(qkv), ""
-
-
-def cosine(a, b):
-    a, b = a.astype(np.float64).ravel(), b.astype(np.float64).ravel()
-    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+        for p in ("query", "key", "value"))])
 
 
 def main():
@@ -83,7 +60,8 @@ def main():
         np.save(inputs[1], mask)
         outputs = {}
         for tag, switches, qkv_want in (("fused", None, 1), ("unfused", UNFUSED, 3)):
-            y, qkv, why = compile_and_run(args.bin, work, model, tag, switches, inputs)
+            y, kernels, why = compile_and_run(args.bin, work, model, tag, switches, inputs)
+            qkv = qkv_cube_kernels(kernels) if not why else 0
             if not why and qkv != qkv_want:
                 why = f"{qkv} Cube kernels compute layer 0's Q, K, V; want {qkv_want}"
             if not why and cosine(y, want) < 0.999:
@@ -97,12 +75,7 @@ def main():
             why = f"fused and unfused differ by {np.abs(outputs['fused'] - outputs['unfused']).max():.3e}"
         results.append(("fused_vs_unfused", why))
 
-    failed = 0
-    for name, why in results:
-        print(f"{'FAIL' if why else 'PASS'}: {name}{': ' + why if why else ''}")
-        failed += bool(why)
-    print(f"{len(results) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summarize(results)
 
 
 if __name__ == "__main__":

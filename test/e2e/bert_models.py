@@ -23,14 +23,10 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "models"))
 import export_models  # noqa: E402
+from e2e_common import cosine  # noqa: E402
 
 SEQ = 128
 MIN_COSINE = 0.999
-
-
-def cosine(a, b):
-    a, b = a.astype(np.float64).ravel(), b.astype(np.float64).ravel()
-    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
 def run(cmd):

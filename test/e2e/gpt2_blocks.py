@@ -13,16 +13,15 @@ epilogue). Prints 'N passed, N failed'.
   gpt2_blocks.py --bin build/bin
 """
 import argparse
-import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 import torch
 from torch import nn
+from e2e_common import compile_and_run, summarize  # noqa: E402
 
 SEQ, DIM, HEADS = 32, 64, 2
 PARTLY_OFF = {"Switch": {"GraphFusion": {"QkvFusion": "off"},
@@ -48,26 +47,6 @@ class Block(nn.Module):
         return x + self.down(nn.functional.gelu(self.up(self.ln2(x)), approximate="tanh"))
 
 
-def run(bin_dir, work, model, tag, switches, x_path):
-    om, report = os.path.join(work, tag + ".om"), os.path.join(work, tag + ".json")
-    extra = []
-    if switches:
-        path = os.path.join(work, tag + ".switches.json")
-        with open(path, "w") as f:
-            json.dump(switches, f)
-        extra = ["--fusion_switch_file", path]
-    out_dir = os.path.join(work, tag + ".out")
-    for step in ([os.path.join(bin_dir, "vinci-compile"), "--model", model, "--output", om,
-                  "--report", report] + extra,
-                 [os.path.join(bin_dir, "vinci-run"), "--model", om, "--hazards", "fatal",
-                  "--input", x_path, "--output_dir", out_dir]):
-        proc = subprocess.run(step, capture_output=True, text=True, timeout=600)
-        if proc.returncode != 0:
-            return None, None, (proc.stderr.strip().splitlines() or ["failed"])[-1]
-    with open(report) as f:
-        return np.load(os.path.join(out_dir, "output_0.npy")), json.load(f)["kernels"], ""
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", required=True)
@@ -84,7 +63,7 @@ def main():
                           output_names=["y"])
         np.save(x_path, x.numpy())
         for tag, switches in (("fused", None), ("partly_unfused", PARTLY_OFF)):
-            y, kernels, why = run(args.bin, work, path, tag, switches, x_path)
+            y, kernels, why = compile_and_run(args.bin, work, path, tag, switches, [x_path])
             if not why:
                 y = y.astype(np.float64).ravel()
                 cos = y @ want.ravel() / (np.linalg.norm(y) * np.linalg.norm(want))
@@ -100,12 +79,7 @@ def main():
                     why = "the causal mask add joined the QK^T Cube kernel"
             results.append((f"{tag}_vs_torch_fp32", why))
 
-    failed = 0
-    for name, why in results:
-        print(f"{'FAIL' if why else 'PASS'}: {name}{': ' + why if why else ''}")
-        failed += bool(why)
-    print(f"{len(results) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summarize(results)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ import tempfile
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
+from e2e_common import summarize  # noqa: E402
 
 COLS = 64
 
@@ -124,12 +125,7 @@ def main():
             why = "rows 0 and 1 are finite without the protection: the test proves nothing"
         results.append(("unprotected_overflows", why))
 
-    failed = 0
-    for name, why in results:
-        print(f"{'FAIL' if why else 'PASS'}: {name}{': ' + why if why else ''}")
-        failed += bool(why)
-    print(f"{len(results) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summarize(results)
 
 
 if __name__ == "__main__":
