@@ -6,6 +6,7 @@
 #include "vg/VgOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -54,14 +55,23 @@ Value viewRoot(Value value) {
   return value;
 }
 
-/// The element type a graph tensor has in GM under force_fp16: graph inputs
-/// and outputs keep theirs, every other float tensor is f16.
+bool keepsOriginDtype(Operation *op) {
+  if (!op)
+    return false;
+  if (op->hasAttr("vinci.keep_dtype"))
+    return true;
+  auto module = op->getParentOfType<ModuleOp>();
+  auto mode = module ? module->getAttrOfType<StringAttr>("vinci.precision_mode") : StringAttr();
+  return mode && mode.getValue() == "must_keep_origin_dtype";
+}
+
 Type storageElementType(Value tensor) {
   Type element = cast<RankedTensorType>(tensor.getType()).getElementType();
   if (!isa<FloatType>(element))
     return element;
   Value root = viewRoot(tensor);
-  if (isa<BlockArgument>(root) || reachesGraphOutput(root))
+  if (isa<BlockArgument>(root) || reachesGraphOutput(root) ||
+      keepsOriginDtype(root.getDefiningOp()))
     return element;
   return Float16Type::get(tensor.getContext());
 }

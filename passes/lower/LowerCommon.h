@@ -76,8 +76,16 @@ mlir::LogicalResult finishKernel(mlir::Block *body, mlir::func::FuncOp func,
 /// The value a graph tensor is a view of (views: KernelRules' isViewOp,
 /// which also says whether a view reaches a graph output).
 mlir::Value viewRoot(mlir::Value value);
-/// The element type a graph tensor has in GM under force_fp16: graph inputs
-/// and outputs keep theirs, every other float tensor is f16.
+/// Whether `op` (a vg op, an outlined kernel's func or its call) computes
+/// and stores its float tensors in their own type rather than f16: the
+/// module's `vinci.precision_mode` is "must_keep_origin_dtype", or
+/// --keep_dtype named it (`vinci.keep_dtype` on the op, its kernel func or
+/// its call).
+bool keepsOriginDtype(mlir::Operation *op);
+/// The element type a graph tensor has in GM: graph inputs and outputs keep
+/// theirs, as does a tensor whose producer keepsOriginDtype; every other
+/// float tensor is f16 (force_fp16, and allow_mix_precision outside the
+/// ops it keeps in fp32).
 mlir::Type storageElementType(mlir::Value tensor);
 /// A one-element float constant's value (a scalar immediate).
 std::optional<double> scalarImmediate(mlir::Value value);
