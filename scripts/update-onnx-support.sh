@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates docs/onnx-support.md from the importer sweep (never edit it by hand).
+# Regenerates docs/onnx-support.md from the end-to-end node test run (never
+# edit it by hand): every ONNX node test compiled, simulated and compared, as
+# the e2e_node_tests ctest does. Build first (ninja -C build).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-/usr/bin/python3 "$root/test/onnx-sweep/sweep.py" \
-  --vinci-compile "${VINCI_COMPILE:-$root/build/bin/vinci-compile}" \
-  --doc "$root/docs/onnx-support.md" | tail -n 4
+/usr/bin/python3 "$root/test/e2e/node_tests.py" --bin "${VINCI_BIN:-$root/build/bin}" \
+  --write-doc "$@" | tail -n 3

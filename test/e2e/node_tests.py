@@ -1,28 +1,57 @@
 #!/usr/bin/python3
 """End-to-end ONNX node tests: compile to .om, run on the simulator, compare.
 
-Each selected node test from Debian's libonnx-testdata is compiled with
-vinci-compile --emit=om (force_fp16), run with vinci-run (hazards fatal) on
-its test_data_set_0 inputs, and each output is compared with the expected
-one at fp16 tolerances. Tests whose kernels have no lowering template yet
-are reported as such. Prints 'N passed, N failed'; exits 1 on a failure.
+Every node test of Debian's libonnx-testdata (one folder each under DATA) is
+compiled with vinci-compile --emit=om in one precision mode, run with
+vinci-run (hazards fatal) on its test_data_set_0 inputs, and each output is
+compared with the expected one:
 
-  node_tests.py --bin build/bin [--tests test_add,test_relu] [--keep DIR]
+  must_keep_origin_dtype  (the default when vinci-compile has the option)
+      at ONNX's backend tolerances: the backend test runner
+      (onnx/backend/test/runner) asserts the same dtype, then
+      numpy.testing.assert_allclose(actual, expected, rtol, atol) with the
+      loader's rtol 1e-3 and atol 1e-7; node tests carry no per-test
+      override (only downloaded model tests do, through data.json).
+  force_fp16  (ATC's default on 310P; every tensor stored as fp16)
+      at fp16 tolerance: rtol = atol = 2e-3, dtype not compared.
+
+Tests that use what Vinci does not compile (training, control flow,
+sequences and optionals, strings, random sampling) are classified as out of
+scope by a rule over the model's ops and types (out_of_scope()), and are
+reported with the reason, not run. Prints one line per test and
+'N passed, N failed, N out of scope'. Exits 1 when a test of the must-pass
+list (LOWERED), or any test named with --tests, fails.
+
+  node_tests.py --bin build/bin [--tests test_add,test_relu] [--must-pass]
+                [--precision_mode force_fp16] [--doc FILE | --write-doc]
+  node_tests.py --check-doc GENERATED COMMITTED
+
+--doc writes the operator support table of a full run (every test, the
+default mode) to FILE; --write-doc writes it to docs/onnx-support.md, which
+scripts/update-onnx-support.sh does; --check-doc fails when the committed doc
+differs from the one a run generated.
 """
 import argparse
+import collections
+import concurrent.futures
+import difflib
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 import onnx
 from onnx import numpy_helper
 
 DATA = "/usr/share/libonnx-testdata/data/node"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DOC = os.path.join(ROOT, "docs", "onnx-support.md")
 
-# The node tests the backend lowers today; a failure among these fails CI.
+# The must-pass list, the regression guard: a failure among these fails CI
+# (in either precision mode); other failures are reported, not fatal.
 LOWERED = """
 test_abs test_add test_add_bcast test_averagepool_1d_default test_averagepool_2d_default
 test_averagepool_2d_pads test_averagepool_2d_pads_count_include_pad
@@ -122,8 +151,20 @@ test_unsqueeze_negative_axes test_unsqueeze_three_axes test_unsqueeze_two_axes
 test_unsqueeze_unsorted_axes
 """.split()
 
-# force_fp16 stores every tensor as fp16 and computes in fp16.
-RTOL, ATOL = 2e-3, 2e-3
+# (rtol, atol, compare dtypes) per precision mode; see the module docstring.
+TOLERANCES = {
+    "must_keep_origin_dtype": (1e-3, 1e-7, True),
+    "force_fp16": (2e-3, 2e-3, False),
+}
+
+TRAINING_DOMAIN = "ai.onnx.preview.training"
+LOSSES = {"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"}
+RANDOM_OPS = {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike",
+              "Multinomial", "Bernoulli"}
+SEQUENCE_OPS = {"SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceErase",
+                "SequenceInsert", "SequenceLength", "SequenceMap", "SplitToSequence",
+                "ConcatFromSequence", "Optional", "OptionalGetElement", "OptionalHasElement"}
+STRING_OPS = {"StringNormalizer"}
 
 
 def load_pb(path):
@@ -133,72 +174,342 @@ def load_pb(path):
     return numpy_helper.to_array(tensor)
 
 
-def run_test(bin_dir, name, work):
+def data_files(folder, prefix):
+    data = os.path.join(folder, "test_data_set_0")
+    return sorted((f for f in os.listdir(data) if f.startswith(prefix)),
+                  key=lambda f: int(f[len(prefix):-len(".pb")]))
+
+
+def constant_value(model, folder, name):
+    """The value of `name` when it is an initializer, a Constant's output or
+    a graph input with test data; None otherwise."""
+    for init in model.graph.initializer:
+        if init.name == name:
+            return numpy_helper.to_array(init)
+    for node in model.graph.node:
+        if node.op_type == "Constant" and name in node.output:
+            for attr in node.attribute:
+                if attr.name == "value":
+                    return numpy_helper.to_array(attr.t)
+    names = [i.name for i in model.graph.input]
+    if name in names:
+        inputs = data_files(folder, "input_")
+        if names.index(name) < len(inputs):
+            return load_pb(os.path.join(folder, "test_data_set_0", inputs[names.index(name)]))
+    return None
+
+
+def out_of_scope(model, folder):
+    """Why Vinci does not compile this test's model, or None. A rule over
+    the model's ops, attributes and value types, in this order."""
+    nodes = list(model.graph.node)
+    ops = {n.op_type for n in nodes}
+    if any(n.domain == TRAINING_DOMAIN for n in nodes):
+        return "training operator (ai.onnx.preview.training): Vinci compiles inference graphs"
+    if ops & LOSSES:
+        return "training loss (takes labels; an inference graph has none)"
+    for n in nodes:
+        attrs = {a.name: a for a in n.attribute}
+        if n.op_type == "BatchNormalization" and (
+                "training_mode" in attrs and attrs["training_mode"].i or len(n.output) > 1):
+            return "BatchNormalization in training mode (batch statistics): Vinci compiles inference graphs"
+        if n.op_type == "Dropout" and len(n.input) > 2 and n.input[2]:
+            value = constant_value(model, folder, n.input[2])
+            if value is None or bool(np.all(value)):
+                return "Dropout in training mode (random mask): Vinci compiles inference graphs"
+    values = list(model.graph.input) + list(model.graph.output) + list(model.graph.value_info)
+    if ops & SEQUENCE_OPS or any(v.type.WhichOneof("value") != "tensor_type" for v in values):
+        return "sequence or optional values: Vinci's graphs carry tensors only"
+    if any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+           for n in nodes for a in n.attribute):
+        return "control flow (If / Loop / Scan subgraphs): Vinci compiles static dataflow graphs"
+    tensors = [v.type.tensor_type.elem_type for v in values] + \
+        [t.data_type for t in model.graph.initializer] + \
+        [a.t.data_type for n in nodes for a in n.attribute if a.type == onnx.AttributeProto.TENSOR] + \
+        [a.i for n in nodes if n.op_type == "Cast" for a in n.attribute if a.name == "to"]
+    if ops & STRING_OPS or onnx.TensorProto.STRING in tensors:
+        return "string tensors: the NPU has no string type"
+    if ops & RANDOM_OPS:
+        return "random sampling: the expected output is one draw of numpy's generator"
+    return None
+
+
+def op_under_test(name, model):
+    """The operator a node test is about: its model's op when it has one,
+    for an _expanded test the op of the test it expands, else the op its
+    name starts with."""
+    if name.endswith("_expanded"):
+        base = os.path.join(DATA, name[:-len("_expanded")], "model.onnx")
+        if os.path.exists(base):
+            model = onnx.load(base, load_external_data=False)
+    ops = [n.op_type for n in model.graph.node]
+    if len(set(ops)) == 1:
+        return ops[0]
+    key = name[len("test_"):].lower().replace("_", "")
+    named = [op for op in set(ops) if key.startswith(op.lower())]
+    return max(named, key=len) if named else (ops[0] if ops else "(none)")
+
+
+def one_line(text, work):
+    """A failure's first line without the machine's paths (the doc must not
+    depend on where the run happened)."""
+    line = (text.strip().splitlines() or [""])[0]
+    line = line.replace(work + os.sep, "").replace(DATA + os.sep, "")
+    line = re.sub(r"^vinci-(compile|run): error: ", "", line)
+    line = re.sub(r"^test_\w+/model\.onnx: ", "", line)
+    return re.sub(r'^loc\("[^"]*"\): error: ', "", line)
+
+
+def compare(actual, expected, rtol, atol, same_dtype):
+    """ONNX's check: same dtype (when asked), same shape, then
+    |actual - expected| <= atol + rtol * |expected| with NaNs equal."""
+    if same_dtype and actual.dtype != expected.dtype:
+        return f"dtype {actual.dtype}, expected {expected.dtype}"
+    if actual.shape != expected.shape:
+        return f"shape {actual.shape}, expected {expected.shape}"
+    if expected.dtype == bool or actual.dtype == bool:
+        bad = int(np.count_nonzero(actual.astype(bool) != expected.astype(bool)))
+        return f"{bad} of {expected.size} booleans differ" if bad else ""
+    a, e = actual.astype(np.float64), expected.astype(np.float64)
+    close = np.isclose(a, e, rtol=rtol, atol=atol, equal_nan=True)
+    if close.all():
+        return ""
+    finite = np.isfinite(a) & np.isfinite(e)
+    err = np.abs(a - e)[finite & ~close]
+    worst = f", max abs error {err.max():.3g}" if err.size else ", non-finite values differ"
+    return f"{np.count_nonzero(~close)} of {e.size} values off{worst} (rtol {rtol:g}, atol {atol:g})"
+
+
+def execute(cmd, timeout):
+    """subprocess.run, waiting out a binary that is being relinked (a shared
+    build tree: 'Text file busy' or 'Permission denied' for a few seconds)."""
+    for attempt in range(20):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except OSError:
+            if attempt == 19:
+                raise
+            time.sleep(3)
+
+
+def run_test(args, name, work):
+    """(status, reason): status is 'pass', 'fail' or 'out of scope'."""
     folder = os.path.join(DATA, name)
-    model = os.path.join(folder, "model.onnx")
+    model_path = os.path.join(folder, "model.onnx")
+    model = onnx.load(model_path, load_external_data=False)
+    reason = out_of_scope(model, folder)
+    if reason:
+        return "out of scope", reason
     om = os.path.join(work, name + ".om")
     data = os.path.join(folder, "test_data_set_0")
-    inputs = sorted((f for f in os.listdir(data) if f.startswith("input_")),
-                    key=lambda f: int(f[len("input_"):-len(".pb")]))
+    inputs = data_files(folder, "input_")
     # Parameter inputs the importer needs as constants (Slice starts/ends/
     # axes/steps, Split sizes, Reshape shapes, reduction axes, ...) are bound
     # from the test data, as the compiler's message tells a user to do with
     # --const_input; the rest are fed at run time.
-    graph_inputs = [i.name for i in onnx.load(model, load_external_data=False).graph.input]
+    graph_inputs = [i.name for i in model.graph.input]
     bound = []
-    for _ in range(len(graph_inputs) + 1):
-        compile_cmd = [os.path.join(bin_dir, "vinci-compile"), "--model", model, "--emit=om",
-                       "--output", om]
-        if bound:
-            compile_cmd += ["--const_input", ";".join(
-                f"{n}:{os.path.join(data, inputs[graph_inputs.index(n)])}" for n in bound)]
-        proc = subprocess.run(compile_cmd, capture_output=True, text=True, timeout=300)
-        named = [n for n in re.findall(r"'([^']+)' is a graph input", proc.stderr)
-                 if n in graph_inputs and n not in bound]
-        if proc.returncode == 0 or not named:
-            break
-        bound += named
+    try:
+        for _ in range(len(graph_inputs) + 1):
+            cmd = [os.path.join(args.bin, "vinci-compile"), "--model", model_path, "--emit=om",
+                   "--output", om]
+            if args.precision_mode:
+                cmd += ["--precision_mode", args.precision_mode]
+            if bound:
+                cmd += ["--const_input", ";".join(
+                    f"{n}:{os.path.join(data, inputs[graph_inputs.index(n)])}" for n in bound)]
+            proc = execute(cmd, args.timeout)
+            named = [n for n in re.findall(r"'([^']+)' is a graph input", proc.stderr)
+                     if n in graph_inputs and n not in bound
+                     and graph_inputs.index(n) < len(inputs)]
+            if proc.returncode == 0 or not named:
+                break
+            bound += named
+        if proc.returncode != 0:
+            return "fail", "compile: " + one_line(proc.stderr or f"exit {proc.returncode}", work)
+        run_inputs = [f for k, f in enumerate(inputs) if graph_inputs[k] not in bound]
+        out_dir = os.path.join(work, name + ".out")
+        os.makedirs(out_dir, exist_ok=True)
+        for stale in os.listdir(out_dir):
+            os.remove(os.path.join(out_dir, stale))
+        cmd = [os.path.join(args.bin, "vinci-run"), "--model", om, "--hazards", "fatal",
+               "--threads", "1", "--output_dir", out_dir]
+        if run_inputs:
+            cmd += ["--input"] + [os.path.join(data, f) for f in run_inputs]
+        proc = execute(cmd, args.timeout)
+    except subprocess.TimeoutExpired as e:
+        return "fail", f"{os.path.basename(e.cmd[0])}: timed out after {args.timeout} s"
     if proc.returncode != 0:
-        return False, "compile: " + proc.stderr.strip().splitlines()[0]
-    inputs = [f for k, f in enumerate(inputs) if graph_inputs[k] not in bound]
-    outputs = sorted((f for f in os.listdir(data) if f.startswith("output_")),
-                     key=lambda f: int(f[len("output_"):-len(".pb")]))
-    out_dir = os.path.join(work, name + ".out")
-    run_cmd = [os.path.join(bin_dir, "vinci-run"), "--model", om, "--hazards", "fatal",
-               "--output_dir", out_dir]
-    if inputs:
-        run_cmd += ["--input", ",".join(os.path.join(data, f) for f in inputs)]
-    proc = subprocess.run(run_cmd, capture_output=True, text=True, timeout=300)
-    if proc.returncode != 0:
-        return False, "run: " + (proc.stderr.strip().splitlines() or ["exit %d" % proc.returncode])[0]
+        return "fail", "run: " + one_line(proc.stderr or f"exit {proc.returncode}", work)
+    outputs = data_files(folder, "output_")
+    produced = [f for f in os.listdir(out_dir) if re.fullmatch(r"output_\d+\.npy", f)]
+    if len(produced) != len(outputs):
+        return "fail", f"{len(produced)} outputs, expected {len(outputs)}"
+    rtol, atol, same_dtype = TOLERANCES[args.precision_mode or "force_fp16"]
     for index, expected_file in enumerate(outputs):
         expected = load_pb(os.path.join(data, expected_file))
         actual = np.load(os.path.join(out_dir, f"output_{index}.npy"))
-        if actual.shape != expected.shape:
-            return False, f"output {index}: shape {actual.shape}, expected {expected.shape}"
-        if not np.allclose(actual.astype(np.float64), expected.astype(np.float64),
-                           rtol=RTOL, atol=ATOL, equal_nan=True):
-            err = np.max(np.abs(actual.astype(np.float64) - expected.astype(np.float64)))
-            return False, f"output {index}: max abs error {err:.3g} above fp16 tolerance"
-    return True, ""
+        why = compare(actual, expected, rtol, atol, same_dtype)
+        if why:
+            return "fail", f"output {index}: {why}"
+    return "pass", ""
+
+
+def table_cell(text):
+    return text.replace("|", "\\|")
+
+
+def doc_text(results, mode):
+    """The generated docs/onnx-support.md."""
+    rtol, atol, same_dtype = TOLERANCES[mode]
+    counts = collections.Counter(status for _, _, status, _ in results)
+    per_op = collections.defaultdict(lambda: {"pass": 0, "fail": 0, "out of scope": 0, "note": ""})
+    for name, op, status, why in results:
+        row = per_op[op]
+        row[status] += 1
+        if status == "fail" and row["fail"] == 1:
+            row["note"] = f"{name}: {why}"
+        elif status == "out of scope" and not row["fail"] and not row["note"]:
+            row["note"] = f"out of scope: {why}"
+    lines = [
+        "# ONNX operator support",
+        "",
+        "Generated by `test/e2e/node_tests.py --write-doc` from the end-to-end run of",
+        "Debian's libonnx-testdata node tests (ONNX 1.12); do not edit by hand.",
+        "Regenerate with `scripts/update-onnx-support.sh`; the ctest",
+        "`onnx_support_doc_current` fails while this file differs from the run.",
+        "",
+        f"Each node test is compiled with `vinci-compile --precision_mode {mode}`, run on",
+        "the AI Core simulator (a model of the 310P, not a device) with pipe hazards",
+        "fatal, and every output is compared with the expected one at "
+        + (f"ONNX's backend\ntolerances (same dtype, rtol {rtol:g}, atol {atol:g})."
+           if same_dtype else f"fp16 tolerance\n(rtol {rtol:g}, atol {atol:g})."),
+        "A test counts under the operator it tests (an `_expanded` test under the",
+        "operator whose function body it runs). Tests outside Vinci's scope are not run;",
+        "the list at the end gives each one's reason.",
+        "",
+        f"**{counts['pass']} passed, {counts['fail']} failed, {counts['out of scope']} out of scope** "
+        f"of {len(results)} node tests.",
+        "",
+        "| op | passed | failed | out of scope | notes (the first failure) |",
+        "|---|---|---|---|---|",
+    ]
+    for op in sorted(per_op, key=str.lower):
+        row = per_op[op]
+        lines.append(f"| {op} | {row['pass']} | {row['fail']} | {row['out of scope']} "
+                     f"| {table_cell(row['note'])} |")
+    lines += ["", "## Out of scope", "", "| test | reason |", "|---|---|"]
+    lines += [f"| {name} | {table_cell(why)} |"
+              for name, _, status, why in results if status == "out of scope"]
+    lines.append("")
+    return "\n".join(lines)
+
+
+def check_doc(generated, committed):
+    if not os.path.exists(generated):
+        print(f"{generated} is missing: the e2e_node_tests run writes it")
+        return 1
+    with open(generated) as f:
+        new = f.read().splitlines()
+    with open(committed) as f:
+        old = f.read().splitlines()
+    if new == old:
+        print(f"{committed} matches the node test run")
+        return 0
+    diff = list(difflib.unified_diff(old, new, "committed", "generated", lineterm="", n=0))
+    print("\n".join(diff[:40]))
+    print(f"{committed} is stale ({sum(l[:1] in '+-' for l in diff[2:])} lines differ): "
+          "regenerate it with scripts/update-onnx-support.sh")
+    return 1
+
+
+def compiler_modes(bin_dir):
+    proc = subprocess.run([os.path.join(bin_dir, "vinci-compile"), "--help"],
+                          capture_output=True, text=True)
+    return "--precision_mode" in proc.stdout
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bin", required=True, help="folder with vinci-compile and vinci-run")
-    parser.add_argument("--tests", help="comma-separated node test names (default: the lowered set)")
+    parser.add_argument("--bin", help="folder with vinci-compile and vinci-run")
+    parser.add_argument("--tests", help="comma-separated node test names; each must pass")
+    parser.add_argument("--must-pass", action="store_true",
+                        help="run the must-pass list only (default: every node test)")
+    parser.add_argument("--precision_mode", choices=sorted(TOLERANCES),
+                        help="default: must_keep_origin_dtype when vinci-compile has "
+                             "--precision_mode, else force_fp16 (its only mode)")
+    parser.add_argument("--jobs", type=int, default=2, help="tests run at once (default 2)")
+    parser.add_argument("--timeout", type=int, default=60,
+                        help="seconds for each compile and each run (default 60)")
     parser.add_argument("--keep", help="keep the .om files and outputs here")
+    parser.add_argument("--doc", help="write the operator support table here (full run only)")
+    parser.add_argument("--write-doc", action="store_true", help="--doc " + DOC)
+    parser.add_argument("--check-doc", nargs=2, metavar=("GENERATED", "COMMITTED"))
     args = parser.parse_args()
-    tests = args.tests.split(",") if args.tests else LOWERED
-    work = args.keep or tempfile.mkdtemp(prefix="vinci-e2e-")
+    if args.check_doc:
+        return check_doc(*args.check_doc)
+    if not args.bin:
+        parser.error("--bin is required")
+    if args.write_doc:
+        args.doc = DOC
+
+    has_modes = compiler_modes(args.bin)
+    if args.precision_mode is None:
+        args.precision_mode = "must_keep_origin_dtype" if has_modes else "force_fp16"
+    mode = args.precision_mode
+    if not has_modes:
+        if mode != "force_fp16":
+            parser.error("this vinci-compile has no --precision_mode; it compiles force_fp16 only")
+        args.precision_mode = None  # compile without the option: force_fp16 is all it does
+
+    every = sorted(t for t in os.listdir(DATA) if os.path.isfile(os.path.join(DATA, t, "model.onnx")))
+    if args.tests:
+        tests, required = args.tests.split(","), set(args.tests.split(","))
+    elif args.must_pass:
+        tests, required = LOWERED, set(LOWERED)
+    else:
+        tests, required = every, set(LOWERED)
+    if args.doc and (tests != every):
+        parser.error("--doc needs the full run (no --tests, no --must-pass)")
+    unknown = sorted(set(tests) - set(every))
+    if unknown:
+        parser.error("no such node test: " + ", ".join(unknown))
+
+    work = os.path.abspath(args.keep or tempfile.mkdtemp(prefix="vinci-e2e-"))
     os.makedirs(work, exist_ok=True)
-    failed = 0
-    for name in tests:
-        ok, why = run_test(args.bin, name, work)
-        print(f"{'PASS' if ok else 'FAIL'}: {name}{'' if ok else ': ' + why}")
-        failed += not ok
-    print(f"{len(tests) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+
+    def one(name):
+        start = time.monotonic()
+        status, why = run_test(args, name, work)
+        model = onnx.load(os.path.join(DATA, name, "model.onnx"), load_external_data=False)
+        return name, op_under_test(name, model), status, why, time.monotonic() - start
+
+    results, seconds = [], {}
+    start = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for name, op, status, why, took in pool.map(one, tests):
+            tag = {"pass": "PASS", "fail": "FAIL", "out of scope": "OUT OF SCOPE"}[status]
+            print(f"{tag}: {name}{': ' + why if why else ''}", flush=True)
+            results.append((name, op, status, why))
+            seconds[name] = took
+    slowest = sorted(seconds, key=seconds.get, reverse=True)[:5]
+    print(f"node tests: {time.monotonic() - start:.0f} s wall with {args.jobs} jobs; slowest: "
+          + ", ".join(f"{n} {seconds[n]:.1f} s" for n in slowest))
+
+    counts = collections.Counter(status for _, _, status, _ in results)
+    # A must-pass test fails the run, also when the rule calls it out of scope.
+    broken = [name for name, _, status, _ in results if name in required
+              and (status == "fail" or status == "out of scope" and name in LOWERED)]
+    print(f"node tests ({mode}): {len(required & set(tests)) - len(broken)} of "
+          f"{len(required & set(tests))} must-pass tests pass"
+          + (f"; failing: {' '.join(broken)}" if broken else ""))
+    if args.doc:
+        with open(args.doc, "w") as f:
+            f.write(doc_text(results, mode))
+        print(f"wrote {args.doc}")
+    print(f"node tests ({mode}): {counts['pass']} passed, {counts['fail']} failed, "
+          f"{counts['out of scope']} out of scope")
+    return 1 if broken else 0
 
 
 if __name__ == "__main__":
