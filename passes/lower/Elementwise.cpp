@@ -35,6 +35,9 @@
 // in GM (f32 as the model says), every other float tensor (weights,
 // intermediates) is f16 in GM; the kernel computes in f16 in UB and converts
 // with vconv after loading an f32 input and before storing an f32 output.
+// A kernel that keepsOriginDtype (must_keep_origin_dtype, --keep_dtype) and
+// has an f32 tensor computes in f32 in UB (64 lanes a repeat) and stores f32
+// tensors as they are; a cast to f16 inside it rounds through f16.
 //
 // Tiling: the N elements are split into block_dim contiguous equal shares
 // (block_dim = the largest divisor of N that is <= min(ai cores, ceil(N /
@@ -265,6 +268,24 @@ bool isIntegerKernel(func::FuncOp func) {
   return true;
 }
 
+/// The type a kernel computes in, in UB: i32 for integer kernels; f32 when
+/// the kernel keeps its origin dtype (must_keep_origin_dtype, or
+/// --keep_dtype naming it) and some tensor of it is f32, so that fp32 stays
+/// fp32 between loads and stores; f16 otherwise (force_fp16).
+Type kernelComputeType(func::FuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  if (isIntegerKernel(func))
+    return IntegerType::get(ctx, 32);
+  if (!keepsOriginDtype(func) && !keepsOriginDtype(soleCall(func)))
+    return Float16Type::get(ctx);
+  auto isF32 = [](Type type) { return cast<RankedTensorType>(type).getElementType().isF32(); };
+  auto type = func.getFunctionType();
+  bool anyF32 = llvm::any_of(type.getInputs(), isF32) || llvm::any_of(type.getResults(), isF32);
+  for (Operation &op : func.getBody().front())
+    anyF32 |= llvm::any_of(op.getResultTypes(), isF32);
+  return anyF32 ? Type(Float32Type::get(ctx)) : Type(Float16Type::get(ctx));
+}
+
 std::string integerMismatch(func::FuncOp func, ArrayRef<int64_t> shape) {
   for (Operation &op : func.getBody().front()) {
     if (isa<func::ReturnOp>(op))
@@ -403,13 +424,8 @@ public:
                   int64_t rows, ArrayRef<Value> shared, OpBuilder *allocBuilder = nullptr)
       : b(b), allocAt(allocBuilder ? *allocBuilder : b), loc(loc), func(func), gmArgs(gmArgs),
         rowA(row), midA(mid), outerA(outer), geo(geo), shared(shared), rows(rows),
-        count(rows * geo.padLen), bufElems(roundUp(count, kLanesF16)), f16(b.getF16Type()),
-        f32(b.getF32Type()) {
-    if (isIntegerKernel(func)) {
-      f16 = b.getI32Type(); // the compute type
-      lanes = 64;
-    }
-  }
+        count(rows * geo.padLen), bufElems(roundUp(count, kLanesF16)), computeType(kernelComputeType(func)),
+        lanes(computeType.isF16() ? kLanesF16 : kLanesF32) {}
 
   /// The tile-shaped f16 buffer of a row or scalar broadcast operand, filled
   /// once (before every tile): the operand's row (or element) is loaded,
@@ -424,11 +440,11 @@ public:
     dv::CopyOp::create(b, loc, gm, raw, uint64_t(1), uint64_t(len * bytes), uint64_t(0),
                        uint64_t(0));
     Value line = raw;
-    if (element != f16) {
-      line = allocN(f16, lineElems);
+    if (element != computeType) {
+      line = allocN(computeType, lineElems);
       convertN(raw, line, len);
     }
-    Value dst = allocN(f16, bufElems + lanes);
+    Value dst = allocN(computeType, bufElems + lanes);
     if (kind == Bcast::Scalar)
       fillScalar(line, dst);
     else
@@ -438,7 +454,7 @@ public:
 
   /// dst = line[0] over the whole tile: vbrcb to 128 lanes, then vcopy.
   void fillScalar(Value line, Value dst) {
-    Value spread = allocN(f16, lanes);
+    Value spread = allocN(computeType, lanes);
     dv::VBrcbOp::create(b, loc, line, spread, uint64_t(1), DenseI64ArrayAttr(),
                         DenseI64ArrayAttr(), DenseI64ArrayAttr());
     int64_t repeats = bufElems / lanes;
@@ -461,7 +477,7 @@ public:
         dv::VCopyOp::create(b, loc, view(line, c, lanes),
                             view(dst, r0 * geo.padLen + c, (n - 1) * geo.padLen + lanes),
                             uint64_t(n), DenseI64ArrayAttr(),
-                            b.getDenseI64ArrayAttr({geo.padLen * int64_t(dv::elementBytes(f16)) / 32, 0}),
+                            b.getDenseI64ArrayAttr({geo.padLen * int64_t(dv::elementBytes(computeType)) / 32, 0}),
                             w < lanes ? maskOf(w) : DenseI64ArrayAttr());
       }
     }
@@ -476,11 +492,11 @@ public:
     dv::CopyOp::create(b, loc, gmTile(gm, geo.rowLen, geo.rowLen, outerA), raw, uint64_t(1),
                        uint64_t(geo.rowLen * dv::elementBytes(element)));
     Value line = raw;
-    if (element != f16) {
-      line = allocN(f16, lineElems);
+    if (element != computeType) {
+      line = allocN(computeType, lineElems);
       convertN(raw, line, geo.rowLen);
     }
-    Value dst = allocN(f16, bufElems + lanes);
+    Value dst = allocN(computeType, bufElems + lanes);
     tileLine(line, dst);
     return dst;
   }
@@ -565,9 +581,9 @@ private:
     Value tile = gmTile(gm, rows * geo.rowLen, geo.rowLen, at);
     Value raw = alloc(element);
     copyRows(tile, raw, element, /*toUb=*/true);
-    if (element == f16)
+    if (element == computeType)
       return raw;
-    Value half = alloc(f16);
+    Value half = alloc(computeType);
     convert(raw, half);
     return half;
   }
@@ -582,11 +598,11 @@ private:
     dv::CopyOp::create(b, loc, gmTile(gm, rows, 1, at), raw, uint64_t(1),
                        uint64_t(rows * dv::elementBytes(element)));
     Value half = raw;
-    if (element != f16) {
-      half = allocN(f16, valueElems);
+    if (element != computeType) {
+      half = allocN(computeType, valueElems);
       convertN(raw, half, rows);
     }
-    Value dst = allocN(f16, bufElems + lanes);
+    Value dst = allocN(computeType, bufElems + lanes);
     // Row chunks of 240 (<= 255 repeats, 32-byte aligned source offsets).
     constexpr int64_t kRowChunk = 240;
     for (int64_t c = 0; c < geo.padLen; c += lanes) {
@@ -596,7 +612,7 @@ private:
         dv::VBrcbOp::create(b, loc, view(half, r0, n),
                             view(dst, r0 * geo.padLen + c, (n - 1) * geo.padLen + lanes),
                             uint64_t(n), DenseI64ArrayAttr(),
-                            b.getDenseI64ArrayAttr({geo.padLen * dv::elementBytes(f16) / 32}),
+                            b.getDenseI64ArrayAttr({geo.padLen * dv::elementBytes(computeType) / 32}),
                             w < lanes ? maskOf(w) : DenseI64ArrayAttr());
       }
     }
@@ -607,7 +623,7 @@ private:
   void store(Value half, Value gm) {
     Type element = dv::getElementType(gm.getType());
     Value src = half;
-    if (element != f16) {
+    if (element != computeType) {
       src = alloc(element);
       convert(half, src);
     }
@@ -671,9 +687,12 @@ private:
   void convert(Value src, Value dst) { convertN(src, dst, count); }
 
   void convertN(Value src, Value dst, int64_t n) {
-    // 64 lanes a repeat (256 bytes of f32): the f16 side advances 4 blocks.
-    bool widen = dv::getElementType(dst.getType()) == f32;
-    auto rep = b.getDenseI64ArrayAttr(widen ? ArrayRef<int64_t>{8, 4} : ArrayRef<int64_t>{4, 8});
+    // 64 lanes a repeat (256 bytes of a 4-byte type): each side advances
+    // 64 elements, 2 blocks per byte of element (f32 8, f16 4, u8 2).
+    auto blocks = [](Value buf) {
+      return int64_t(2 * dv::elementBytes(dv::getElementType(buf.getType())));
+    };
+    auto rep = b.getDenseI64ArrayAttr({blocks(dst), blocks(src)});
     forRepeatsN({src, dst}, kLanesF32, n,
                [&](ArrayRef<Value> o, int64_t repeat, DenseI64ArrayAttr mask) {
                  dv::VConvOp::create(b, loc, o[0], o[1], dv::RoundMode::Rint, uint64_t(repeat),
@@ -682,7 +701,7 @@ private:
   }
 
   template <typename OpTy> Value binary(Value x, Value y) {
-    Value dst = alloc(f16);
+    Value dst = alloc(computeType);
     forRepeats({x, y, dst}, lanes,
                [&](ArrayRef<Value> o, int64_t repeat, DenseI64ArrayAttr mask) {
                  OpTy::create(b, loc, o[0], o[1], o[2], uint64_t(repeat), DenseI64ArrayAttr(),
@@ -692,7 +711,7 @@ private:
   }
 
   template <typename OpTy> Value scalar(Value x, double c) {
-    Value dst = alloc(f16);
+    Value dst = alloc(computeType);
     Attribute attr = b.getF32FloatAttr(static_cast<float>(c));
     forRepeats({x, dst}, lanes, [&](ArrayRef<Value> o, int64_t repeat, DenseI64ArrayAttr mask) {
       OpTy::create(b, loc, o[0], attr, o[1], uint64_t(repeat), DenseI64ArrayAttr(),
@@ -702,7 +721,7 @@ private:
   }
 
   template <typename OpTy> Value unary(Value x) {
-    Value dst = alloc(f16);
+    Value dst = alloc(computeType);
     forRepeats({x, dst}, lanes, [&](ArrayRef<Value> o, int64_t repeat, DenseI64ArrayAttr mask) {
       OpTy::create(b, loc, o[0], o[1], uint64_t(repeat), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
                    mask);
@@ -742,6 +761,19 @@ private:
     Value lnA = unary<dv::VLnOp>(lhs);
     return unary<dv::VExpOp>(exponent ? scalar<dv::VMulsOp>(lnA, *exponent)
                                       : binary<dv::VMulOp>(lnA, rhs));
+  }
+
+  /// A float cast of a UB value: under force_fp16 f16 <-> f32 casts are the
+  /// same f16 values; computing in f32, a cast to f16 rounds to f16 (vconv
+  /// there and back) as the graph says.
+  Value castTo(Value x, Type to) {
+    if (!computeType.isF32() || !to.isF16())
+      return x;
+    Value half = alloc(to);
+    convert(x, half);
+    Value back = alloc(computeType);
+    convert(half, back);
+    return back;
   }
 
   /// 1 / (1 + e^-x)
@@ -842,8 +874,7 @@ private:
             x = scalar<dv::VMinsOp>(x, hi->convertToDouble());
           return x;
         })
-        // force_fp16: f16 <-> f32 casts are the same f16 values in UB.
-        .Case<vg::CastOp>([&](auto) { return in(0); });
+        .Case<vg::CastOp>([&](vg::CastOp cast) { return castTo(in(0), cast.getTo()); });
   }
 
   OpBuilder &b;
@@ -855,24 +886,29 @@ private:
   const Geometry &geo;
   ArrayRef<Value> shared;
   int64_t rows, count, bufElems;
-  Type f16, f32;      // f16: the compute type (i32 in integer kernels)
-  int64_t lanes = kLanesF16; // lanes of a compute-type repeat
+  Type computeType; // what UB holds while computing: kernelComputeType
+  int64_t lanes;    // lanes of a computeType repeat
   llvm::DenseMap<Value, Value> values; // vg tensor -> UB f16 buffer
 };
 
 /// UB bytes per element of one tile's buffer set (no reuse counted).
 int64_t bytesPerElement(func::FuncOp func, ArrayRef<Type> gmElements) {
+  Type computeType = kernelComputeType(func);
+  int64_t computeBytes = dv::elementBytes(computeType);
+  // A GM tensor of another type needs its own buffer beside the converted one.
+  auto staging = [&](Type element) {
+    return element == computeType ? 0 : int64_t(dv::elementBytes(element));
+  };
   int64_t bytes = 0;
   unsigned numInputs = func.getNumArguments();
   for (auto [index, arg] : llvm::enumerate(func.getArguments()))
     if (!arg.use_empty())
-      bytes += gmElements[index].isF16() ? 2 : 2 + dv::elementBytes(gmElements[index]);
+      bytes += computeBytes + staging(gmElements[index]);
   for (Operation &op : func.getBody().front())
     if (!isa<vg::ConstantOp, func::ReturnOp, vg::CastOp>(op))
-      bytes += (isIntegerKernel(func) ? 4 : 2) * (1 + scratchBuffers(&op));
+      bytes += computeBytes * (1 + scratchBuffers(&op));
   for (unsigned i = numInputs; i < gmElements.size(); ++i)
-    if (!gmElements[i].isF16())
-      bytes += dv::elementBytes(gmElements[i]);
+    bytes += staging(gmElements[i]);
   return bytes;
 }
 
