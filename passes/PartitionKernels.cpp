@@ -30,9 +30,12 @@ struct Kernel {
   SmallVector<Operation *> ops; // in program order
 };
 
-bool isImmediate(Value value) {
+/// Row ops (norms, reductions, pools) read every operand from GM, a small
+/// norm scale included; only the other kernels take immediates.
+bool isImmediate(Operation *user, Value value) {
   auto constant = value.getDefiningOp<vg::ConstantOp>();
-  return constant && constant.getValue().getNumElements() <= kMaxImmediateElements;
+  return constant && constant.getValue().getNumElements() <= kMaxImmediateElements &&
+         classifyOp(user) != OpRole::Reduction;
 }
 
 /// The name of the ONNX node (or other source) an op came from.
@@ -145,7 +148,7 @@ private:
     for (Operation *op : kernel.ops)
       for (Value operand : op->getOperands()) {
         Operation *producer = operand.getDefiningOp();
-        if ((producer && members.contains(producer)) || isImmediate(operand))
+        if ((producer && members.contains(producer)) || isImmediate(op, operand))
           continue;
         inputs.insert(operand);
       }
@@ -182,7 +185,7 @@ private:
       mapping.map(value, argument);
     for (Operation *op : kernel.ops) {
       for (Value operand : op->getOperands())
-        if (!mapping.contains(operand) && isImmediate(operand))
+        if (!mapping.contains(operand) && isImmediate(op, operand))
           mapping.map(operand, inside.clone(*operand.getDefiningOp())->getResult(0));
       inside.clone(*op, mapping);
     }

@@ -1037,13 +1037,12 @@ LogicalResult convertSoftmax(NodeImporter &n) {
   return n.define(n.make1("vg.reshape", {*result}, {n.i64s("shape", type.getShape())}));
 }
 
-// Reduce*: axes is an attribute, or (ReduceSum from 13, all from 18) an input.
-LogicalResult convertReduce(NodeImporter &n) {
-  static const llvm::StringMap<StringRef> names = {
-      {"ReduceMean", "vg.reduce_mean"}, {"ReduceSum", "vg.reduce_sum"},
-      {"ReduceMax", "vg.reduce_max"},   {"ReduceMin", "vg.reduce_min"},
-      {"ReduceProd", "vg.reduce_prod"}, {"ReduceL2", "vg.reduce_l2"}};
-  SmallVector<NamedAttribute> attrs{n.i64("keepdims", n.attrInt("keepdims", 1)),
+/// A Reduce* node's keepdims, noop_with_empty_axes and axes: an attribute,
+/// or (ReduceSum from 13, all from 18) an input. `keepdims` overrides the
+/// node's (ReduceLogSumExp keeps the max it shifts by).
+FailureOr<SmallVector<NamedAttribute>> reduceAttrs(NodeImporter &n,
+                                                   std::optional<int64_t> keepdims = {}) {
+  SmallVector<NamedAttribute> attrs{n.i64("keepdims", keepdims.value_or(n.attrInt("keepdims", 1))),
                                     n.i64("noop_with_empty_axes",
                                           n.attrInt("noop_with_empty_axes", 0))};
   if (n.has(1)) {
@@ -1054,7 +1053,18 @@ LogicalResult convertReduce(NodeImporter &n) {
   } else if (auto axes = n.attrInts("axes")) {
     attrs.push_back(n.i64s("axes", *axes));
   }
-  return n.define(n.make1(names.lookup(n.node.op_type()), {n.in(0)}, attrs));
+  return attrs;
+}
+
+LogicalResult convertReduce(NodeImporter &n) {
+  static const llvm::StringMap<StringRef> names = {
+      {"ReduceMean", "vg.reduce_mean"}, {"ReduceSum", "vg.reduce_sum"},
+      {"ReduceMax", "vg.reduce_max"},   {"ReduceMin", "vg.reduce_min"},
+      {"ReduceProd", "vg.reduce_prod"}, {"ReduceL2", "vg.reduce_l2"}};
+  FailureOr<SmallVector<NamedAttribute>> attrs = reduceAttrs(n);
+  if (failed(attrs))
+    return failure();
+  return n.define(n.make1(names.lookup(n.node.op_type()), {n.in(0)}, *attrs));
 }
 
 LogicalResult convertArgReduce(NodeImporter &n) {
@@ -1285,6 +1295,348 @@ LogicalResult convertShape(NodeImporter &n) {
   return n.define(n.make1("vg.shape", {n.in(0)}, attrs));
 }
 
+//===----------------------------------------------------------------------===//
+// Decompositions into vg ops the backend already lowers
+//===----------------------------------------------------------------------===//
+
+/// make1 over operands that may have failed, so that a decomposition reads
+/// as its formula; the first failure (already reported) passes through.
+FailureOr<Value> apply(NodeImporter &n, StringRef opName, ArrayRef<FailureOr<Value>> operands,
+                       ArrayRef<NamedAttribute> attrs = {}) {
+  SmallVector<Value> values;
+  for (const FailureOr<Value> &operand : operands) {
+    if (failed(operand))
+      return failure();
+    values.push_back(*operand);
+  }
+  return n.make1(opName, values, attrs);
+}
+
+Type elementOf(Value value) { return cast<RankedTensorType>(value.getType()).getElementType(); }
+
+/// A constant of `type` from row-major doubles (cast to its element type).
+Value constantOf(NodeImporter &n, RankedTensorType type, ArrayRef<double> values) {
+  Type element = type.getElementType();
+  DenseElementsAttr attr;
+  if (auto floatType = dyn_cast<FloatType>(element)) {
+    SmallVector<APFloat> floats;
+    for (double value : values) {
+      APFloat converted(value);
+      bool lost;
+      converted.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      floats.push_back(converted);
+    }
+    attr = DenseElementsAttr::get(type, floats);
+  } else {
+    unsigned width = element.getIntOrFloatBitWidth();
+    SmallVector<APInt> ints;
+    for (double value : values)
+      ints.push_back(APInt(width, static_cast<int64_t>(value), /*isSigned=*/width > 1));
+    attr = DenseElementsAttr::get(type, ints);
+  }
+  return vg::ConstantOp::create(n.builder, n.loc, cast<ElementsAttr>(attr));
+}
+
+// size(x) -> the constant element count (shapes are static)
+LogicalResult convertSize(NodeImporter &n) {
+  return n.define(ArrayRef<Value>{
+      n.scalar(n.builder.getIntegerType(64), double(n.typeOf(0).getNumElements()))});
+}
+
+// castlike(x, like) -> cast(x, to = element type of like)
+LogicalResult convertCastLike(NodeImporter &n) {
+  return n.define(
+      n.make1("vg.cast", {n.in(0)}, {n.named("to", TypeAttr::get(n.typeOf(1).getElementType()))}));
+}
+
+// reduce_l1(x) -> reduce_sum(|x|); reduce_sum_square(x) -> reduce_sum(x * x);
+// reduce_log_sum(x) -> log(reduce_sum(x));
+// reduce_log_sum_exp(x) -> m + log(reduce_sum(exp(x - m))), m = reduce_max(x)
+// (the shift by the max keeps exp from overflowing).
+LogicalResult convertComposedReduce(NodeImporter &n) {
+  StringRef type = n.node.op_type();
+  FailureOr<SmallVector<NamedAttribute>> attrs = reduceAttrs(n);
+  if (failed(attrs))
+    return failure();
+  Value x = n.in(0);
+  if (type == "ReduceL1")
+    return n.define(apply(n, "vg.reduce_sum", {apply(n, "vg.abs", {x})}, *attrs));
+  if (type == "ReduceSumSquare")
+    return n.define(apply(n, "vg.reduce_sum", {apply(n, "vg.mul", {x, x})}, *attrs));
+  if (type == "ReduceLogSum")
+    return n.define(apply(n, "vg.log", {apply(n, "vg.reduce_sum", {x}, *attrs)}));
+  FailureOr<SmallVector<NamedAttribute>> keptAttrs = reduceAttrs(n, /*keepdims=*/1);
+  if (failed(keptAttrs))
+    return failure();
+  FailureOr<Value> max = n.make1("vg.reduce_max", {x}, *keptAttrs);
+  FailureOr<Value> sum = apply(
+      n, "vg.reduce_sum", {apply(n, "vg.exp", {apply(n, "vg.sub", {x, max})})}, *attrs);
+  if (failed(sum))
+    return failure();
+  // Without keepdims the max is reshaped to the sum's shape to be added back.
+  FailureOr<Value> shift = apply(
+      n, "vg.reshape", {max},
+      {n.i64s("shape", cast<RankedTensorType>(sum->getType()).getShape())});
+  return n.define(apply(n, "vg.add", {apply(n, "vg.log", {sum}), shift}));
+}
+
+// Elementwise ops with a closed form in lowered vg ops.
+LogicalResult convertComposedUnary(NodeImporter &n) {
+  StringRef type = n.node.op_type();
+  Value x = n.in(0);
+  Type element = elementOf(x);
+  auto c = [&](double value) { return n.scalar(element, value); };
+  if (type == "Softsign") // softsign(x) -> x / (1 + |x|)
+    return n.define(apply(n, "vg.div", {x, apply(n, "vg.add", {c(1), apply(n, "vg.abs", {x})})}));
+  if (type == "ThresholdedRelu") { // thresholded_relu(x) -> x > alpha ? x : 0
+    float alpha = n.attrFloat("alpha", 1.0f);
+    return n.define(apply(n, "vg.where", {apply(n, "vg.greater", {x, c(alpha)}), x, c(0)}));
+  }
+  if (type == "Celu") { // celu(x) -> alpha * elu(x / alpha)
+    Value alpha = c(n.attrFloat("alpha", 1.0f));
+    return n.define(
+        apply(n, "vg.mul", {apply(n, "vg.elu", {apply(n, "vg.div", {x, alpha})}), alpha}));
+  }
+  if (type == "Shrink") {
+    float lambd = n.attrFloat("lambd", 0.5f), bias = n.attrFloat("bias", 0.0f);
+    // With bias == lambd (soft shrink) the two branches are ramps:
+    // shrink(x) -> relu(x - lambd) - relu(-x - lambd)
+    if (bias == lambd && isa<FloatType>(element))
+      return n.define(apply(n, "vg.sub",
+                            {apply(n, "vg.relu", {apply(n, "vg.sub", {x, c(lambd)})}),
+                             apply(n, "vg.relu", {apply(n, "vg.sub", {apply(n, "vg.neg", {x}),
+                                                                      c(lambd)})})}));
+    // shrink(x) -> x < -lambd ? x + bias : (x > lambd ? x - bias : 0)
+    FailureOr<Value> below = bias == 0 ? x : apply(n, "vg.add", {x, c(bias)});
+    FailureOr<Value> above = bias == 0 ? x : apply(n, "vg.sub", {x, c(bias)});
+    FailureOr<Value> upper =
+        apply(n, "vg.where", {apply(n, "vg.greater", {x, c(lambd)}), above, c(0)});
+    return n.define(
+        apply(n, "vg.where", {apply(n, "vg.less", {x, c(-lambd)}), below, upper}));
+  }
+  FailureOr<Value> expX = type == "Sinh" || type == "Cosh" ? apply(n, "vg.exp", {x}) : x;
+  FailureOr<Value> expNegX =
+      type == "Sinh" || type == "Cosh" ? apply(n, "vg.exp", {apply(n, "vg.neg", {x})}) : x;
+  if (type == "Sinh") // sinh(x) -> (e^x - e^-x) / 2
+    return n.define(apply(n, "vg.mul", {apply(n, "vg.sub", {expX, expNegX}), c(0.5)}));
+  if (type == "Cosh") // cosh(x) -> (e^x + e^-x) / 2
+    return n.define(apply(n, "vg.mul", {apply(n, "vg.add", {expX, expNegX}), c(0.5)}));
+  if (type == "Asinh") {
+    // asinh(x) -> a(relu(x)) - a(relu(-x)), a(p) = ln(p + sqrt(p^2 + 1)): a is
+    // evaluated on p >= 0 only, where p + sqrt(p^2 + 1) does not cancel.
+    auto ramp = [&](FailureOr<Value> p) {
+      return apply(n, "vg.log",
+                   {apply(n, "vg.add",
+                          {p, apply(n, "vg.sqrt",
+                                    {apply(n, "vg.add", {apply(n, "vg.mul", {p, p}), c(1)})})})});
+    };
+    return n.define(apply(n, "vg.sub", {ramp(apply(n, "vg.relu", {x})),
+                                        ramp(apply(n, "vg.relu", {apply(n, "vg.neg", {x})}))}));
+  }
+  if (type == "Acosh") // acosh(x) -> ln(x + sqrt((x - 1) * (x + 1)))
+    return n.define(apply(
+        n, "vg.log",
+        {apply(n, "vg.add",
+               {x, apply(n, "vg.sqrt", {apply(n, "vg.mul", {apply(n, "vg.sub", {x, c(1)}),
+                                                            apply(n, "vg.add", {x, c(1)})})})})}));
+  // atanh(x) -> ln((1 + x) / (1 - x)) / 2
+  return n.define(apply(
+      n, "vg.mul",
+      {apply(n, "vg.log", {apply(n, "vg.div", {apply(n, "vg.add", {c(1), x}),
+                                               apply(n, "vg.sub", {c(1), x})})}),
+       c(0.5)}));
+}
+
+/// Ones of `shape` in `element`: the unit scale of a layer_norm that only
+/// normalises.
+Value onesOf(NodeImporter &n, ArrayRef<int64_t> shape, Type element) {
+  auto type = RankedTensorType::get(shape, element);
+  return constantOf(n, type, SmallVector<double>(type.getNumElements(), 1.0));
+}
+
+// instance_norm(x, scale, bias) -> layer_norm(x, axis = 2) * scale[c] + bias[c]
+// (statistics over the spatial dims of each n, c; scale and bias per channel)
+LogicalResult convertInstanceNorm(NodeImporter &n) {
+  RankedTensorType type = n.typeOf(0);
+  if (type.getRank() < 3)
+    return n.fail("input must be N x C x D1 x ... (rank 3 or more), got rank " +
+                  Twine(type.getRank()));
+  float epsilon = n.attrFloat("epsilon", 1e-5f);
+  FailureOr<Value> normalized =
+      n.make1("vg.layer_norm",
+              {n.in(0), onesOf(n, type.getShape().drop_front(2), type.getElementType())},
+              {n.i64("axis", 2), n.f32("epsilon", epsilon)});
+  // [C] -> [C, 1, ..., 1] broadcasts along the spatial dims.
+  SmallVector<int64_t> channelShape{type.getDimSize(1)};
+  channelShape.append(type.getRank() - 2, 1);
+  auto perChannel = [&](int i) {
+    return n.make1("vg.reshape", {n.in(i)}, {n.i64s("shape", channelShape)});
+  };
+  return n.define(apply(n, "vg.add",
+                        {apply(n, "vg.mul", {normalized, perChannel(1)}), perChannel(2)}));
+}
+
+// mvn(x) -> (x - mean(x)) / (sqrt(var(x)) + 1e-9) over `axes`, as
+// layer_norm(x) with epsilon 1e-18 under the variance's square root (equal
+// at var = 0, within 1e-9 elsewhere) after a transpose that makes the
+// reduced dims trailing.
+LogicalResult convertMeanVarianceNorm(NodeImporter &n) {
+  RankedTensorType type = n.typeOf(0);
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> axes = n.attrInts("axes").value_or(SmallVector<int64_t>{0, 2, 3});
+  SmallVector<bool> reduced(rank, false);
+  for (int64_t axis : axes) {
+    std::optional<int64_t> resolved = vg::normalizeAxis(axis, rank);
+    if (!resolved)
+      return n.fail("axis " + Twine(axis) + " is out of range for rank " + Twine(rank));
+    reduced[*resolved] = true;
+  }
+  SmallVector<int64_t> perm, inverse(rank);
+  for (bool wanted : {false, true})
+    for (int64_t d = 0; d < rank; ++d)
+      if (reduced[d] == wanted)
+        perm.push_back(d);
+  for (int64_t d = 0; d < rank; ++d)
+    inverse[perm[d]] = d;
+  int64_t kept = llvm::count(reduced, false);
+  bool identity = llvm::equal(perm, llvm::seq<int64_t>(0, rank));
+  FailureOr<Value> x = n.in(0);
+  if (!identity)
+    x = n.make1("vg.transpose", {*x}, {n.i64s("perm", perm)});
+  if (failed(x))
+    return failure();
+  FailureOr<Value> y = n.make1(
+      "vg.layer_norm",
+      {*x, onesOf(n, cast<RankedTensorType>(x->getType()).getShape().drop_front(kept),
+                  type.getElementType())},
+      {n.i64("axis", kept), n.f32("epsilon", 1e-18f)});
+  if (!identity)
+    y = apply(n, "vg.transpose", {y}, {n.i64s("perm", inverse)});
+  return n.define(y);
+}
+
+// trilu(x, k) -> x * mask, mask[i, j] = (j - i >= k) for upper, (j - i <= k)
+// for lower: a constant 0/1 matrix over the last two dims, broadcast over
+// the batch dims (so inf * 0 gives NaN where numpy's triu gives 0).
+LogicalResult convertTrilu(NodeImporter &n) {
+  RankedTensorType type = n.typeOf(0);
+  if (type.getRank() < 2)
+    return n.fail("input must have rank 2 or more, got rank " + Twine(type.getRank()));
+  int64_t k = 0;
+  if (n.has(1)) {
+    FailureOr<SmallVector<int64_t>> given = n.constInts(1, "k");
+    if (failed(given))
+      return failure();
+    if (given->size() != 1)
+      return n.fail("k must be a scalar");
+    k = given->front();
+  }
+  bool upper = n.attrInt("upper", 1) != 0;
+  int64_t rows = type.getDimSize(type.getRank() - 2), cols = type.getDimSize(type.getRank() - 1);
+  SmallVector<double> mask;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      mask.push_back((upper ? j - i >= k : j - i <= k) ? 1.0 : 0.0);
+  Value maskValue =
+      constantOf(n, RankedTensorType::get({rows, cols}, type.getElementType()), mask);
+  return n.define(n.make1("vg.mul", {n.in(0), maskValue}));
+}
+
+// eye_like(x) -> the constant y[i, j] = (j - i == k) of x's shape
+LogicalResult convertEyeLike(NodeImporter &n) {
+  RankedTensorType type = n.typeOf(0);
+  if (type.getRank() != 2)
+    return n.fail("input must be 2-D, got rank " + Twine(type.getRank()));
+  Type element = type.getElementType();
+  if (n.hasAttr("dtype")) {
+    element = elementTypeOf(*n.builder.getContext(), n.attrInt("dtype", 0));
+    if (!element)
+      return n.fail("dtype " + dtypeName(n.attrInt("dtype", 0)) + " is not supported");
+  }
+  int64_t k = n.attrInt("k", 0);
+  SmallVector<double> eye;
+  for (int64_t i = 0; i < type.getDimSize(0); ++i)
+    for (int64_t j = 0; j < type.getDimSize(1); ++j)
+      eye.push_back(j - i == k ? 1.0 : 0.0);
+  return n.define(ArrayRef<Value>{constantOf(n, type.clone(element), eye)});
+}
+
+// depth_to_space(x) (DCR) -> reshape [N, b, b, C/b^2, H, W], transpose
+// [0, 3, 4, 1, 5, 2], reshape [N, C/b^2, H*b, W*b]; CRD splits C as
+// [C/b^2, b, b] and transposes [0, 1, 4, 2, 5, 3].
+// space_to_depth(x) -> reshape [N, C, H/b, b, W/b, b], transpose
+// [0, 3, 5, 1, 2, 4], reshape [N, C*b^2, H/b, W/b].
+LogicalResult convertDepthSpace(NodeImporter &n) {
+  RankedTensorType type = n.typeOf(0);
+  int64_t b = n.attrInt("blocksize", 0);
+  if (!n.hasAttr("blocksize") || b <= 0)
+    return n.fail("blocksize must be a positive integer");
+  if (type.getRank() != 4)
+    return n.fail("input must be N x C x H x W, got rank " + Twine(type.getRank()));
+  int64_t N = type.getDimSize(0), C = type.getDimSize(1), H = type.getDimSize(2),
+          W = type.getDimSize(3);
+  SmallVector<int64_t> split, perm, result;
+  if (n.node.op_type() == "DepthToSpace") {
+    if (C % (b * b) != 0)
+      return n.fail("channels (" + Twine(C) + ") must be a multiple of blocksize^2 (" +
+                    Twine(b * b) + ")");
+    std::string mode = n.attrString("mode", "DCR");
+    if (mode == "DCR") {
+      split = {N, b, b, C / (b * b), H, W};
+      perm = {0, 3, 4, 1, 5, 2};
+    } else if (mode == "CRD") {
+      split = {N, C / (b * b), b, b, H, W};
+      perm = {0, 1, 4, 2, 5, 3};
+    } else {
+      return n.fail("mode '" + mode + "' is not DCR or CRD");
+    }
+    result = {N, C / (b * b), H * b, W * b};
+  } else {
+    if (H % b != 0 || W % b != 0)
+      return n.fail("height and width (" + Twine(H) + ", " + Twine(W) +
+                    ") must be multiples of blocksize " + Twine(b));
+    split = {N, C, H / b, b, W / b, b};
+    perm = {0, 3, 5, 1, 2, 4};
+    result = {N, C * b * b, H / b, W / b};
+  }
+  FailureOr<Value> blocks = n.make1("vg.reshape", {n.in(0)}, {n.i64s("shape", split)});
+  FailureOr<Value> moved = apply(n, "vg.transpose", {blocks}, {n.i64s("perm", perm)});
+  return n.define(apply(n, "vg.reshape", {moved}, {n.i64s("shape", result)}));
+}
+
+// lrn(x) -> x / (bias + alpha * mean_c(x^2))^beta, the mean over a window of
+// `size` channels (zero padded; ONNX's alpha / size * sum), taken as an
+// average pool of x^2 viewed as [N, 1, C, rest] with a size x 1 window.
+LogicalResult convertLrn(NodeImporter &n) {
+  RankedTensorType type = n.typeOf(0);
+  if (type.getRank() < 3)
+    return n.fail("input must be N x C x D1 x ... (rank 3 or more), got rank " +
+                  Twine(type.getRank()));
+  if (!n.hasAttr("size") || n.attrInt("size", 0) <= 0)
+    return n.fail("size must be a positive integer");
+  int64_t size = n.attrInt("size", 0);
+  float alpha = n.attrFloat("alpha", 1e-4f), beta = n.attrFloat("beta", 0.75f),
+        bias = n.attrFloat("bias", 1.0f);
+  Value x = n.in(0);
+  Type element = type.getElementType();
+  int64_t N = type.getDimSize(0), C = type.getDimSize(1);
+  int64_t rest = type.getNumElements() / std::max<int64_t>(N * C, 1);
+  FailureOr<Value> squares = apply(n, "vg.reshape", {apply(n, "vg.mul", {x, x})},
+                                   {n.i64s("shape", {N, 1, C, rest})});
+  FailureOr<Value> windowMean = apply(
+      n, "vg.average_pool", {squares},
+      {n.i64s("kernel_shape", {size, 1}), n.i64s("pads", {(size - 1) / 2, 0, size / 2, 0}),
+       n.i64("count_include_pad", 1)});
+  FailureOr<Value> denominator = apply(
+      n, "vg.pow",
+      {apply(n, "vg.add", {n.scalar(element, bias),
+                           apply(n, "vg.mul", {windowMean, n.scalar(element, alpha)})}),
+       n.scalar(element, beta)});
+  FailureOr<Value> reshaped =
+      apply(n, "vg.reshape", {denominator}, {n.i64s("shape", type.getShape())});
+  return n.define(apply(n, "vg.div", {x, reshaped}));
+}
+
 LogicalResult convertConstantOfShape(NodeImporter &n);
 LogicalResult convertRange(NodeImporter &n);
 LogicalResult convertConstant(NodeImporter &n);
@@ -1334,6 +1686,20 @@ const llvm::StringMap<Converter> &converters() {
     map["ConstantOfShape"] = convertConstantOfShape;
     map["Range"] = convertRange;
     map["Constant"] = convertConstant;
+    map["Size"] = convertSize;
+    map["CastLike"] = convertCastLike;
+    for (StringRef op : {"ReduceL1", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"})
+      map[op] = convertComposedReduce;
+    for (StringRef op : {"Softsign", "ThresholdedRelu", "Celu", "Shrink", "Sinh", "Cosh", "Asinh",
+                         "Acosh", "Atanh"})
+      map[op] = convertComposedUnary;
+    map["InstanceNormalization"] = convertInstanceNorm;
+    map["MeanVarianceNormalization"] = convertMeanVarianceNorm;
+    map["Trilu"] = convertTrilu;
+    map["EyeLike"] = convertEyeLike;
+    map["DepthToSpace"] = convertDepthSpace;
+    map["SpaceToDepth"] = convertDepthSpace;
+    map["LRN"] = convertLrn;
     return map;
   }();
   return table;

@@ -230,3 +230,21 @@ func.func @head_split_near_misses(%x: tensor<1x8x64xf32>, %w72: tensor<64x72xf32
   %11 = vg.transpose %10 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x3x48xf32>) -> tensor<1x3x8x48xf32>
   return %2, %5, %8, %11 : tensor<1x3x8x24xf32>, tensor<2x3x8x32xf32>, tensor<1x8x32x3xf32>, tensor<1x3x8x48xf32>
 }
+
+// -----
+
+// A row op reads every operand from GM: a norm scale small enough to be an
+// immediate (InstanceNormalization's unit scale over 3 spatial elements) is
+// still a kernel argument.
+// CHECK-LABEL: func.func @small_norm_scale
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: tensor<1x2x1x3xf32>)
+// CHECK: [[ONES:%.+]] = vg.constant dense<1.000000e+00> : tensor<1x3xf32>
+// CHECK: call @k0_layer_norm([[X]], [[ONES]])
+// CHECK: func.func private @k0_layer_norm
+// CHECK-NOT: vg.constant
+// CHECK: vg.layer_norm
+func.func @small_norm_scale(%x: tensor<1x2x1x3xf32>) -> tensor<1x2x1x3xf32> {
+  %ones = vg.constant dense<1.0> : tensor<1x3xf32>
+  %0 = vg.layer_norm %x, %ones {axis = 2 : i64} : (tensor<1x2x1x3xf32>, tensor<1x3xf32>) -> tensor<1x2x1x3xf32>
+  return %0 : tensor<1x2x1x3xf32>
+}
