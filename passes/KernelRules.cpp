@@ -128,6 +128,21 @@ bool cubeEpilogueTakes(Operation *consumer, Value fromKernel) {
   return true;
 }
 
+bool cubeEpilogueTakesSoftmax(Operation *consumer) {
+  auto softmax = dyn_cast<vg::SoftmaxOp>(consumer);
+  if (!softmax)
+    return false;
+  auto type = cast<RankedTensorType>(softmax.getInput().getType());
+  int64_t rank = type.getRank();
+  if (rank == 0 || !type.hasStaticShape())
+    return false;
+  int64_t axis = static_cast<int64_t>(softmax.getAxis()); // an I64Attr reads as uint64_t
+  if (axis < 0)
+    axis += rank;
+  int64_t columns = type.getShape().back();
+  return axis == rank - 1 && columns % 16 == 0 && columns <= kCubeMaxNTile;
+}
+
 bool cubeStoreTakesTranspose(Operation *consumer, Operation *cubeAnchor) {
   auto transpose = dyn_cast<vg::TransposeOp>(consumer);
   auto matmul = dyn_cast_or_null<vg::MatMulOp>(cubeAnchor);

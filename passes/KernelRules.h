@@ -24,6 +24,10 @@ enum class OpRole {
 
 enum class KernelKind { Cube, Vector };
 
+/// The Cube matmul template's widest N tile; a head split's head dim must
+/// divide it so that every N tile holds whole heads.
+constexpr int64_t kCubeMaxNTile = 128;
+
 OpRole classifyOp(mlir::Operation *op);
 
 /// Whether `op` stays in the graph as a view: its results are GM bytes of
@@ -51,6 +55,13 @@ bool mayJoinKernel(OpRole anchor, OpRole consumer);
 /// kernel of its own.
 bool cubeEpilogueTakes(mlir::Operation *consumer, mlir::Value fromKernel);
 
+/// Whether the vg.softmax `consumer` of a Cube kernel's result can end the
+/// kernel's epilogue: it normalises the last axis, whose N elements are a
+/// multiple of 16 and fit one N tile (kCubeMaxNTile), so every output tile
+/// holds whole rows and the softmax runs on them in UB, in f32, before the
+/// store (attention's scores [.., S, S] for S <= 128 never reach GM).
+bool cubeEpilogueTakesSoftmax(mlir::Operation *consumer);
+
 /// Whether the transpose `consumer` of a Cube kernel's result can be the
 /// kernel's store addressing rather than a kernel of its own: it swaps the
 /// two dims before the innermost ([.., H, S, D] -> [.., S, H, D], attention's
@@ -59,10 +70,6 @@ bool cubeEpilogueTakes(mlir::Operation *consumer, mlir::Value fromKernel);
 /// so tile (h, rows, cols) goes to GM at h * D + row * H * D + col: the
 /// template's batch stride D and row stride H * D instead of S * D and D.
 bool cubeStoreTakesTranspose(mlir::Operation *consumer, mlir::Operation *cubeAnchor);
-
-/// The Cube matmul template's widest N tile; a head split's head dim must
-/// divide it so that every N tile holds whole heads.
-constexpr int64_t kCubeMaxNTile = 128;
 
 /// Whether the transpose `consumer` of a vg.reshape of a Cube kernel's
 /// result can be the kernel's store addressing, reshape included: the

@@ -104,13 +104,17 @@ private:
       Kernel *kernel = found->second;
       bool switchedOff = (kernel->anchorRole == OpRole::Cube && !rules.cubeEpilogues) ||
                          (kernel->anchorRole == OpRole::Elementwise && !rules.elementwiseChains);
-      // Data movement ends a kernel: a transpose taken as a Cube kernel's
-      // store addressing is its last step.
+      // Data movement and reductions end a kernel: a transpose taken as a
+      // Cube kernel's store addressing, or a softmax as its epilogue, is its
+      // last step.
+      OpRole producerRole = classifyOp(producer);
       if (kernel->ops.back() != producer || !operand.hasOneUse() || switchedOff ||
-          classifyOp(producer) == OpRole::DataMovement)
+          producerRole == OpRole::DataMovement || producerRole == OpRole::Reduction)
         continue;
-      bool epilogue = mayJoinKernel(kernel->anchorRole, role) &&
-                      (kernel->anchorRole != OpRole::Cube || cubeEpilogueTakes(op, operand));
+      bool cube = kernel->anchorRole == OpRole::Cube;
+      bool epilogue = (mayJoinKernel(kernel->anchorRole, role) &&
+                       (!cube || cubeEpilogueTakes(op, operand))) ||
+                      (cube && cubeEpilogueTakesSoftmax(op));
       bool store = kernel->anchorRole == OpRole::Cube &&
                    cubeStoreTakesTranspose(op, kernel->ops.front());
       if (epilogue || store)

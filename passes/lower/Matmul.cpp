@@ -9,7 +9,10 @@
 //    exp, log, sqrt, reciprocal, abs, neg, leaky relu, clip, cast; add, sub,
 //    mul, div, max, min with a scalar immediate, a [N] (or [1,..,N]) row
 //    broadcast over the rows, a one-element tensor, or a tensor of the
-//    output's shape, on either side. Tensor constants the partition cloned
+//    output's shape, on either side; and, last, a softmax over the rows
+//    when a row fits one N tile (KernelRules' cubeEpilogueTakesSoftmax:
+//    attention's QK^T kernel then stores probabilities, not scores). Tensor
+//    constants the partition cloned
 //    into the kernel (small biases) become kernel arguments, handed over by
 //    the graph like weights. Anything else is rejected with a reason.
 //
@@ -49,11 +52,13 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
+#include <limits>
 
 using namespace mlir;
 
@@ -63,6 +68,12 @@ namespace {
 //===----------------------------------------------------------------------===//
 // Analysis
 //===----------------------------------------------------------------------===//
+
+/// f32 lanes of the softmax epilogue's per-row statistics: one per tile
+/// row (Mt <= 128), two whole vector repeats.
+constexpr int64_t kStatLanes = 128;
+/// f32 elements a 16-lane row repeat (2 blocks a row) reads past its row.
+constexpr int64_t kRowRepeatSlack = 48;
 
 struct Epilogue {
   /// Unary: `op` on the tile; Scalar: `op` with the immediate `value`
@@ -93,6 +104,13 @@ struct MatmulInfo {
   /// N tiles and block parts are multiples of D; each D-column group of a
   /// tile is stored at head * M * D + row * D with row stride D.
   int64_t storeHeadSplitDim = 0;
+  /// The epilogue ends with a softmax over the last axis: N tiles and block
+  /// parts span all N columns, so each tile holds whole rows.
+  bool rowSoftmax = false;
+  /// The softmax's protection (the module's vinci.softmax_unprotected and
+  /// vinci.softmax_clip, as the rows template reads them).
+  bool softmaxProtect = true;
+  double softmaxClip = 50.0;
 };
 
 
@@ -201,6 +219,16 @@ std::string analyzeMatmul(func::FuncOp func, vg::MatMulOp mm, MatmulInfo &info) 
       return (opName(&op) + " after the head-merge store has no Cube lowering yet").str();
     if (current.getDefiningOp<vg::ReshapeOp>() || info.storeHeadSplitDim)
       return (opName(&op) + " after the head-split store has no Cube lowering yet").str();
+    if (info.rowSoftmax)
+      return (opName(&op) + " after the softmax epilogue has no Cube lowering yet").str();
+    if (isa<vg::SoftmaxOp>(op)) {
+      if (op.getOperand(0) != current || !cubeEpilogueTakesSoftmax(&op))
+        return "a softmax in a Cube kernel other than over the last axis of at most " +
+               std::to_string(kCubeMaxNTile) + " columns (a multiple of 16) has no Cube lowering";
+      info.rowSoftmax = true;
+      current = op.getResult(0);
+      continue;
+    }
     if (op.getNumResults() != 1 || !llvm::is_contained(op.getOperands(), current))
       return (opName(&op) + " beside the matmul's epilogue chain has no Cube lowering yet").str();
     auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
@@ -382,7 +410,7 @@ public:
     // The epilogue computes in f32 (L0C's precision); without one the tile
     // moves out of L0C straight into the output's GM type.
     gmOutType = dv::getElementType(gm[outArg].getType());
-    outType = info.epilogue.empty() ? gmOutType : f32;
+    outType = info.epilogue.empty() && !info.rowSoftmax ? gmOutType : f32;
     aType = dv::getElementType(gm[info.aArg].getType());
     bType = dv::getElementType(gm[info.bArg].getType());
     int64_t Mt = plan.Mt, Nt = plan.Nt, Kt = plan.Kt;
@@ -407,6 +435,15 @@ public:
     ubOut = alloc(dv::MemSpace::UB, Mt, Nt, outType);
     if (gmOutType != outType)
       ubOutGm = alloc(dv::MemSpace::UB, Mt, Nt, gmOutType);
+    if (info.rowSoftmax) {
+      // A masked repeat still spans 8 blocks: the last row's reaches 48
+      // elements past the [Mt][16] data.
+      ubFold = allocNd(Mt * 16 + kRowRepeatSlack, f32);
+      ubRowsBc = allocNd(Mt * 16 + kRowRepeatSlack, f32);
+      ubStat = allocNd(kStatLanes, f32);
+      if (info.softmaxProtect)
+        ubLive = allocNd(kStatLanes, f32);
+    }
     // Epilogue operands: raw buffers per GM element type, converted ones in
     // the output's type; gelu's scratch tile.
     for (const Epilogue &e : info.epilogue) {
@@ -826,6 +863,84 @@ private:
     }
   }
 
+  /// The safe softmax of DESIGN.md along the rows of the f32 NZ tile `out`
+  /// ([Np/16][Mp][16], whole rows): a row statistic folds the Np/16 fractal
+  /// columns lane-wise into [Mp][16] (contiguous vector ops), reduces each
+  /// row's 16 lanes with one masked repeat per row (Mp results), and comes
+  /// back as [Mp][16] by vbrcb for one contiguous op per fractal column.
+  /// Protected: logits saturate to f32's range, the row max is subtracted,
+  /// shifted logits are clipped to [-clip, 0] before exp, and a row whose
+  /// logits were all -inf divides by a 0 "live" flag: zeros, not NaN.
+  void softmaxRows(Value out, int64_t Mp, int64_t Np) {
+    int64_t slab = Mp * 16, columns = Np / 16, elems = Mp * Np;
+    int64_t statRepeats = roundUp(Mp, 64) / 64;
+    auto column = [&](int64_t j, int64_t off, int64_t n) {
+      return ndView(out, j * slab + off, n * 64);
+    };
+    auto sixteenLanes = b.getDenseI64ArrayAttr({0xFFFF, 0});
+    // fold = the lane-wise max (or sum) of the fractal columns; st[m] = the
+    // max (or sum) of row m.
+    auto rowStatistic = [&](bool max) {
+      chunks(slab, 64, [&](int64_t off, int64_t n) {
+        Value fold = ndView(ubFold, off, n * 64);
+        dv::VCopyOp::create(b, loc, column(0, off, n), fold, I(n), DenseI64ArrayAttr(),
+                            DenseI64ArrayAttr(), DenseI64ArrayAttr());
+        for (int64_t j = 1; j < columns; ++j) {
+          if (max)
+            dv::VMaxOp::create(b, loc, fold, column(j, off, n), fold, I(n), DenseI64ArrayAttr(),
+                               DenseI64ArrayAttr(), DenseI64ArrayAttr());
+          else
+            dv::VAddOp::create(b, loc, fold, column(j, off, n), fold, I(n), DenseI64ArrayAttr(),
+                               DenseI64ArrayAttr(), DenseI64ArrayAttr());
+        }
+      });
+      auto rowStride = b.getDenseI64ArrayAttr({1, 2}); // a row of 16 f32 is 2 blocks
+      if (max)
+        dv::VCMaxOp::create(b, loc, ubFold, ndView(ubStat, 0, Mp), UnitAttr(), I(Mp),
+                            DenseI64ArrayAttr(), rowStride, sixteenLanes);
+      else
+        dv::VCAddOp::create(b, loc, ubFold, ndView(ubStat, 0, Mp), UnitAttr(), I(Mp),
+                            DenseI64ArrayAttr(), rowStride, sixteenLanes);
+    };
+    // Every fractal column (op)= the row statistic.
+    auto withRowStatistic = [&](bool subtract) {
+      dv::VBrcbOp::create(b, loc, ndView(ubStat, 0, Mp), ubRowsBc, I(Mp), DenseI64ArrayAttr(),
+                          b.getDenseI64ArrayAttr({2}), sixteenLanes);
+      for (int64_t j = 0; j < columns; ++j)
+        chunks(slab, 64, [&](int64_t off, int64_t n) {
+          Value x = column(j, off, n), bc = ndView(ubRowsBc, off, n * 64);
+          if (subtract)
+            dv::VSubOp::create(b, loc, x, bc, x, I(n), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                               DenseI64ArrayAttr());
+          else
+            dv::VDivOp::create(b, loc, x, bc, x, I(n), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                               DenseI64ArrayAttr());
+        });
+    };
+    auto stat = [&](Value buf) { return ndView(buf, 0, statRepeats * 64); };
+    if (info.softmaxProtect) {
+      double range = double(std::numeric_limits<float>::max());
+      tileScalar<dv::VMinsOp>(out, elems, range);
+      tileScalar<dv::VMaxsOp>(out, elems, -range);
+      rowStatistic(/*max=*/true);
+      // live = 1 unless the row max is -range (every logit was -inf): 0.
+      dv::VAddsOp::create(b, loc, stat(ubStat), b.getF32FloatAttr(float(range)), stat(ubLive),
+                          I(statRepeats), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                          DenseI64ArrayAttr());
+      dv::VMinsOp::create(b, loc, stat(ubLive), b.getF32FloatAttr(1.0f), stat(ubLive),
+                          I(statRepeats), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                          DenseI64ArrayAttr());
+      withRowStatistic(/*subtract=*/true); // x - max <= 0
+      tileScalar<dv::VMaxsOp>(out, elems, -info.softmaxClip);
+    }
+    tileUnary<dv::VExpOp>(out, elems);
+    rowStatistic(/*max=*/false);
+    if (info.softmaxProtect) // a fully masked row divides by +inf: zeros
+      dv::VDivOp::create(b, loc, stat(ubStat), stat(ubLive), stat(ubStat), I(statRepeats),
+                         DenseI64ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr());
+    withRowStatistic(/*subtract=*/false);
+  }
+
   void emitTile(const Tile &t) {
     int64_t Kt = plan.Kt, K = info.K;
     int64_t kFull = K / Kt, kTail = K % Kt;
@@ -904,6 +1019,8 @@ private:
       }
       }
     }
+    if (info.rowSoftmax)
+      softmaxRows(out, Mp, Np);
     if (ubOutGm) {
       Value half = tileView(ubOutGm, Mp, Np);
       convert(out, half, elems);
@@ -938,6 +1055,7 @@ private:
   Value bid;
   Value l1A, l1B, ubA32, ubA16, ubB32, ubB16, l0A, l0B, l0C, ubOut;
   Value ubRow, ubBcast, ubRes, ubScratch;
+  Value ubFold, ubRowsBc, ubStat, ubLive; // the softmax epilogue's
   llvm::DenseMap<Type, Value> ubRowRaw, ubResRaw;
 };
 
@@ -946,7 +1064,7 @@ bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, un
                const soc::SocSpec &soc) {
   auto bytes = [&](soc::Space s) { return static_cast<int64_t>(soc.bufferBytes(s)); };
   bool aF32 = !gmElements[info.aArg].isF16(), bF32 = !gmElements[info.bArg].isF16();
-  int64_t eOut = info.epilogue.empty() ? (gmElements[outArg].isF16() ? 2 : 4)
+  int64_t eOut = info.epilogue.empty() && !info.rowSoftmax ? (gmElements[outArg].isF16() ? 2 : 4)
                                         : (gmElements[outArg].isF16() ? 6 : 4);
   bool bias = false, residual = false, gelu = false;
   for (const Epilogue &e : info.epilogue) {
@@ -958,7 +1076,8 @@ bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, un
   auto fits = [&](int64_t Mt, int64_t Nt, int64_t Kt) {
     int64_t ub = (aF32 ? Mt * Kt * 6 : 0) + (bF32 ? Kt * Nt * 6 : 0) + Mt * Nt * eOut +
                  (bias ? roundUp(Nt, 128) * 8 + 256 : 0) + (gelu ? Mt * Nt * 4 : 0) +
-                 (residual ? Mt * Nt * 8 : 0) + 32 * 8;
+                 (residual ? Mt * Nt * 8 : 0) + 32 * 8 +
+                 (info.rowSoftmax ? 2 * (Mt * 16 + kRowRepeatSlack) * 4 + 2 * kStatLanes * 4 : 0);
     bool panel = plan.Nb > Nt && !(info.ta && aF32) &&
                  (Mt * KpAll + Kt * Nt) * 2 <= bytes(soc::Space::L1);
     plan.panelA = panel;
@@ -971,7 +1090,10 @@ bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, un
   int64_t &Mt = plan.Mt, &Nt = plan.Nt, &Kt = plan.Kt;
   // A head-split store needs N tiles of whole heads (Nb is a multiple of D,
   // and D divides kCubeMaxNTile).
-  int64_t nStep = info.storeHeadSplitDim ? info.storeHeadSplitDim : 16;
+  // A softmax epilogue keeps all N columns in one tile (N <= kCubeMaxNTile).
+  int64_t nStep = info.storeHeadSplitDim ? info.storeHeadSplitDim
+                  : info.rowSoftmax      ? roundUp(info.N, 16)
+                                         : 16;
   Mt = std::min<int64_t>(roundUp(plan.Mb, 16), 128);
   Nt = std::min<int64_t>(roundUp(plan.Nb, 16), kCubeMaxNTile);
   Kt = std::min<int64_t>(roundUp(info.K, 16), 256);
@@ -1003,6 +1125,9 @@ void planBlocks(const MatmulInfo &info, Plan &plan, const soc::SocSpec &soc) {
     return int64_t(1);
   };
   int64_t dB = best(info.batch, false), dM = best(info.M, true), dN = best(info.N, true);
+  // A softmax epilogue needs whole rows in every block.
+  if (info.rowSoftmax)
+    dN = 1;
   // A head-split store's column parts hold whole heads.
   if (int64_t D = info.storeHeadSplitDim) {
     dN = 1;
@@ -1085,6 +1210,11 @@ LogicalResult lowerMatmul(func::FuncOp func, func::CallOp call, const soc::SocSp
   std::string why = analyzeMatmul(func, findMatmul(func), info);
   if (!why.empty())
     return func.emitError() << why;
+  if (auto module = func->getParentOfType<ModuleOp>()) {
+    info.softmaxProtect = !module->hasAttr("vinci.softmax_unprotected");
+    if (auto clip = module->getAttrOfType<FloatAttr>("vinci.softmax_clip"))
+      info.softmaxClip = clip.getValueAsDouble();
+  }
 
   GmSignature signature = gmSignature(call);
   SmallVector<Type> &gmTypes = signature.types, &gmElements = signature.elements;

@@ -477,3 +477,71 @@ func.func private @k0_matmul(%arg0: tensor<1x32x64xf16>, %arg1: tensor<64x72xf16
   %2 = vg.transpose %1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x32x3x24xf16>) -> tensor<1x3x32x24xf16>
   return %2 : tensor<1x3x32x24xf16>
 }
+
+// -----
+
+// The softmax epilogue (attention's scores): each 32 x 32 output tile holds
+// whole rows, so the f32 tile from L0C is scaled, then normalised in UB
+// before one vconv and the store. The row statistic folds the two 16-column
+// fractal columns lane-wise (vcopy, vmax), reduces every row's 16 lanes with
+// one masked repeat a row (32 repeats, repeat stride 2 blocks) and comes
+// back through vbrcb; the protected form saturates, subtracts the max,
+// clips at -50 and divides the sum by the row's live flag. Block split: the
+// rows (2 blocks of 16), never the columns.
+// CHECK-LABEL: func.func @scores_softmax
+// SYNC-LABEL: func.func @scores_softmax
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK-SAME: attributes {block_dim = 2 : i64, kind = "cube"
+// CHECK: dv.mmad {{.+}} {init, k = 64 : i64, m = 16 : i64, n = 32 : i64}
+// CHECK: dv.move_l0c_ub
+// CHECK: dv.vmuls {{.+}}1.250000e-01
+// CHECK: dv.vmins {{.+}}3.40282347E+38
+// CHECK: dv.vmaxs {{.+}}-3.40282347E+38
+// CHECK: dv.vcopy [[C0:%.+]] to [[FOLD:%.+]] {repeat = 4 : i64}
+// CHECK: dv.vmax [[FOLD]], {{%.+}} to [[FOLD]] {repeat = 4 : i64}
+// CHECK: dv.vcmax {{%.+}} to [[ST:%.+]] {mask = array<i64: 65535, 0>, rep = array<i64: 1, 2>, repeat = 16 : i64}
+// CHECK: dv.vadds {{%.+}}, 3.40282347E+38 : f32 to [[LIVE:%.+]] {repeat = 1 : i64}
+// CHECK: dv.vmins {{%.+}}, 1.000000e+00
+// CHECK: dv.vbrcb {{%.+}} to {{%.+}} {mask = array<i64: 65535, 0>, rep = array<i64: 2>, repeat = 16 : i64}
+// CHECK-COUNT-2: dv.vsub
+// CHECK: dv.vmaxs {{.+}}-5.000000e+01
+// CHECK: dv.vexp
+// CHECK: dv.vcopy
+// CHECK: dv.vadd
+// CHECK: dv.vcadd {{.+}} {mask = array<i64: 65535, 0>, rep = array<i64: 1, 2>, repeat = 16 : i64}
+// CHECK: dv.vdiv
+// CHECK: dv.vbrcb
+// CHECK-COUNT-2: dv.vdiv
+// CHECK: dv.vconv
+// CHECK: dv.copy_nz2nd
+func.func @scores_softmax(%q: tensor<32x64xf16>, %k: tensor<32x64xf16>) -> tensor<32x32xf16> {
+  %0 = call @k0_matmul(%q, %k) : (tensor<32x64xf16>, tensor<32x64xf16>) -> tensor<32x32xf16>
+  return %0 : tensor<32x32xf16>
+}
+func.func private @k0_matmul(%arg0: tensor<32x64xf16>, %arg1: tensor<32x64xf16>) -> tensor<32x32xf16>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["qk", "scale", "softmax"]} {
+  %s = vg.constant dense<0.125> : tensor<f16>
+  %0 = vg.matmul %arg0, %arg1 {transpose_b = true} : (tensor<32x64xf16>, tensor<32x64xf16>) -> tensor<32x32xf16>
+  %1 = vg.mul %0, %s : (tensor<32x32xf16>, tensor<f16>) -> tensor<32x32xf16>
+  %2 = vg.softmax %1 : (tensor<32x32xf16>) -> tensor<32x32xf16>
+  return %2 : tensor<32x32xf16>
+}
+
+// -----
+
+// Near-miss: an op after the softmax epilogue has no Cube lowering (the
+// partition never forms such a kernel; the template says why).
+// SYNC-LABEL: func.func @after_softmax
+// SYNC: call @k0_matmul
+func.func @after_softmax(%q: tensor<32x64xf16>, %k: tensor<32x64xf16>) -> tensor<32x32xf16> {
+  %0 = call @k0_matmul(%q, %k) : (tensor<32x64xf16>, tensor<32x64xf16>) -> tensor<32x32xf16>
+  return %0 : tensor<32x32xf16>
+}
+// expected-error @+1 {{relu after the softmax epilogue has no Cube lowering yet}}
+func.func private @k0_matmul(%arg0: tensor<32x64xf16>, %arg1: tensor<32x64xf16>) -> tensor<32x32xf16>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["qk", "softmax", "relu"]} {
+  %0 = vg.matmul %arg0, %arg1 {transpose_b = true} : (tensor<32x64xf16>, tensor<32x64xf16>) -> tensor<32x32xf16>
+  %1 = vg.softmax %0 : (tensor<32x32xf16>) -> tensor<32x32xf16>
+  %2 = vg.relu %1 : tensor<32x32xf16>
+  return %2 : tensor<32x32xf16>
+}

@@ -63,3 +63,48 @@ func.func @chain(%x: tensor<8x64xf32>, %y: tensor<8x64xf32>) -> tensor<8x64xf32>
   %1 = vg.relu %0 : tensor<8x64xf32>
   return %1 : tensor<8x64xf32>
 }
+
+// -----
+
+// A softmax over the last axis of at most 128 columns (a multiple of 16)
+// ends the QK^T kernel's epilogue: every output tile holds whole rows, so
+// the scores never reach GM. What follows the softmax is a kernel of its own.
+// CHECK-LABEL: func.func @softmax_epilogue
+// CHECK: %[[P:.+]] = call @k0_matmul
+// CHECK: call @k1_mul(%[[P]]
+// CHECK: func.func private @k0_matmul{{.+}}vinci.source_nodes = ["qk", "scale", "mask", "softmax"]
+// CubeEpilogueFusion off: the softmax is a Vector kernel again.
+// NO-EPI-LABEL: func.func @softmax_epilogue
+// NO-EPI: call @k0_matmul
+// NO-EPI: call @k1_div
+// NO-EPI: call @k2_softmax
+func.func @softmax_epilogue(%q: tensor<1x2x16x4xf32>, %k: tensor<1x2x16x4xf32>, %m: tensor<1x1x1x16xf32>, %w: tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32> {
+  %s = vg.constant dense<2.0> : tensor<f32>
+  %0 = vg.matmul %q, %k {transpose_b = true} : (tensor<1x2x16x4xf32>, tensor<1x2x16x4xf32>) -> tensor<1x2x16x16xf32> loc("qk")
+  %1 = vg.div %0, %s : (tensor<1x2x16x16xf32>, tensor<f32>) -> tensor<1x2x16x16xf32> loc("scale")
+  %2 = vg.add %1, %m : (tensor<1x2x16x16xf32>, tensor<1x1x1x16xf32>) -> tensor<1x2x16x16xf32> loc("mask")
+  %3 = vg.softmax %2 : (tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32> loc("softmax")
+  %4 = vg.mul %3, %w : (tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32> loc("after")
+  return %4 : tensor<1x2x16x16xf32>
+}
+
+// -----
+
+// Near-misses: a softmax over a middle axis, over rows wider than one N
+// tile (256 columns), and a log_softmax stay Vector kernels.
+// CHECK-LABEL: func.func @softmax_not_epilogue
+// CHECK: call @k0_matmul
+// CHECK: call @k1_softmax
+// CHECK: call @k2_matmul
+// CHECK: call @k3_softmax
+// CHECK: call @k4_matmul
+// CHECK: call @k5_log_softmax
+func.func @softmax_not_epilogue(%a: tensor<32x4xf32>, %b: tensor<4x32xf32>, %c: tensor<4x256xf32>) -> (tensor<32x32xf32>, tensor<32x256xf32>, tensor<32x32xf32>) {
+  %0 = vg.matmul %a, %b : (tensor<32x4xf32>, tensor<4x32xf32>) -> tensor<32x32xf32>
+  %1 = vg.softmax %0 {axis = 0 : i64} : (tensor<32x32xf32>) -> tensor<32x32xf32>
+  %2 = vg.matmul %a, %c : (tensor<32x4xf32>, tensor<4x256xf32>) -> tensor<32x256xf32>
+  %3 = vg.softmax %2 : (tensor<32x256xf32>) -> tensor<32x256xf32>
+  %4 = vg.matmul %a, %b : (tensor<32x4xf32>, tensor<4x32xf32>) -> tensor<32x32xf32>
+  %5 = vg.log_softmax %4 : (tensor<32x32xf32>) -> tensor<32x32xf32>
+  return %1, %3, %5 : tensor<32x32xf32>, tensor<32x256xf32>, tensor<32x32xf32>
+}
