@@ -1,13 +1,19 @@
-//===- DataMovement.cpp - slice, split and concat as strided GM copies ----===//
+//===- DataMovement.cpp - slice, split, concat, transpose, expand, tile ---===//
 //
-// vg.slice, vg.split and vg.concat move elements without computing: each is
+// vg.slice, vg.split, vg.concat, vg.expand, vg.tile and the transposes the
+// row-moving transpose template leaves (those that move the innermost dim
+// or have rows unaligned in UB) move elements without computing: each is
 // one or more box copies, a box of the output (or of an input) addressed in
-// both tensors by row-major strides and a constant offset:
+// both tensors by strides and a constant offset:
 //  - slice: the output box, read at the starts (steps scale the source
 //    strides; a negative step reads backwards, with negative loop and block
 //    terms);
 //  - split: one box per used result, read at its offset along the axis;
-//  - concat: one box per input, written at its offset along the axis.
+//  - concat: one box per input, written at its offset along the axis;
+//  - transpose: the output box, each dim read at its source dim's stride;
+//  - expand: the output box, a broadcast dim read at stride 0;
+//  - tile: each output dim split into (repeat, input dim), read at strides
+//    (0, the input dim's).
 // GM cannot be copied to GM, so every box goes GM -> UB (MTE2) -> GM (MTE3).
 //
 // A box is first collapsed: dims of extent 1 are dropped and neighbours that
@@ -22,6 +28,14 @@
 // count divides is spread over blocks, so the kernel's size does not depend
 // on the tensor's. A slice along the innermost dim is therefore a copy with
 // a row stride, and each third of a fused QKV projection one strided gather.
+// A transpose that moves the innermost dim has rows of one element: one
+// burst per element (each padded to 32 B in UB), correct for every element
+// type but bounded by the per-burst cost, not the bandwidth (partial: no
+// vtranspose path for f16 yet). An expand or tile reads its source once per
+// repeat (GM reads = output bytes). The row is spread over blocks only
+// when each share keeps kMinRowShareBytes. Dims beyond the ISA's four loops
+// (a 4-D tile has up to 8) are unrolled into straight-line copies, at most
+// kMaxUnrolledCopies.
 //
 // Two UB tiles per element type are used in turn and each sequence is
 // software pipelined (MTE2 loads tile t while MTE3 stores tile t - 1; a
@@ -32,7 +46,7 @@
 //
 // Rejected (one-line diagnostics): conversions other than f16 <-> f32,
 // element types the ISA has no copies of (i64), empty tensors, and boxes
-// needing more nested loops than the ISA's four.
+// needing more than kMaxUnrolledCopies copies of a four-deep loop nest.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/lower/LowerCommon.h"
@@ -62,6 +76,10 @@ constexpr int64_t kPipelineTiles = 8;
 constexpr int64_t kMinTileBytes = 16384;
 /// Lanes of a vconv repeat between f16 and f32 (256 bytes of f32).
 constexpr int64_t kVconvLanes = 64;
+/// The least bytes of a row a block's share holds (a few GM granules).
+constexpr int64_t kMinRowShareBytes = 256;
+/// Straight-line copies of a box whose dims exceed the loop nest, at most.
+constexpr int64_t kMaxUnrolledCopies = 256;
 /// The least a kernel moves per block before it is spread over more blocks.
 constexpr int64_t kMinBlockBytes = 4096;
 
@@ -124,7 +142,9 @@ Operation *soleMover(func::FuncOp func) {
   for (Operation &op : func.getBody().front()) {
     if (isa<func::ReturnOp, vg::ConstantOp>(op))
       continue;
-    if (!isa<vg::SliceOp, vg::SplitOp, vg::ConcatOp>(op) || mover)
+    if (!isa<vg::SliceOp, vg::SplitOp, vg::ConcatOp, vg::ExpandOp, vg::TileOp, vg::TransposeOp>(
+            op) ||
+        mover)
       return nullptr;
     mover = &op;
   }
@@ -167,6 +187,40 @@ BoxCopy placedBox(ArrayRef<int64_t> shape, ArrayRef<int64_t> outerShape,
   return box;
 }
 
+/// The output box of a transpose, expand or tile, each output dim with the
+/// source stride it reads at: a transpose permutes the source strides, an
+/// expand reads a broadcast dim at stride 0, and a tile splits each output
+/// dim d into (repeat, input dim) with source strides (0, stride of d).
+SmallVector<BoxDim> readBox(Operation *mover) {
+  auto inType = cast<RankedTensorType>(mover->getOperand(0).getType());
+  auto outType = cast<RankedTensorType>(mover->getResult(0).getType());
+  ArrayRef<int64_t> inShape = inType.getShape(), outShape = outType.getShape();
+  SmallVector<int64_t> inStrides = rowMajorStrides(inShape);
+  SmallVector<int64_t> outStrides = rowMajorStrides(outShape);
+  int64_t rank = outType.getRank();
+  SmallVector<BoxDim> dims;
+  if (auto transpose = dyn_cast<vg::TransposeOp>(mover)) {
+    for (int64_t d = 0; d < rank; ++d) {
+      // ONNX's default permutation reverses the dims.
+      int64_t from = transpose.getPerm() ? (*transpose.getPerm())[d] : rank - 1 - d;
+      dims.push_back({outShape[d], inStrides[from], outStrides[d]});
+    }
+  } else if (isa<vg::ExpandOp>(mover)) {
+    int64_t lead = rank - inType.getRank(); // expand aligns the shapes on the right
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t from = d - lead;
+      bool broadcast = from < 0 || inShape[from] != outShape[d];
+      dims.push_back({outShape[d], broadcast ? 0 : inStrides[from], outStrides[d]});
+    }
+  } else {
+    for (int64_t d = 0; d < rank; ++d) {
+      dims.push_back({outShape[d] / inShape[d], 0, inShape[d] * outStrides[d]});
+      dims.push_back({inShape[d], inStrides[d], outStrides[d]});
+    }
+  }
+  return dims;
+}
+
 /// Builds the boxes of the kernel's op; "" on success, else why not.
 std::string analyze(func::FuncOp func, func::CallOp call, Operation *mover, Plan &plan) {
   StringRef name = opName(mover);
@@ -195,7 +249,21 @@ std::string analyze(func::FuncOp func, func::CallOp call, Operation *mover, Plan
     if (cast<RankedTensorType>(result.getType()).getNumElements() == 0)
       return (name + " to an empty tensor has no lowering template yet").str();
 
-  if (auto slice = dyn_cast<vg::SliceOp>(mover)) {
+  if (isa<vg::TransposeOp, vg::ExpandOp, vg::TileOp>(mover)) {
+    Value input = mover->getOperand(0);
+    std::optional<unsigned> src = argumentOf(input);
+    if (!src && input.getDefiningOp<vg::ConstantOp>())
+      src = kHoistedConstant;
+    std::optional<unsigned> dst = resultArgumentOf(mover->getResult(0), func);
+    if (!src || !dst)
+      return (name + " of a value computed inside the kernel has no lowering template yet").str();
+    BoxCopy box;
+    box.dims = readBox(mover);
+    box.srcArg = *src;
+    box.dstArg = *dst;
+    plan.boxes.push_back(box);
+    sources.push_back(input);
+  } else if (auto slice = dyn_cast<vg::SliceOp>(mover)) {
     RankedTensorType inType = slice.getInput().getType();
     ArrayRef<int64_t> inShape = inType.getShape();
     int64_t rank = inType.getRank();
@@ -393,16 +461,42 @@ public:
     // A store left from the previous box goes before this box's loops.
     if (!loopDims.empty())
       flushDeferredStore();
+    // Dims beyond the ISA's loop nest (a tile of a 4-D tensor has up to 8)
+    // are unrolled, outermost first: straight-line copies at constant offsets.
     size_t loops = loopDims.size() + (seq.count >= kMinPipelinedTiles);
-    if (loops > kMaxLoopDepth)
+    size_t unrolledDims = loops > kMaxLoopDepth ? loops - kMaxLoopDepth : 0;
+    if (unrolledDims > loopDims.size())
       return func.emitError() << "kernel " << func.getSymName() << ": " << loops
                               << " nested loops exceed the ISA's " << kMaxLoopDepth;
-    for (const BoxDim &dim : loopDims) {
-      auto loop = dv::LoopOp::create(b, loc, dim.extent);
-      b.setInsertionPointToStart(&loop.getBody().front());
-      addIndex(loop.getInductionVar(), dim.srcStride, dim.dstStride);
+    ArrayRef<BoxDim> unrolled = ArrayRef<BoxDim>(loopDims).take_front(unrolledDims);
+    int64_t copies = 1;
+    for (const BoxDim &dim : unrolled)
+      copies *= dim.extent;
+    if (copies > kMaxUnrolledCopies)
+      return func.emitError() << "kernel " << func.getSymName() << ": " << loops
+                              << " nested loops exceed the ISA's " << kMaxLoopDepth << " and "
+                              << copies << " unrolled copies exceed " << kMaxUnrolledCopies
+                              << ": reshape the tensor to fewer dims";
+    AffineExpr srcBase = srcExpr, dstBase = dstExpr;
+    for (int64_t copy = 0; copy < copies; ++copy) {
+      OpBuilder::InsertionGuard perCopy(b);
+      int64_t rest = copy, srcOffset = 0, dstOffset = 0;
+      for (const BoxDim &dim : llvm::reverse(unrolled)) {
+        srcOffset += (rest % dim.extent) * dim.srcStride;
+        dstOffset += (rest % dim.extent) * dim.dstStride;
+        rest /= dim.extent;
+      }
+      srcExpr = srcBase + srcOffset;
+      dstExpr = dstBase + dstOffset;
+      size_t outerIndices = indices.size();
+      for (const BoxDim &dim : ArrayRef<BoxDim>(loopDims).drop_front(unrolledDims)) {
+        auto loop = dv::LoopOp::create(b, loc, dim.extent);
+        b.setInsertionPointToStart(&loop.getBody().front());
+        addIndex(loop.getInductionVar(), dim.srcStride, dim.dstStride);
+      }
+      emitSequence(seq, /*deferLastStore=*/loopDims.size() == unrolledDims);
+      indices.resize(outerIndices);
     }
-    emitSequence(seq, /*deferLastStore=*/loopDims.empty());
     return success();
   }
 
@@ -588,7 +682,7 @@ private:
   AffineExpr srcExpr, dstExpr;
 };
 
-/// Concat (or slice) inputs that the partition cloned into the kernel as immediates
+/// Mover inputs (a split has none) that the partition cloned in as immediates
 /// (small constants) become arguments: cloned before the call in the graph,
 /// they are stored in GM like weights.
 void hoistConstants(func::FuncOp func, func::CallOp &call) {
@@ -599,7 +693,7 @@ void hoistConstants(func::FuncOp func, func::CallOp &call) {
 
 bool hoistable(func::FuncOp func) {
   Operation *mover = soleMover(func);
-  return mover && isa<vg::ConcatOp, vg::SliceOp>(mover) &&
+  return mover && !isa<vg::SplitOp>(mover) &&
          llvm::all_of(func.getBody().front().getOps<vg::ConstantOp>(), [&](vg::ConstantOp c) {
            return llvm::all_of(c->getUsers(), [&](Operation *user) { return user == mover; });
          });
@@ -632,8 +726,14 @@ LogicalResult lowerDataMovement(func::FuncOp func, func::CallOp call, const soc:
     totalBytes += elems * dv::elementBytes(box.dstElement);
   }
   int64_t blockDim = std::min<int64_t>(soc.ai_core_count, totalBytes / kMinBlockBytes);
+  // A share of the row shortens every burst: the row is split only when
+  // each share keeps kMinRowShareBytes.
   auto sharedDim = [](auto &box, int64_t blocks) {
-    return llvm::find_if(box.dims, [&](const BoxDim &dim) { return dim.extent % blocks == 0; });
+    int64_t rowBytes = box.dims.back().extent * dv::elementBytes(box.dstElement);
+    return llvm::find_if(box.dims, [&](const BoxDim &dim) {
+      bool row = &dim == &box.dims.back();
+      return dim.extent % blocks == 0 && (!row || rowBytes / blocks >= kMinRowShareBytes);
+    });
   };
   for (; blockDim > 1; --blockDim)
     if (llvm::all_of(plan.boxes,

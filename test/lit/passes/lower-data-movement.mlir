@@ -287,3 +287,123 @@ module {
     return %s : tensor<4x3xi64>
   }
 }
+
+// -----
+
+// A transpose that moves the innermost dim, from an f16 intermediate to an
+// f32 graph output: rows of one element (2-byte bursts, each padded to
+// 32 B in UB), read contiguously along the output's dim 0 (source stride 1)
+// and written at the output's row stride ((32 - 1) x 4 = 124 bytes apart),
+// converted by vconv in between.
+// CHECK-LABEL: dv.kernel @k1_transpose
+// CHECK-SAME: (%[[IN:.+]]: !dv.gm<32x48xf16>, %[[OUT:.+]]: !dv.gm<48x32xf32>)
+// CHECK-SAME: vinci.template = "data movement"
+// CHECK: %[[H0:.+]] = dv.alloc : !dv.buf<ub, 768xf16>
+// CHECK: %[[H1:.+]] = dv.alloc : !dv.buf<ub, 768xf16>
+// CHECK: %[[F0:.+]] = dv.alloc : !dv.buf<ub, 768xf32>
+// CHECK: %[[S0:.+]] = dv.view %[[IN]][0] : !dv.gm<32x48xf16> to !dv.gm<48xf16>
+// CHECK: dv.copy %[[S0]] to %[[H0]] {burst_bytes = 2 : i64, bursts = 48 : i64, dst_gap = 30 : i64}
+// CHECK: dv.loop %[[I:.+]] trip 15 {
+// CHECK: dv.vconv %[[H0]] to %[[F0]] {rep = array<i64: 8, 4>, repeat = 12 : i64}
+// CHECK: %[[D0:.+]] = dv.view %[[OUT]][%[[I]] * 2] : !dv.gm<48x32xf32> to !dv.gm<1505xf32>
+// CHECK: dv.copy %[[F0]] to %[[D0]] {burst_bytes = 4 : i64, bursts = 48 : i64, dst_gap = 124 : i64, src_gap = 60 : i64}
+module {
+  func.func @graph(%x: tensor<32x48xf32>) -> tensor<48x32xf32> {
+    %a = call @k0_relu(%x) : (tensor<32x48xf32>) -> tensor<32x48xf32>
+    %y = call @k1_transpose(%a) : (tensor<32x48xf32>) -> tensor<48x32xf32>
+    return %y : tensor<48x32xf32>
+  }
+  func.func private @k0_relu(%a: tensor<32x48xf32>) -> tensor<32x48xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.relu %a : tensor<32x48xf32>
+    return %r : tensor<32x48xf32>
+  }
+  func.func private @k1_transpose(%a: tensor<32x48xf32>) -> tensor<48x32xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %t = vg.transpose %a {perm = array<i64: 1, 0>} : (tensor<32x48xf32>) -> tensor<48x32xf32>
+    return %t : tensor<48x32xf32>
+  }
+}
+
+// -----
+
+// Expand [3, 1, 40] -> [2, 3, 8, 40]: the broadcast dims (0 and 2) read
+// the source at stride 0, so each tile is the whole source (3 rows of 40,
+// 80-byte bursts) stored at the output's row stride (8 x 40 elements:
+// gap (320 - 40) x 4 = 1120 bytes); dim 0 a loop, dim 2 the pipelined
+// sequence (tiles 40 elements apart in the output, 0 in the source).
+// CHECK-LABEL: dv.kernel @k1_expand
+// CHECK-SAME: (%[[IN:.+]]: !dv.gm<3x1x40xf16>, %[[OUT:.+]]: !dv.gm<2x3x8x40xf32>)
+// CHECK: dv.loop %[[B:.+]] trip 2 {
+// CHECK: %[[S0:.+]] = dv.view %[[IN]][0] : !dv.gm<3x1x40xf16> to !dv.gm<120xf16>
+// CHECK: dv.copy %[[S0]] to %{{.+}} {burst_bytes = 80 : i64, bursts = 3 : i64, dst_gap = 16 : i64}
+// CHECK: dv.loop %[[J:.+]] trip 3 {
+// CHECK: %[[S1:.+]] = dv.view %[[IN]][0] : !dv.gm<3x1x40xf16> to !dv.gm<120xf16>
+// CHECK: %[[D0:.+]] = dv.view %[[OUT]][%[[B]] * 960 + %[[J]] * 80] : !dv.gm<2x3x8x40xf32> to !dv.gm<680xf32>
+// CHECK: dv.copy %{{.+}} to %[[D0]] {burst_bytes = 160 : i64, bursts = 3 : i64, dst_gap = 1120 : i64, src_gap = 32 : i64}
+// CHECK: %[[D1:.+]] = dv.view %[[OUT]][%[[B]] * 960 + %[[J]] * 80 + 40]
+module {
+  func.func @graph(%x: tensor<3x1x40xf32>) -> tensor<2x3x8x40xf32> {
+    %a = call @k0_relu(%x) : (tensor<3x1x40xf32>) -> tensor<3x1x40xf32>
+    %y = call @k1_expand(%a) : (tensor<3x1x40xf32>) -> tensor<2x3x8x40xf32>
+    return %y : tensor<2x3x8x40xf32>
+  }
+  func.func private @k0_relu(%a: tensor<3x1x40xf32>) -> tensor<3x1x40xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.relu %a : tensor<3x1x40xf32>
+    return %r : tensor<3x1x40xf32>
+  }
+  func.func private @k1_expand(%a: tensor<3x1x40xf32>) -> tensor<2x3x8x40xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %t = vg.expand %a {shape = array<i64: 2, 1, 8, 1>} : (tensor<3x1x40xf32>) -> tensor<2x3x8x40xf32>
+    return %t : tensor<2x3x8x40xf32>
+  }
+}
+
+// -----
+
+// Tile [3, 3, 3, 1] x [3, 3, 3, 3]: each output dim d is (repeat, input
+// dim d) with source strides (0, stride of d), 7 dims besides the row of
+// one element; too small for more than one block, the loop nest needs 5
+// levels, so the outermost (dim 0's repeat, 729 output elements apart) is
+// unrolled into 3 straight-line copies of a 4-deep nest.
+// CHECK-LABEL: dv.kernel @k0_tile
+// CHECK-SAME: (%[[IN:.+]]: !dv.gm<3x3x3x1xf32>, %[[OUT:.+]]: !dv.gm<9x9x9x3xf32>)
+// CHECK-SAME: block_dim = 1 : i64
+// CHECK-COUNT-4: dv.loop
+// CHECK: %[[D0:.+]] = dv.view %[[OUT]][%[[A:.+]] * 81 + %[[B:.+]] * 27 + %[[C:.+]] * 9 + %[[D:.+]] * 3] : !dv.gm<9x9x9x3xf32>
+// CHECK: dv.copy %{{.+}} to %[[D0]] {burst_bytes = 4 : i64, bursts = 3 : i64, dst_gap = 968 : i64, src_gap = 28 : i64}
+// CHECK-COUNT-4: dv.loop
+// CHECK: dv.view %[[OUT]][%{{.+}} * 81 + %{{.+}} * 27 + %{{.+}} * 9 + %{{.+}} * 3 + 729]
+// CHECK-COUNT-4: dv.loop
+// CHECK: dv.view %[[OUT]][%{{.+}} * 81 + %{{.+}} * 27 + %{{.+}} * 9 + %{{.+}} * 3 + 1458]
+// CHECK-NOT: dv.loop
+// CHECK: dv.return
+module {
+  func.func @graph(%x: tensor<3x3x3x1xf32>) -> tensor<9x9x9x3xf32> {
+    %y = call @k0_tile(%x) : (tensor<3x3x3x1xf32>) -> tensor<9x9x9x3xf32>
+    return %y : tensor<9x9x9x3xf32>
+  }
+  func.func private @k0_tile(%a: tensor<3x3x3x1xf32>) -> tensor<9x9x9x3xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %t = vg.tile %a {repeats = array<i64: 3, 3, 3, 3>} : (tensor<3x3x3x1xf32>) -> tensor<9x9x9x3xf32>
+    return %t : tensor<9x9x9x3xf32>
+  }
+}
+
+// -----
+
+// Near-miss: the ISA has no 64-bit copies (vinci-narrow-int64 leaves this
+// i64 tile because it is a graph input and output).
+module {
+  func.func @graph(%x: tensor<2x3xi64>) -> tensor<4x3xi64> {
+    %y = call @k0_tile(%x) : (tensor<2x3xi64>) -> tensor<4x3xi64>
+    return %y : tensor<4x3xi64>
+  }
+  // expected-error @+1 {{kernel k0_tile: tile on i64 has no lowering template yet}}
+  func.func private @k0_tile(%a: tensor<2x3xi64>) -> tensor<4x3xi64>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %t = vg.tile %a {repeats = array<i64: 2, 1>} : (tensor<2x3xi64>) -> tensor<4x3xi64>
+    return %t : tensor<4x3xi64>
+  }
+}
