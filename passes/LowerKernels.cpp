@@ -6,9 +6,11 @@
 // in passes/lower/ (one file each) and are tried in the order of kTemplates:
 // the first that takes a kernel lowers it.
 //
-// Storage precision is force_fp16: graph inputs and outputs keep their type
-// in GM (f32 as the model says), every other float tensor (weights,
-// intermediates) is f16 in GM (lower::storageElementType).
+// Storage precision follows the module's vinci.precision_mode and
+// --keep_dtype (docs/precision.md): graph inputs and outputs keep their type
+// in GM (f32 as the model says); under force_fp16 every other float tensor
+// (weights, intermediates) is f16 in GM, a kernel that keeps its types
+// stores f32 (lower::storageElementType).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
@@ -33,6 +35,7 @@ namespace {
 
 /// Most specific first: the first template that takes a kernel lowers it.
 const lower::KernelTemplate *const kTemplates[] = {
+    &lower::kVectorMatmulTemplate, // before the Cube: fp32 matmuls that keep fp32
     &lower::kMatmulTemplate,
     &lower::kRowsTemplate,
     &lower::kTransposeTemplate,

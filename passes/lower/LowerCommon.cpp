@@ -55,14 +55,56 @@ Value viewRoot(Value value) {
   return value;
 }
 
+/// Whether any op of an outlined kernel's body carries vinci.keep_dtype
+/// (--keep_dtype names model nodes; the partition clones them, attribute
+/// and all, into the kernel, so a kernel keeps its types when one of its
+/// ops is kept).
+static bool kernelBodyKeepsDtype(func::FuncOp kernel) {
+  if (!kernel || kernel.isExternal())
+    return false;
+  return kernel.walk([](Operation *inner) {
+                 return inner->hasAttr(kKeepDtypeAttr) ? WalkResult::interrupt()
+                                                       : WalkResult::advance();
+               })
+      .wasInterrupted();
+}
+
 bool keepsOriginDtype(Operation *op) {
   if (!op)
     return false;
-  if (op->hasAttr("vinci.keep_dtype"))
+  if (op->hasAttr(kKeepDtypeAttr))
     return true;
   auto module = op->getParentOfType<ModuleOp>();
   auto mode = module ? module->getAttrOfType<StringAttr>("vinci.precision_mode") : StringAttr();
-  return mode && mode.getValue() == "must_keep_origin_dtype";
+  if (mode && mode.getValue() == "must_keep_origin_dtype")
+    return true;
+  if (auto kernel = dyn_cast<func::FuncOp>(op))
+    return kernel->hasAttr("vinci.kernel") && kernelBodyKeepsDtype(kernel);
+  if (auto call = dyn_cast<func::CallOp>(op)) {
+    // Not a symbol-table lookup: while a template lowers a kernel, its
+    // dv.kernel and its func share the name.
+    if (module)
+      for (auto kernel : module.getOps<func::FuncOp>())
+        if (kernel.getSymName() == call.getCallee())
+          return kernelBodyKeepsDtype(kernel);
+  }
+  return false;
+}
+
+/// Whether a graph constant is read by a kernel that keeps its types
+/// (through views): its weights then stay in their own type too.
+static bool readByKeptKernel(Value constant) {
+  for (Operation *user : constant.getUsers()) {
+    if (isViewOp(user)) {
+      for (Value view : user->getResults())
+        if (readByKeptKernel(view))
+          return true;
+      continue;
+    }
+    if (keepsOriginDtype(user))
+      return true;
+  }
+  return false;
 }
 
 Type storageElementType(Value tensor) {
@@ -72,6 +114,8 @@ Type storageElementType(Value tensor) {
   Value root = viewRoot(tensor);
   if (isa<BlockArgument>(root) || reachesGraphOutput(root) ||
       keepsOriginDtype(root.getDefiningOp()))
+    return element;
+  if (root.getDefiningOp<vg::ConstantOp>() && readByKeptKernel(root))
     return element;
   return Float16Type::get(tensor.getContext());
 }
@@ -127,6 +171,10 @@ LogicalResult finishKernel(Block *body, func::FuncOp func, func::CallOp call) {
   OpBuilder caller(call);
   auto launch = dv::LaunchOp::create(caller, call.getLoc(), call.getResultTypes(),
                                      func.getSymName(), call.getOperands());
+  // The launch stands for the call from now on: kernels lowered later ask
+  // it (through storageElementType) how the tensors it shares are stored.
+  if (keepsOriginDtype(call) || keepsOriginDtype(func))
+    launch->setAttr(kKeepDtypeAttr, UnitAttr::get(call.getContext()));
   call.replaceAllUsesWith(launch.getResults());
   call.erase();
   func.erase();

@@ -35,6 +35,7 @@ struct KernelTemplate {
 };
 
 /// The templates, defined in their own files.
+extern const KernelTemplate kVectorMatmulTemplate; // VectorMatmul.cpp: fp32 matmul, Vector unit
 extern const KernelTemplate kMatmulTemplate;      // Matmul.cpp: Cube matmul + epilogue
 extern const KernelTemplate kRowsTemplate;        // Rows.cpp: softmax, norms, reductions
 extern const KernelTemplate kTransposeTemplate;   // Transpose.cpp: row-moving transposes
@@ -42,6 +43,11 @@ extern const KernelTemplate kDataMovementTemplate; // DataMovement.cpp: slice, s
 extern const KernelTemplate kGatherTemplate;      // Gather.cpp: indexed row copies
 extern const KernelTemplate kPadTemplate;         // Pad.cpp: constant pads of the last two dims
 extern const KernelTemplate kElementwiseTemplate; // Elementwise.cpp: with broadcasts
+
+/// Whether the Vector matmul template (VectorMatmul.cpp) lowers the Cube-kind
+/// `kernel` launched by `call`: an fp32 matmul that keeps its type, which
+/// the 310P Cube cannot take. The task estimates ask it.
+bool matmulRunsOnVector(mlir::func::FuncOp kernel, mlir::func::CallOp call);
 
 int64_t roundUp(int64_t value, int64_t multiple);
 /// The number of elements of a shape.
@@ -76,16 +82,20 @@ mlir::LogicalResult finishKernel(mlir::Block *body, mlir::func::FuncOp func,
 /// The value a graph tensor is a view of (views: KernelRules' isViewOp,
 /// which also says whether a view reaches a graph output).
 mlir::Value viewRoot(mlir::Value value);
-/// Whether `op` (a vg op, an outlined kernel's func or its call) computes
-/// and stores its float tensors in their own type rather than f16: the
-/// module's `vinci.precision_mode` is "must_keep_origin_dtype", or
-/// --keep_dtype named it (`vinci.keep_dtype` on the op, its kernel func or
-/// its call).
+/// The unit attribute that keeps an op's float types (set by the driver for
+/// --keep_dtype and allow_mix_precision; docs/precision.md).
+inline constexpr llvm::StringLiteral kKeepDtypeAttr = "vinci.keep_dtype";
+/// Whether `op` (a vg op, an outlined kernel's func, its call or the
+/// dv.launch that replaced the call) computes and stores its float tensors
+/// in their own type rather than f16: the module's `vinci.precision_mode`
+/// is "must_keep_origin_dtype", or the op carries `vinci.keep_dtype`, or
+/// (for a kernel, its call or launch) any op of the kernel's body does.
 bool keepsOriginDtype(mlir::Operation *op);
 /// The element type a graph tensor has in GM: graph inputs and outputs keep
-/// theirs, as does a tensor whose producer keepsOriginDtype; every other
-/// float tensor is f16 (force_fp16, and allow_mix_precision outside the
-/// ops it keeps in fp32).
+/// theirs, as does a tensor whose producer keepsOriginDtype and a constant
+/// (a weight) that a kernel which keepsOriginDtype reads; every other float
+/// tensor is f16 (force_fp16, and allow_mix_precision outside the ops it
+/// keeps in fp32).
 mlir::Type storageElementType(mlir::Value tensor);
 /// A one-element float constant's value (a scalar immediate).
 std::optional<double> scalarImmediate(mlir::Value value);

@@ -1,0 +1,739 @@
+//===- VectorMatmul.cpp - fp32 matmul on the Vector unit -------------------===//
+//
+// must_keep_origin_dtype (or a --keep_dtype'd matmul) keeps fp32 operands,
+// and the 310P Cube takes no fp32: this template runs such a Cube-kind
+// kernel on the Vector unit, in fp32 throughout (fp32 products, fp32
+// accumulation). It takes a kernel whose anchor is vg.matmul, [M,K] x [K,N],
+// [B..,M,K] x [B..,K,N] (equal batch dims) or [B..,M,K] x [K,N] (a 2-D
+// weight: the batch folds into M), with transpose_b, when keepsOriginDtype
+// holds for it and A, B and the result are f32 in GM; followed by the
+// epilogue chain the partition fused: add, sub, mul, div, max, min with a
+// scalar immediate, a [N] row, a one-element tensor or a tensor of the
+// output's shape (either side), and relu, abs, neg, exp, log, sqrt,
+// reciprocal, sigmoid, tanh, leaky relu, clip and an f32 -> f32 cast.
+// Anything else (transpose_a, gelu, the head split/merge stores, f16
+// operands) is left to the Cube template, which converts to f16.
+//
+// Per output row m and tile of 64-lane column chunks, two forms:
+//  - B as [K, N] (no transpose_b): C[m, :] = sum_k A[m, k] * B[k, :].
+//    vbrcb spreads A[m, k0 .. k0 + ks) into ks repeats of 64 equal lanes;
+//    one vmla per 64-column chunk then runs ks repeats: src0 the k-th
+//    broadcast, src1 B's row k (repeat stride one UB row), dst the output
+//    chunk with repeat stride 0, so repeat k adds A[m,k] * B[k, chunk].
+//  - B as [N, K] (transpose_b): C[m, n] = dot(A[m, :], B[n, :]). Per
+//    64-element chunk j of K, vmul (j = 0) / vmla over ns repeats, one per
+//    B row: src0 A's chunk with repeat stride 0, src1 B's row n, dst the
+//    64 partial sums of row n; vcadd folds each row's 64 lanes into one
+//    sum, vadd adds the ns sums to the output row. K is zero padded to 64
+//    in UB so the padded lanes add 0.
+// Tiles: Mt rows x Nt columns (Nt a multiple of 64, the output row's
+// stride in UB) x Kt, shrunk until A, B, the broadcasts and the output
+// tile fit UB (one buffer set). Blocks: equal parts of the batch or of the
+// rows (block_dim the largest divisor <= ai_core_count). Loops: batch, M
+// tiles, N tiles, K tiles and rows, the trip-1 ones left out; a kernel
+// needing more than the ISA's 4 nested loops is left to the Cube template.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/lower/LowerCommon.h"
+
+#include "dv/DvOps.h"
+#include "vg/VgOps.h"
+#include "vinci/soc.h"
+
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace vinci::lower {
+namespace {
+
+constexpr int64_t kLanes = 64; // f32 lanes of one 256-byte repeat
+
+//===----------------------------------------------------------------------===//
+// Analysis
+//===----------------------------------------------------------------------===//
+
+/// One step of the epilogue chain, applied in UB to the f32 output tile.
+struct Step {
+  enum Kind { Unary, Scalar, Row, Elem, Full } kind = Unary;
+  enum Op { Add, Sub, Mul, Div, Max, Min, Relu, Abs, Neg, Exp, Log, Sqrt, Rec, Sigmoid, Tanh,
+            LRelu, Clip, Copy } op = Copy;
+  unsigned arg = 0;              // the other operand's kernel argument
+  Value other;                   // ... before constants are hoisted
+  double value = 0, value2 = 0;  // scalar; lrelu alpha; clip bounds
+  bool left = false;             // the tile is the right operand
+  bool hasLo = false, hasHi = false;
+};
+
+struct Shape {
+  unsigned aArg = 0, bArg = 0;
+  Value a, b;
+  bool tb = false, bBatched = false;
+  int64_t batch = 1, M = 0, N = 0, K = 0;
+  SmallVector<Step> steps;
+};
+
+std::optional<Step::Op> binaryOf(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<Step::Op>>(op)
+      .Case<vg::AddOp>([](auto) { return Step::Add; })
+      .Case<vg::SubOp>([](auto) { return Step::Sub; })
+      .Case<vg::MulOp>([](auto) { return Step::Mul; })
+      .Case<vg::DivOp>([](auto) { return Step::Div; })
+      .Case<vg::MaxOp>([](auto) { return Step::Max; })
+      .Case<vg::MinOp>([](auto) { return Step::Min; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<Step::Op> unaryOf(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<Step::Op>>(op)
+      .Case<vg::ReluOp>([](auto) { return Step::Relu; })
+      .Case<vg::AbsOp>([](auto) { return Step::Abs; })
+      .Case<vg::NegOp>([](auto) { return Step::Neg; })
+      .Case<vg::ExpOp>([](auto) { return Step::Exp; })
+      .Case<vg::LogOp>([](auto) { return Step::Log; })
+      .Case<vg::SqrtOp>([](auto) { return Step::Sqrt; })
+      .Case<vg::ReciprocalOp>([](auto) { return Step::Rec; })
+      .Case<vg::SigmoidOp>([](auto) { return Step::Sigmoid; })
+      .Case<vg::TanhOp>([](auto) { return Step::Tanh; })
+      .Case<vg::LeakyReluOp>([](auto) { return Step::LRelu; })
+      .Case<vg::ClipOp>([](auto) { return Step::Clip; })
+      .Case<vg::CastOp>([](auto) { return Step::Copy; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// A value the kernel reads from GM: an argument, or a tensor constant the
+/// lowering hoists to one.
+bool readFromGm(Block &body, Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == &body;
+  return v.getDefiningOp<vg::ConstantOp>() && !scalarImmediate(v);
+}
+
+bool isF32(Value v) { return cast<RankedTensorType>(v.getType()).getElementType().isF32(); }
+
+/// Why the Vector matmul cannot lower `func` ("": it can).
+std::string analyze(func::FuncOp func, vg::MatMulOp mm, Shape &shape) {
+  Block &body = func.getBody().front();
+  if (!readFromGm(body, mm.getA()) || !readFromGm(body, mm.getB()))
+    return "vg.matmul operands computed inside the kernel";
+  if (mm.getTransposeA())
+    return "transpose_a has no Vector matmul yet";
+  if (!isF32(mm.getA()) || !isF32(mm.getB()) || !isF32(mm.getResult()))
+    return "the Vector matmul takes f32 operands and result only";
+  shape.a = mm.getA();
+  shape.b = mm.getB();
+  shape.tb = mm.getTransposeB();
+  ArrayRef<int64_t> as = cast<RankedTensorType>(mm.getA().getType()).getShape();
+  ArrayRef<int64_t> bs = cast<RankedTensorType>(mm.getB().getType()).getShape();
+  if (as.size() < 2 || bs.size() < 2)
+    return "vg.matmul with a 1-D operand";
+  int64_t K = as.back();
+  int64_t Kb = shape.tb ? bs.back() : bs[bs.size() - 2];
+  int64_t N = shape.tb ? bs[bs.size() - 2] : bs.back();
+  if (K != Kb)
+    return "vg.matmul with mismatched K";
+  if (bs.size() == 2) {
+    shape.M = product(as.drop_back()); // [B.., M, K] x [K, N] is [B*M, K] x [K, N]
+  } else {
+    if (as.size() != bs.size() || as.drop_back(2) != bs.drop_back(2))
+      return "batch dims broadcast other than a 2-D weight";
+    shape.batch = product(as.drop_back(2));
+    shape.M = as[as.size() - 2];
+    shape.bBatched = true;
+  }
+  shape.N = N;
+  shape.K = K;
+  ArrayRef<int64_t> outShape = cast<RankedTensorType>(mm.getResult().getType()).getShape();
+
+  Value current = mm.getResult();
+  for (Operation &op : body) {
+    if (&op == mm.getOperation() || isa<vg::ConstantOp>(op))
+      continue;
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      if (ret.getNumOperands() != 1 || ret.getOperand(0) != current)
+        return "the kernel must return the end of the matmul's epilogue chain";
+      continue;
+    }
+    std::string name = opName(&op).str();
+    if (op.getNumResults() != 1 || !llvm::is_contained(op.getOperands(), current))
+      return name + " beside the matmul's epilogue chain";
+    auto type = cast<RankedTensorType>(op.getResult(0).getType());
+    if (type.getShape() != outShape || !type.getElementType().isF32())
+      return name + " changes the matmul's shape or type";
+    Step step;
+    if (std::optional<Step::Op> unary = unaryOf(&op)) {
+      step.op = *unary;
+      if (auto lrelu = dyn_cast<vg::LeakyReluOp>(op))
+        step.value = lrelu.getAlpha().convertToDouble();
+      if (auto clip = dyn_cast<vg::ClipOp>(op)) {
+        if (auto lo = clip.getMin()) {
+          step.hasLo = true;
+          step.value = lo->convertToDouble();
+        }
+        if (auto hi = clip.getMax()) {
+          step.hasHi = true;
+          step.value2 = hi->convertToDouble();
+        }
+      }
+    } else if (std::optional<Step::Op> binary = binaryOf(&op)) {
+      step.op = *binary;
+      step.left = op.getOperand(0) != current;
+      Value other = step.left ? op.getOperand(0) : op.getOperand(1);
+      if (other == current)
+        return name + " of the matmul's result with itself";
+      if (std::optional<double> imm = scalarImmediate(other)) {
+        step.kind = Step::Scalar;
+        step.value = *imm;
+      } else {
+        if (!readFromGm(body, other) || !isF32(other))
+          return name + " of a value that is not an f32 kernel argument";
+        ArrayRef<int64_t> s = cast<RankedTensorType>(other.getType()).getShape();
+        if (s == outShape)
+          step.kind = Step::Full;
+        else if (!s.empty() && s.back() == N && product(s) == N)
+          step.kind = Step::Row;
+        else if (product(s) == 1)
+          step.kind = Step::Elem;
+        else
+          return name + " broadcasting other than a [N] row or one element";
+        step.other = other;
+      }
+    } else {
+      return name + " has no Vector matmul epilogue";
+    }
+    shape.steps.push_back(step);
+    current = op.getResult(0);
+  }
+  return {};
+}
+
+vg::MatMulOp soleMatmul(func::FuncOp func) {
+  SmallVector<vg::MatMulOp> found;
+  func.walk([&](vg::MatMulOp mm) { found.push_back(mm); });
+  return found.size() == 1 ? found.front() : vg::MatMulOp();
+}
+
+/// Whether the kernel's operands and result are f32 in GM and it keeps
+/// its types (the Vector matmul's precondition, besides its shapes).
+bool keepsF32(func::FuncOp func, func::CallOp call, const Shape &shape) {
+  if (!call || !keepsOriginDtype(call))
+    return false;
+  Block &body = func.getBody().front();
+  auto stored = [&](Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == &body)
+      return storageElementType(call.getOperand(arg.getArgNumber())).isF32();
+    return isF32(v); // a constant hoisted into the graph: kept as the kernel keeps
+  };
+  return stored(shape.a) && stored(shape.b) && storageElementType(call.getResult(0)).isF32();
+}
+
+//===----------------------------------------------------------------------===//
+// Plan
+//===----------------------------------------------------------------------===//
+
+struct Plan {
+  int64_t Mt = 0, Nt = 0, Kt = 0; // Nt: a multiple of 64, the UB row stride
+  int64_t blockDim = 1;
+  bool splitBatch = false;        // else rows
+  int64_t Bb = 1, Mb = 0;         // per block
+};
+
+int64_t largestDivisor(int64_t extent, int64_t atMost) {
+  for (int64_t d = std::min(extent, atMost); d > 1; --d)
+    if (extent % d == 0)
+      return d;
+  return 1;
+}
+
+/// UB bytes of one buffer set.
+int64_t ubBytes(const Shape &s, int64_t Mt, int64_t Nt, int64_t Kt) {
+  int64_t aRow = s.tb ? roundUp(Kt, kLanes) : roundUp(Kt, 8);
+  int64_t bytes = Mt * aRow * 4 + Mt * Nt * 4;
+  if (s.tb) // B [Nt][Kt padded], 64 partial sums per B row, the row sums
+    bytes += Nt * roundUp(Kt, kLanes) * 4 + Nt * kLanes * 4 + Nt * 4;
+  else // B [Kt][Nt], Kt broadcasts of A
+    bytes += Kt * Nt * 4 + Kt * kLanes * 4;
+  for (const Step &step : s.steps) {
+    if (step.kind == Step::Row || step.kind == Step::Elem)
+      bytes += Nt * 4 + kLanes * 4 + 32;
+    if (step.kind == Step::Full)
+      bytes += Mt * Nt * 4;
+  }
+  return bytes;
+}
+
+/// Loops one tile category needs: batch, M tiles, N tiles, K tiles, rows.
+int64_t loopDepth(const Shape &s, const Plan &p) {
+  return (p.Bb > 1) + (p.Mb / p.Mt > 1) + (roundUp(s.N, p.Nt) / p.Nt > 1) + (s.K / p.Kt > 1) +
+         (std::min(p.Mt, p.Mb) > 1);
+}
+
+std::string plan(const Shape &s, Plan &p, const soc::SocSpec &soc) {
+  int64_t cores = soc.ai_core_count;
+  int64_t dB = s.bBatched ? largestDivisor(s.batch, cores) : 1;
+  int64_t dM = largestDivisor(s.M, cores);
+  p.splitBatch = dB >= dM && dB > 1;
+  p.blockDim = std::max(dB, dM);
+  p.Bb = s.bBatched ? (p.splitBatch ? s.batch / dB : s.batch) : 1;
+  p.Mb = p.splitBatch ? s.M : s.M / dM;
+  // vmla repeats over K (B as [K, N]) or over B's rows (transpose_b): at
+  // most max_repeat; vbrcb and vcadd likewise.
+  int64_t maxRepeat = soc.max_repeat;
+  p.Mt = std::min<int64_t>(p.Mb, 64);
+  p.Nt = std::min<int64_t>(roundUp(s.N, kLanes), s.tb ? 128 : 256);
+  p.Kt = s.tb ? std::min<int64_t>(roundUp(s.K, kLanes), 512)
+              : std::min<int64_t>(s.K, maxRepeat / 8 * 8);
+  int64_t ub = static_cast<int64_t>(soc.bufferBytes(soc::Space::UB));
+  while (ubBytes(s, p.Mt, p.Nt, p.Kt) > ub) {
+    if (p.Kt > kLanes && p.Kt >= p.Nt)
+      p.Kt = s.tb ? roundUp(p.Kt / 2, kLanes) : roundUp(p.Kt / 2, 8);
+    else if (p.Mt > 8)
+      p.Mt = roundUp(p.Mt / 2, 8);
+    else if (p.Nt > kLanes)
+      p.Nt = roundUp(p.Nt / 2, kLanes);
+    else
+      return "no fp32 Vector matmul tile fits UB";
+  }
+  if (loopDepth(s, p) > 4)
+    return "the Vector matmul of this shape needs more than 4 nested loops";
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Emission
+//===----------------------------------------------------------------------===//
+
+/// An element offset c + sum coef * index (indices: loop ivs, block_idx).
+struct Offset {
+  int64_t c = 0;
+  SmallVector<std::pair<Value, int64_t>> terms;
+  Offset(int64_t c = 0) : c(c) {}
+  Offset(Value v, int64_t coef) {
+    if (v && coef)
+      terms.push_back({v, coef});
+  }
+  Offset operator+(const Offset &o) const {
+    Offset r = *this;
+    r.c += o.c;
+    llvm::append_range(r.terms, o.terms);
+    return r;
+  }
+};
+
+class Emitter {
+public:
+  Emitter(OpBuilder &b, Location loc, const Shape &s, const Plan &p, ArrayRef<Value> gm,
+          unsigned outArg, const soc::SocSpec &soc)
+      : b(b), loc(loc), s(s), p(p), gm(gm), outArg(outArg), soc(soc), f32(b.getF32Type()) {}
+
+  void emit() {
+    if (p.blockDim > 1)
+      bid = dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult();
+    aRow = s.tb ? roundUp(p.Kt, kLanes) : roundUp(p.Kt, 8);
+    ubA = alloc(p.Mt * aRow);
+    ubOut = alloc(p.Mt * p.Nt);
+    if (s.tb) {
+      ubB = alloc(p.Nt * aRow);
+      ubPartial = alloc(p.Nt * kLanes);
+      ubSums = alloc(roundUp(p.Nt, 8));
+    } else {
+      ubB = alloc(p.Kt * p.Nt);
+      ubBcast = alloc(p.Kt * kLanes);
+    }
+    for (const Step &step : s.steps) {
+      if ((step.kind == Step::Row || step.kind == Step::Elem) && !ubRow) {
+        ubRow = alloc(p.Nt);
+        ubOne = alloc(kLanes);
+        ubElem = alloc(8);
+      }
+      if (step.kind == Step::Full && !ubOther)
+        ubOther = alloc(p.Mt * p.Nt);
+    }
+
+    struct Range {
+      int64_t size, count, base;
+    };
+    auto ranges = [](int64_t extent, int64_t tile) {
+      SmallVector<Range> r;
+      if (extent / tile)
+        r.push_back({tile, extent / tile, 0});
+      if (extent % tile)
+        r.push_back({extent % tile, 1, extent / tile * tile});
+      return r;
+    };
+    SmallVector<Range> ms = ranges(p.Mb, p.Mt), ns = ranges(s.N, p.Nt);
+    for (const Range &m : ms)
+      loops({p.Bb, m.count}, [&](ArrayRef<Value> outer) {
+        Offset batch = (p.splitBatch ? Offset(bid, p.Bb) : Offset()) + Offset(outer[0], 1);
+        Offset row = (p.splitBatch || p.blockDim == 1 ? Offset() : Offset(bid, p.Mb)) +
+                     Offset(outer[1], p.Mt) + Offset(m.base);
+        for (const Range &n : ns)
+          loops({n.count}, [&](ArrayRef<Value> inner) {
+            Offset col = Offset(inner[0], p.Nt) + Offset(n.base);
+            tile(batch, row, col, m.size, n.size);
+          });
+      });
+  }
+
+private:
+  IntegerAttr I(int64_t v) { return b.getI64IntegerAttr(v); }
+  DenseI64ArrayAttr strides(ArrayRef<int64_t> v) { return b.getDenseI64ArrayAttr(v); }
+
+  void loops(ArrayRef<int64_t> trips, function_ref<void(ArrayRef<Value>)> body,
+             SmallVector<Value> ivs = {}) {
+    if (ivs.size() == trips.size())
+      return body(ivs);
+    int64_t trip = trips[ivs.size()];
+    if (trip <= 1) {
+      ivs.push_back(Value());
+      return loops(trips, body, ivs);
+    }
+    auto loop = dv::LoopOp::create(b, loc, trip);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&loop.getBody().front());
+    ivs.push_back(loop.getInductionVar());
+    loops(trips, body, ivs);
+  }
+
+  Value alloc(int64_t elems) {
+    auto type = dv::BufType::get(b.getContext(), dv::MemSpace::UB, {elems}, f32, dv::Layout::ND);
+    return dv::AllocOp::create(b, loc, type, IntegerAttr()).getResult();
+  }
+
+  AffineMapAttr mapOf(const Offset &o, SmallVectorImpl<Value> &indices) {
+    AffineExpr expr = b.getAffineConstantExpr(o.c);
+    for (auto [v, k] : o.terms) {
+      expr = expr + b.getAffineDimExpr(indices.size()) * k;
+      indices.push_back(v);
+    }
+    return AffineMapAttr::get(AffineMap::get(indices.size(), 0, expr));
+  }
+
+  /// `elems` elements of UB buffer `buf` from element `offset`.
+  Value ub(Value buf, const Offset &offset, int64_t elems) {
+    auto type = dv::BufType::get(b.getContext(), dv::MemSpace::UB, {elems}, f32, dv::Layout::ND);
+    SmallVector<Value> idx;
+    AffineMapAttr map = mapOf(offset, idx);
+    return dv::ViewOp::create(b, loc, type, buf, idx, map).getResult();
+  }
+  Value gmAt(Value buf, const Offset &offset, int64_t elems) {
+    auto type = dv::GmType::get(b.getContext(), {elems}, f32);
+    SmallVector<Value> idx;
+    AffineMapAttr map = mapOf(offset, idx);
+    return dv::ViewOp::create(b, loc, type, buf, idx, map).getResult();
+  }
+
+  /// `rows` rows of `cols` elements between GM (row stride `gmStride`) and
+  /// UB (row stride `ubStride`), one burst a row.
+  void load(Value gmArg, const Offset &at, Value dst, int64_t rows, int64_t cols,
+            int64_t gmStride, int64_t ubStride) {
+    dv::CopyOp::create(b, loc, gmAt(gmArg, at, (rows - 1) * gmStride + cols),
+                       ub(dst, Offset(), (rows - 1) * ubStride + cols), I(rows), I(cols * 4),
+                       I((gmStride - cols) * 4), I((ubStride - cols) * 4));
+  }
+  void store(Value src, const Offset &at, int64_t rows, int64_t cols) {
+    dv::CopyOp::create(b, loc, ub(src, Offset(), (rows - 1) * p.Nt + cols),
+                       gmAt(gm[outArg], at, (rows - 1) * s.N + cols), I(rows), I(cols * 4),
+                       I((p.Nt - cols) * 4), I((s.N - cols) * 4));
+  }
+
+  /// fn(first element, repeats) over `elems` contiguous f32 elements.
+  void chunks(int64_t elems, function_ref<void(int64_t, int64_t)> fn) {
+    int64_t repeats = roundUp(elems, kLanes) / kLanes;
+    for (int64_t r = 0; r < repeats; r += soc.max_repeat)
+      fn(r * kLanes, std::min<int64_t>(soc.max_repeat, repeats - r));
+  }
+  void fill(Value buf, int64_t elems, double value) {
+    chunks(elems, [&](int64_t off, int64_t n) {
+      dv::VDupOp::create(b, loc, b.getF32FloatAttr(float(value)), ub(buf, off, n * kLanes), I(n),
+                         DenseI64ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr());
+    });
+  }
+  template <typename OpTy> void unary(Value buf, int64_t elems) {
+    chunks(elems, [&](int64_t off, int64_t n) {
+      Value v = ub(buf, off, n * kLanes);
+      OpTy::create(b, loc, v, v, I(n), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                   DenseI64ArrayAttr());
+    });
+  }
+  template <typename OpTy> void scalar(Value buf, int64_t elems, double c) {
+    chunks(elems, [&](int64_t off, int64_t n) {
+      Value v = ub(buf, off, n * kLanes);
+      OpTy::create(b, loc, v, b.getF32FloatAttr(float(c)), v, I(n), DenseI64ArrayAttr(),
+                   DenseI64ArrayAttr(), DenseI64ArrayAttr());
+    });
+  }
+  /// dst = x op y (the tile is x unless `left`), with explicit strides.
+  void binary(Step::Op op, Value tileV, Value otherV, bool left, int64_t repeat,
+              DenseI64ArrayAttr blk, DenseI64ArrayAttr rep) {
+    Value x = left ? otherV : tileV, y = left ? tileV : otherV;
+    if (left && rep) // the strides follow their operands
+      rep = strides({rep[0], rep[2], rep[1]});
+    if (left && blk)
+      blk = strides({blk[0], blk[2], blk[1]});
+    auto make = [&](auto tag) {
+      decltype(tag)::create(b, loc, x, y, tileV, I(repeat), blk, rep, DenseI64ArrayAttr());
+    };
+    switch (op) {
+    case Step::Add: return make(dv::VAddOp());
+    case Step::Sub: return make(dv::VSubOp());
+    case Step::Mul: return make(dv::VMulOp());
+    case Step::Div: return make(dv::VDivOp());
+    case Step::Max: return make(dv::VMaxOp());
+    case Step::Min: return make(dv::VMinOp());
+    default: llvm_unreachable("not a binary step");
+    }
+  }
+
+  /// One output tile: zero it, accumulate every K tile, the epilogue, store.
+  void tile(const Offset &batch, const Offset &row, const Offset &col, int64_t msz,
+            int64_t nsz) {
+    fill(ubOut, msz * p.Nt, 0.0);
+    int64_t kFull = s.K / p.Kt, kTail = s.K % p.Kt;
+    if (kFull)
+      loops({kFull}, [&](ArrayRef<Value> iv) {
+        kStep(batch, row, col, Offset(iv[0], p.Kt), msz, nsz, p.Kt);
+      });
+    if (kTail)
+      kStep(batch, row, col, Offset(kFull * p.Kt), msz, nsz, kTail);
+    epilogue(batch, row, col, msz, nsz);
+    store(ubOut, outOffset(batch, row, col), msz, nsz);
+  }
+
+  Offset scaled(const Offset &o, int64_t k) {
+    Offset r(o.c * k);
+    for (auto [v, c] : o.terms)
+      r.terms.push_back({v, c * k});
+    return r;
+  }
+  Offset outOffset(const Offset &batch, const Offset &row, const Offset &col) {
+    return scaled(batch, s.M * s.N) + scaled(row, s.N) + col;
+  }
+
+  void kStep(const Offset &batch, const Offset &row, const Offset &col, const Offset &k0,
+             int64_t msz, int64_t nsz, int64_t ksz) {
+    int64_t M = s.M, N = s.N, K = s.K;
+    Offset aAt = scaled(batch, M * K) + scaled(row, K) + k0;
+    Offset bBase = s.bBatched ? scaled(batch, K * N) : Offset();
+    if (s.tb && ksz % kLanes) {
+      // The dot products read whole 64-lane chunks: the lanes past K add 0.
+      fill(ubA, msz * aRow, 0.0);
+      fill(ubB, nsz * aRow, 0.0);
+    }
+    load(gm[s.aArg], aAt, ubA, msz, ksz, K, aRow);
+    if (s.tb)
+      load(gm[s.bArg], bBase + scaled(col, K) + k0, ubB, nsz, ksz, K, aRow);
+    else
+      load(gm[s.bArg], bBase + scaled(k0, N) + col, ubB, ksz, nsz, N, p.Nt);
+    loops({msz}, [&](ArrayRef<Value> iv) {
+      Offset aRowAt(iv[0], aRow), outRowAt(iv[0], p.Nt);
+      if (!s.tb) {
+        // bcast[k][:] = A[m, k]; out[m, chunk] += sum_k bcast[k] * B[k, chunk].
+        dv::VBrcbOp::create(b, loc, ub(ubA, aRowAt, ksz), ub(ubBcast, Offset(), ksz * kLanes),
+                            I(ksz), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                            DenseI64ArrayAttr());
+        for (int64_t c = 0; c < roundUp(nsz, kLanes) / kLanes; ++c)
+          dv::VMlaOp::create(b, loc, ub(ubBcast, Offset(), ksz * kLanes),
+                             ub(ubB, Offset(c * kLanes), (ksz - 1) * p.Nt + kLanes),
+                             ub(ubOut, outRowAt + Offset(c * kLanes), kLanes), I(ksz),
+                             strides({1, 1, 1}), strides({0, 8, p.Nt / 8}), DenseI64ArrayAttr());
+        return;
+      }
+      // partial[n][:] = sum_j A[m, chunk j] * B[n, chunk j]; sums[n] = the
+      // lanes of partial[n]; out[m, n] += sums[n].
+      Value partial = ub(ubPartial, Offset(), nsz * kLanes);
+      for (int64_t j = 0; j < roundUp(ksz, kLanes) / kLanes; ++j) {
+        Value aChunk = ub(ubA, aRowAt + Offset(j * kLanes), kLanes);
+        Value bRows = ub(ubB, Offset(j * kLanes), (nsz - 1) * aRow + kLanes);
+        DenseI64ArrayAttr blk = strides({1, 1, 1}), rep = strides({8, 0, aRow / 8});
+        if (j == 0)
+          dv::VMulOp::create(b, loc, aChunk, bRows, partial, I(nsz), blk, rep,
+                             DenseI64ArrayAttr());
+        else
+          dv::VMlaOp::create(b, loc, aChunk, bRows, partial, I(nsz), blk, rep,
+                             DenseI64ArrayAttr());
+      }
+      Value sums = ub(ubSums, Offset(), roundUp(nsz, 8));
+      dv::VCAddOp::create(b, loc, partial, sums, UnitAttr(), I(nsz), DenseI64ArrayAttr(),
+                          DenseI64ArrayAttr(), DenseI64ArrayAttr());
+      Value outRow = ub(ubOut, outRowAt, roundUp(nsz, kLanes));
+      int64_t repeats = roundUp(nsz, kLanes) / kLanes;
+      dv::VAddOp::create(b, loc, outRow, ub(ubSums, Offset(), repeats * kLanes), outRow,
+                         I(repeats), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                         DenseI64ArrayAttr());
+    });
+  }
+
+  void epilogue(const Offset &batch, const Offset &row, const Offset &col, int64_t msz,
+                int64_t nsz) {
+    int64_t elems = msz * p.Nt, chunksPerRow = roundUp(nsz, kLanes) / kLanes;
+    for (const Step &e : s.steps) {
+      switch (e.kind) {
+      case Step::Unary:
+        unaryStep(e, elems);
+        break;
+      case Step::Scalar:
+        scalarStep(e, elems);
+        break;
+      case Step::Row:
+      case Step::Elem: {
+        // The row's columns (or the one element spread over 64 lanes),
+        // applied to every row of the tile: repeat stride 0 on it.
+        bool one = e.kind == Step::Elem;
+        Value other = ubRow;
+        if (one) {
+          load(gm[e.arg], Offset(), ubElem, 1, 1, 1, 1);
+          dv::VBrcbOp::create(b, loc, ub(ubElem, Offset(), 8), ub(ubOne, Offset(), kLanes), I(1),
+                              DenseI64ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr());
+          other = ubOne;
+        } else {
+          load(gm[e.arg], col, ubRow, 1, nsz, s.N, p.Nt);
+        }
+        for (int64_t c = 0; c < chunksPerRow; ++c)
+          binary(e.op, ub(ubOut, Offset(c * kLanes), (msz - 1) * p.Nt + kLanes),
+                 ub(other, Offset(one ? 0 : c * kLanes), kLanes), e.left, msz,
+                 strides({1, 1, 1}), strides({p.Nt / 8, p.Nt / 8, 0}));
+        break;
+      }
+      case Step::Full:
+        load(gm[e.arg], outOffset(batch, row, col), ubOther, msz, nsz, s.N, p.Nt);
+        chunks(elems, [&](int64_t off, int64_t n) {
+          binary(e.op, ub(ubOut, off, n * kLanes), ub(ubOther, off, n * kLanes), e.left, n,
+                 DenseI64ArrayAttr(), DenseI64ArrayAttr());
+        });
+        break;
+      }
+    }
+  }
+
+  void unaryStep(const Step &e, int64_t elems) {
+    switch (e.op) {
+    case Step::Relu: return unary<dv::VReluOp>(ubOut, elems);
+    case Step::Abs: return unary<dv::VAbsOp>(ubOut, elems);
+    case Step::Neg: return unary<dv::VNegOp>(ubOut, elems);
+    case Step::Exp: return unary<dv::VExpOp>(ubOut, elems);
+    case Step::Log: return unary<dv::VLnOp>(ubOut, elems);
+    case Step::Sqrt: return unary<dv::VSqrtOp>(ubOut, elems);
+    case Step::Rec: return unary<dv::VRecOp>(ubOut, elems);
+    case Step::Copy: return; // f32 -> f32
+    case Step::LRelu: return scalar<dv::VLeakyReluOp>(ubOut, elems, e.value);
+    case Step::Clip:
+      if (e.hasLo)
+        scalar<dv::VMaxsOp>(ubOut, elems, e.value);
+      if (e.hasHi)
+        scalar<dv::VMinsOp>(ubOut, elems, e.value2);
+      return;
+    case Step::Sigmoid: // 1 / (1 + e^-x)
+      unary<dv::VNegOp>(ubOut, elems);
+      unary<dv::VExpOp>(ubOut, elems);
+      scalar<dv::VAddsOp>(ubOut, elems, 1.0);
+      return unary<dv::VRecOp>(ubOut, elems);
+    case Step::Tanh: // 2 / (1 + e^-2x) - 1
+      scalar<dv::VMulsOp>(ubOut, elems, -2.0);
+      unary<dv::VExpOp>(ubOut, elems);
+      scalar<dv::VAddsOp>(ubOut, elems, 1.0);
+      unary<dv::VRecOp>(ubOut, elems);
+      scalar<dv::VMulsOp>(ubOut, elems, 2.0);
+      return scalar<dv::VAddsOp>(ubOut, elems, -1.0);
+    default: llvm_unreachable("not a unary step");
+    }
+  }
+
+  void scalarStep(const Step &e, int64_t elems) {
+    double c = e.value;
+    switch (e.op) {
+    case Step::Add: return scalar<dv::VAddsOp>(ubOut, elems, c);
+    case Step::Mul: return scalar<dv::VMulsOp>(ubOut, elems, c);
+    case Step::Max: return scalar<dv::VMaxsOp>(ubOut, elems, c);
+    case Step::Min: return scalar<dv::VMinsOp>(ubOut, elems, c);
+    case Step::Sub: // x - c = x + (-c); c - x = -x + c
+      if (e.left)
+        unary<dv::VNegOp>(ubOut, elems);
+      return scalar<dv::VAddsOp>(ubOut, elems, e.left ? c : -c);
+    case Step::Div: // x / c = x * (1/c); c / x = (1/x) * c
+      if (e.left)
+        unary<dv::VRecOp>(ubOut, elems);
+      return scalar<dv::VMulsOp>(ubOut, elems, e.left ? c : 1.0 / c);
+    default: llvm_unreachable("not a binary step");
+    }
+  }
+
+  OpBuilder &b;
+  Location loc;
+  const Shape &s;
+  const Plan &p;
+  ArrayRef<Value> gm;
+  unsigned outArg;
+  const soc::SocSpec &soc;
+  Type f32;
+  Value bid;
+  int64_t aRow = 0;
+  Value ubA, ubB, ubOut, ubBcast, ubPartial, ubSums, ubRow, ubOne, ubElem, ubOther;
+};
+
+/// Whether this template takes `func` (launched by `call`): a matmul it
+/// can lower, keeping fp32, with a tile plan.
+bool takes(func::FuncOp func, func::CallOp call) {
+  vg::MatMulOp mm = soleMatmul(func);
+  Shape shape;
+  Plan p;
+  return mm && analyze(func, mm, shape).empty() && keepsF32(func, call, shape) &&
+         plan(shape, p, dv::getSoc(func->getParentOfType<ModuleOp>())).empty();
+}
+
+std::optional<std::string> vectorMatmulMismatch(func::FuncOp func) {
+  auto kind = func->getAttrOfType<StringAttr>("vinci.kernel");
+  if (!kind || kind.getValue() != "cube")
+    return std::nullopt;
+  // Only kernels that keep fp32 are this template's kind; the rest go to
+  // the Cube, and so do the kept ones this template cannot lower (their
+  // f32 operands are converted to f16 there).
+  if (!takes(func, soleCall(func)))
+    return std::nullopt;
+  return std::string();
+}
+
+LogicalResult lowerVectorMatmul(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
+  SmallVector<vg::ConstantOp> constants;
+  for (auto constant : func.getBody().front().getOps<vg::ConstantOp>())
+    if (!scalarImmediate(constant.getResult()))
+      constants.push_back(constant);
+  for (vg::ConstantOp constant : constants)
+    hoistConstantToArgument(func, call, constant);
+  Shape shape;
+  std::string why = analyze(func, soleMatmul(func), shape);
+  Plan p;
+  if (why.empty())
+    why = plan(shape, p, soc);
+  if (!why.empty())
+    return func.emitError() << "kernel " << func.getSymName() << ": " << why;
+  auto argOf = [&](Value v) { return cast<BlockArgument>(v).getArgNumber(); };
+  shape.aArg = argOf(shape.a);
+  shape.bArg = argOf(shape.b);
+  for (Step &step : shape.steps)
+    if (step.other)
+      step.arg = argOf(step.other);
+
+  GmSignature signature = gmSignature(call);
+  OpBuilder b(func.getContext());
+  Block *entry = beginKernel(b, func, signature.types, p.blockDim, "vector");
+  SmallVector<Value> gmArgs(entry->getArguments());
+  Emitter(b, func.getLoc(), shape, p, gmArgs, call.getNumOperands(), soc).emit();
+  return finishKernel(entry, func, call);
+}
+
+} // namespace
+
+bool matmulRunsOnVector(func::FuncOp kernel, func::CallOp call) {
+  return kernel && call && takes(kernel, call);
+}
+
+extern const KernelTemplate kVectorMatmulTemplate = {"vector_matmul", vectorMatmulMismatch,
+                                                     lowerVectorMatmul};
+
+} // namespace vinci::lower
