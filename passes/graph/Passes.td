@@ -209,4 +209,38 @@ def ExpandBatchNorm : Pass<"vinci-expand-batchnorm", "mlir::ModuleOp"> {
   }];
 }
 
+def DecomposeResize : Pass<"vinci-decompose-resize", "mlir::ModuleOp"> {
+  let summary = "Rewrites a static vg.resize as matmuls by constant interpolation matrices, one per resized axis";
+  let description = [{
+    Resize is linear in its input and separable per axis, for every ONNX
+    mode (nearest with each nearest_mode, linear, cubic with cubic_coeff_a
+    and exclude_outside) and coordinate transform: along axis a the output
+    is R_a [O_a, I_a] applied to the input, R_a computed at compile time in
+    double from the ONNX reference formulas (edge taps repeated). The last
+    axis becomes X [.., W] x R^T [W, OW]; any other axis a a matmul
+    R_a x X[p] over the view [P, I_a, Q] (P the dims before a, Q the dims
+    after), with R_a repeated over P when P > 1 (the Cube template takes a
+    2-D weight on the right only). Axes whose matrix is the identity are
+    skipped; a resize that is the identity on every axis disappears.
+    Matrices above 256 elements are resource blobs named
+    `<node>.resize_axis<a>`. Nearest matrices are one-hot (exact). Left
+    alone: dynamic shapes, non-f32 tensors, tf_crop_and_resize (vg.resize
+    carries no roi).
+
+    Before:
+    ```mlir
+    %y = vg.resize %x {mode = "linear", scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+    ```
+    After:
+    ```mlir
+    %rw = vg.constant dense<...> : tensor<4x8xf32>
+    %w = vg.matmul %x, %rw : (tensor<1x3x4x4xf32>, tensor<4x8xf32>) -> tensor<1x3x4x8xf32>
+    %rh = vg.constant dense<...> : tensor<3x8x4xf32>
+    %v = vg.reshape %w {shape = array<i64: 3, 4, 8>} : (tensor<1x3x4x8xf32>) -> tensor<3x4x8xf32>
+    %m = vg.matmul %rh, %v : (tensor<3x8x4xf32>, tensor<3x4x8xf32>) -> tensor<3x8x8xf32>
+    %y = vg.reshape %m {shape = array<i64: 1, 3, 8, 8>} : (tensor<3x8x8xf32>) -> tensor<1x3x8x8xf32>
+    ```
+  }];
+}
+
 #endif // VINCI_GRAPH_PASSES_TD
