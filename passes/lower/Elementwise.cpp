@@ -27,9 +27,20 @@
 // two separate groups of dims, rows longer than kMaxRow) is rejected with
 // the reason "broadcast of A to B is not supported yet".
 //
-// Integer kernels (every tensor i32) compute in i32 in UB (64 lanes a
-// repeat, no conversions) with the vector unit's i32 ops: add, sub, mul,
-// max, min, abs, neg, relu; no immediates, no other integer types.
+// Integer kernels (every tensor but bools i32) compute in i32 in UB (64
+// lanes a repeat, no conversions) with the vector unit's i32 ops: add, sub,
+// mul, max, min, abs, neg, relu, comparisons, where, sign; no immediates,
+// no other integer types (i8/i16/u8..u64 tensors are rejected by name).
+//
+// Bools (i1) are one byte an element in GM (0 or 1, u8 to the vector unit,
+// as the .om and numpy store them) and 0/1 in the compute type in UB:
+// comparisons are vcmp/vcmps into a packed bit mask and vsel between 1 and
+// 0; and = a * b, or = max, xor = |a - b|, not = 1 - a; where(c, x, y) is
+// vsel on c != 0. Float functions without a vector instruction: floor and
+// ceil through vconv to s32 (x kept where |x| >= 2^23, already integral);
+// sin and cos by a Cody-Waite reduction by pi and a Taylor polynomial;
+// erf by its series below 0.5 and Abramowitz-Stegun 7.1.26 above; gelu
+// from erf (or tanh with approximate = "tanh").
 //
 // Storage precision is force_fp16: graph inputs and outputs keep their type
 // in GM (f32 as the model says), every other float tensor (weights,
@@ -84,7 +95,20 @@ constexpr int64_t kMaxRepeat = 255;
 
 bool isSupportedFloat(Type type) { return type.isF16() || type.isF32(); }
 
-/// Extra f16 UB buffers (beyond the result's) an op needs per element.
+/// Bool tensors (i1) are one byte an element in GM (0 or 1), u8 to the
+/// vector unit, and 0/1 in the compute type in UB.
+bool isBool(Type type) { return type.isInteger(1); }
+
+Type elementOf(Type tensor) { return cast<RankedTensorType>(tensor).getElementType(); }
+
+/// Ops whose result is bool: comparisons and logic.
+bool isCompareOp(Operation *op) {
+  return isa<vg::EqualOp, vg::LessOp, vg::LessOrEqualOp, vg::GreaterOp, vg::GreaterOrEqualOp>(op);
+}
+bool isLogicOp(Operation *op) { return isa<vg::AndOp, vg::OrOp, vg::XorOp, vg::NotOp>(op); }
+
+/// Extra compute-type UB buffers (beyond the result's) an op needs per
+/// element: every vector instruction of its sequence writes a new buffer.
 int64_t scratchBuffers(Operation *op) {
   return llvm::TypeSwitch<Operation *, int64_t>(op)
       .Case<vg::SigmoidOp>([](auto) { return 3; })
@@ -96,6 +120,14 @@ int64_t scratchBuffers(Operation *op) {
       .Case<vg::HardSigmoidOp>([](auto) { return 3; })
       .Case<vg::HardSwishOp>([](auto) { return 4; })
       .Case<vg::PowOp>([](auto) { return 2; })
+      .Case<vg::EqualOp, vg::LessOp, vg::LessOrEqualOp, vg::GreaterOp, vg::GreaterOrEqualOp,
+            vg::WhereOp>([](auto) { return 4; })
+      .Case<vg::XorOp, vg::NotOp>([](auto) { return 1; })
+      .Case<vg::FloorOp, vg::CeilOp>([](auto) { return 6; })
+      .Case<vg::SignOp>([](auto) { return 8; })
+      .Case<vg::SinOp, vg::CosOp>([](auto) { return 32; })
+      .Case<vg::ErfOp>([](auto) { return 40; })
+      .Case<vg::GeluOp>([](auto) { return 48; })
       .Default([](Operation *) { return 0; });
 }
 
@@ -258,14 +290,25 @@ bool broadcastsTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
   return true;
 }
 
-/// Integer kernels: every tensor i32, computed in i32 in UB (64 lanes a
-/// repeat) with the ops the vector unit has for i32.
+/// Integer kernels: every tensor that is not bool i32 (at least one),
+/// computed in i32 in UB (64 lanes a repeat) with the ops the vector unit
+/// has for i32; bools are i32 0/1 there.
 bool isIntegerKernel(func::FuncOp func) {
   auto type = func.getFunctionType();
-  for (Type t : llvm::concat<const Type>(type.getInputs(), type.getResults()))
-    if (!cast<RankedTensorType>(t).getElementType().isSignlessInteger(32))
+  SmallVector<Type> types(type.getInputs());
+  llvm::append_range(types, type.getResults());
+  for (Operation &op : func.getBody().front())
+    llvm::append_range(types, op.getResultTypes());
+  bool anyI32 = false;
+  for (Type t : types) {
+    Type element = elementOf(t);
+    if (isBool(element))
+      continue;
+    if (!element.isSignlessInteger(32))
       return false;
-  return true;
+    anyI32 = true;
+  }
+  return anyI32;
 }
 
 /// The type a kernel computes in, in UB: i32 for integer kernels; f32 when
@@ -293,11 +336,14 @@ std::string integerMismatch(func::FuncOp func, ArrayRef<int64_t> shape) {
     if (isa<vg::ConstantOp>(op))
       return "an i32 constant inside the kernel has no lowering template yet";
     if (!isa<vg::AddOp, vg::SubOp, vg::MulOp, vg::MaxOp, vg::MinOp, vg::AbsOp, vg::NegOp,
-             vg::ReluOp>(op))
+             vg::ReluOp, vg::WhereOp, vg::SignOp>(op) &&
+        !isCompareOp(&op) && !isLogicOp(&op))
       return (opName(&op) + " on i32 has no lowering template yet").str();
     auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
-    if (!resultType.getElementType().isSignlessInteger(32))
-      return (opName(&op) + " to a non-i32 type in an i32 kernel has no lowering template yet").str();
+    Type resultElement = resultType.getElementType();
+    if (!resultElement.isSignlessInteger(32) && !isBool(resultElement))
+      return (opName(&op) + " to a type other than i32 or bool in an i32 kernel has no lowering "
+                            "template yet").str();
     if (!broadcastsTo(resultType.getShape(), shape))
       return (opName(&op) + " changes the kernel's shape: no lowering template yet").str();
   }
@@ -332,21 +378,23 @@ std::string elementwiseMismatch(func::FuncOp func) {
     return integerMismatch(func, shape);
   for (BlockArgument arg : func.getArguments()) {
     auto tensor = cast<RankedTensorType>(arg.getType());
-    if (!isSupportedFloat(tensor.getElementType()) && !isIntegerCastInput(arg)) {
+    if (!isSupportedFloat(tensor.getElementType()) && !isBool(tensor.getElementType()) &&
+        !isIntegerCastInput(arg)) {
       std::string text;
       llvm::raw_string_ostream os(text);
       os << "tensors of " << tensor.getElementType()
-         << " have no lowering template yet (f16/f32, and i32 inputs cast to float)";
+         << " have no lowering template yet (f16/f32/bool, i32 kernels, and i32 inputs cast to "
+            "float)";
       return text;
     }
   }
   for (Type type : results) {
     auto tensor = cast<RankedTensorType>(type);
-    if (!isSupportedFloat(tensor.getElementType())) {
+    if (!isSupportedFloat(tensor.getElementType()) && !isBool(tensor.getElementType())) {
       std::string text;
       llvm::raw_string_ostream os(text);
-      os << "tensors of " << tensor.getElementType()
-         << " have no lowering template yet (f16/f32 only)";
+      os << "results of " << tensor.getElementType()
+         << " have no lowering template yet (f16/f32/bool, and i32 kernels)";
       return text;
     }
   }
@@ -363,12 +411,15 @@ std::string elementwiseMismatch(func::FuncOp func) {
             vg::LeakyReluOp, vg::ExpOp, vg::LogOp, vg::SqrtOp, vg::ReciprocalOp, vg::AbsOp,
             vg::NegOp, vg::SigmoidOp, vg::TanhOp, vg::ClipOp, vg::CastOp, vg::PReluOp,
             vg::EluOp, vg::SeluOp, vg::HardSigmoidOp, vg::HardSwishOp, vg::SoftplusOp,
-            vg::PowOp>(op);
+            vg::PowOp, vg::WhereOp, vg::FloorOp, vg::CeilOp, vg::SignOp, vg::SinOp,
+            vg::CosOp, vg::ErfOp, vg::GeluOp>(op) ||
+        isCompareOp(&op) || isLogicOp(&op);
     if (!elementwise)
       return (opName(&op) + " has no lowering template yet").str();
     auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
-    if (!isSupportedFloat(resultType.getElementType()))
-      return (opName(&op) + " to a non-float type has no lowering template yet").str();
+    if (!isSupportedFloat(resultType.getElementType()) && !isBool(resultType.getElementType()))
+      return (opName(&op) + " to a type other than float or bool has no lowering template yet")
+          .str();
     // Every value is held broadcast to the kernel's shape (broadcasting
     // commutes with elementwise ops), so an op on broadcast values is fine
     // as long as its result broadcasts to the kernel's shape.
@@ -377,7 +428,8 @@ std::string elementwiseMismatch(func::FuncOp func) {
     int tensors = 0;
     for (Value operand : op.getOperands()) {
       auto type = cast<RankedTensorType>(operand.getType());
-      if (!isSupportedFloat(type.getElementType()) && !isIntegerCastInput(operand))
+      if (!isSupportedFloat(type.getElementType()) && !isBool(type.getElementType()) &&
+          !isIntegerCastInput(operand))
         return (opName(&op) + " on a non-float operand has no lowering template yet").str();
       if (scalarImmediate(operand))
         continue;
@@ -684,18 +736,21 @@ private:
     }
   }
 
-  void convert(Value src, Value dst) { convertN(src, dst, count); }
+  void convert(Value src, Value dst, dv::RoundMode mode = dv::RoundMode::Rint) {
+    convertN(src, dst, count, mode);
+  }
 
-  void convertN(Value src, Value dst, int64_t n) {
-    // 64 lanes a repeat (256 bytes of a 4-byte type): each side advances
-    // 64 elements, 2 blocks per byte of element (f32 8, f16 4, u8 2).
-    auto blocks = [](Value buf) {
-      return int64_t(2 * dv::elementBytes(dv::getElementType(buf.getType())));
+  void convertN(Value src, Value dst, int64_t n, dv::RoundMode mode = dv::RoundMode::Rint) {
+    // A repeat covers 256 bytes of the wider type (64 lanes of a 4-byte
+    // type, 128 of a 2-byte one); each side advances that many elements.
+    auto bytes = [](Value buf) {
+      return int64_t(dv::elementBytes(dv::getElementType(buf.getType())));
     };
-    auto rep = b.getDenseI64ArrayAttr({blocks(dst), blocks(src)});
-    forRepeatsN({src, dst}, kLanesF32, n,
+    int64_t convLanes = 256 / std::max(bytes(src), bytes(dst));
+    auto rep = b.getDenseI64ArrayAttr({convLanes * bytes(dst) / 32, convLanes * bytes(src) / 32});
+    forRepeatsN({src, dst}, convLanes, n,
                [&](ArrayRef<Value> o, int64_t repeat, DenseI64ArrayAttr mask) {
-                 dv::VConvOp::create(b, loc, o[0], o[1], dv::RoundMode::Rint, uint64_t(repeat),
+                 dv::VConvOp::create(b, loc, o[0], o[1], mode, uint64_t(repeat),
                                      DenseI64ArrayAttr(), rep, mask);
                });
   }
@@ -710,9 +765,17 @@ private:
     return dst;
   }
 
+  /// A scalar operand in the compute type's form: f32 bits for floats, i32
+  /// for integer kernels.
+  Attribute scalarAttr(double c) {
+    if (computeType.isInteger(32))
+      return b.getI32IntegerAttr(static_cast<int32_t>(c));
+    return b.getF32FloatAttr(static_cast<float>(c));
+  }
+
   template <typename OpTy> Value scalar(Value x, double c) {
     Value dst = alloc(computeType);
-    Attribute attr = b.getF32FloatAttr(static_cast<float>(c));
+    Attribute attr = scalarAttr(c);
     forRepeats({x, dst}, lanes, [&](ArrayRef<Value> o, int64_t repeat, DenseI64ArrayAttr mask) {
       OpTy::create(b, loc, o[0], attr, o[1], uint64_t(repeat), DenseI64ArrayAttr(),
                    DenseI64ArrayAttr(), mask);
@@ -776,6 +839,175 @@ private:
     return back;
   }
 
+  /// A tile-shaped buffer holding `c` in every lane (vdup).
+  Value filled(double c) {
+    Value dst = alloc(computeType);
+    forRepeats({dst}, lanes, [&](ArrayRef<Value> o, int64_t repeat, DenseI64ArrayAttr mask) {
+      dv::VDupOp::create(b, loc, scalarAttr(c), o[0], uint64_t(repeat), DenseI64ArrayAttr(),
+                         DenseI64ArrayAttr(), mask);
+    });
+    return dst;
+  }
+
+  /// Lane by lane (x <mode> y) ? onTrue : onFalse, with y a tensor or
+  /// (null) the immediate `c`: vcmp/vcmps write a packed bit mask, vsel
+  /// picks. The mask buffer is reused by each run of repeats (a masked
+  /// tail repeat's bits start at its beginning, so no view needs a
+  /// 16-byte offset that UB alignment forbids).
+  Value select(dv::CmpMode mode, Value x, Value y, double c, Value onTrue, Value onFalse) {
+    Value dst = alloc(computeType);
+    int64_t fullRepeats = std::max<int64_t>(count / lanes, 1);
+    Value bits = allocN(b.getIntegerType(8, /*isSigned=*/false), roundUp(fullRepeats * lanes / 8, 32));
+    SmallVector<Value> buffers{x, onTrue, onFalse, dst};
+    if (y)
+      buffers.push_back(y);
+    forRepeats(buffers, lanes, [&](ArrayRef<Value> o, int64_t repeat, DenseI64ArrayAttr mask) {
+      if (y)
+        dv::VCmpOp::create(b, loc, mode, o[0], o[4], bits, uint64_t(repeat), DenseI64ArrayAttr(),
+                           DenseI64ArrayAttr(), mask);
+      else
+        dv::VCmpsOp::create(b, loc, mode, o[0], scalarAttr(c), bits, uint64_t(repeat),
+                            DenseI64ArrayAttr(), DenseI64ArrayAttr(), mask);
+      dv::VSelOp::create(b, loc, o[1], o[2], bits, o[3], uint64_t(repeat), DenseI64ArrayAttr(),
+                         DenseI64ArrayAttr(), mask);
+    });
+    return dst;
+  }
+
+  /// The value of operand i in UB: its buffer, or an immediate filled in.
+  Value operandValue(Operation *op, unsigned i) {
+    if (std::optional<double> c = scalarImmediate(op->getOperand(i)))
+      return filled(*c);
+    return values.lookup(op->getOperand(i));
+  }
+
+  /// A comparison as 0/1 in the compute type; an immediate on either side
+  /// becomes vcmps (mirrored when it is on the left).
+  Value compare(Operation *op) {
+    dv::CmpMode mode = llvm::TypeSwitch<Operation *, dv::CmpMode>(op)
+                           .Case<vg::EqualOp>([](auto) { return dv::CmpMode::EQ; })
+                           .Case<vg::LessOp>([](auto) { return dv::CmpMode::LT; })
+                           .Case<vg::LessOrEqualOp>([](auto) { return dv::CmpMode::LE; })
+                           .Case<vg::GreaterOp>([](auto) { return dv::CmpMode::GT; })
+                           .Case<vg::GreaterOrEqualOp>([](auto) { return dv::CmpMode::GE; });
+    Value ones = filled(1.0), zeros = filled(0.0);
+    if (std::optional<double> rhs = scalarImmediate(op->getOperand(1)))
+      return select(mode, values.lookup(op->getOperand(0)), Value(), *rhs, ones, zeros);
+    if (std::optional<double> lhs = scalarImmediate(op->getOperand(0))) {
+      dv::CmpMode mirrored = mode == dv::CmpMode::LT   ? dv::CmpMode::GT
+                             : mode == dv::CmpMode::LE ? dv::CmpMode::GE
+                             : mode == dv::CmpMode::GT ? dv::CmpMode::LT
+                             : mode == dv::CmpMode::GE ? dv::CmpMode::LE
+                                                       : mode;
+      return select(mirrored, values.lookup(op->getOperand(1)), Value(), *lhs, ones, zeros);
+    }
+    return select(mode, values.lookup(op->getOperand(0)), values.lookup(op->getOperand(1)), 0.0,
+                  ones, zeros);
+  }
+
+  /// x rounded to an integer value by vconv to s32 in `mode` and back. Only
+  /// |x| below 2^31 converts exactly; callers guard larger values.
+  Value roundThroughInt(Value x, dv::RoundMode mode) {
+    Value asInt = alloc(b.getI32Type());
+    convert(x, asInt, mode);
+    Value back = alloc(computeType);
+    convert(asInt, back);
+    return back;
+  }
+
+  /// floor / ceil: through s32 where |x| < 2^23 (f32; 2^10 in f16); at and
+  /// above that every float is an integer already (and beyond 2^31 the
+  /// conversion would saturate), so x is kept, as are inf and NaN (the
+  /// compare is false for them).
+  Value roundToIntegral(Value x, dv::RoundMode mode) {
+    double exact = computeType.isF16() ? 1024.0 : 8388608.0;
+    return select(dv::CmpMode::LT, unary<dv::VAbsOp>(x), Value(), exact,
+                  roundThroughInt(x, mode), x);
+  }
+
+  /// sin(x), or cos(x) = sin(x + pi/2), on the Vector unit: x = m * pi + r
+  /// with r in [-pi/2, pi/2] (m = k = rint(x / pi) for sin, m = k - 1/2
+  /// with k = rint(x / pi + 1/2) for cos, so that cos is exact near its
+  /// zeros too), r = x - m * pi in three steps (Cody-Waite: m * 3.140625 is
+  /// exact), sin(x) = (-1)^k sin(r) with the Taylor polynomial to r^13
+  /// (error below 6e-10 on [-pi/2, pi/2]). Accurate while m * pi's parts
+  /// stay exact: |x| below about 2^15 * pi in f32.
+  Value sinCos(Value x, bool cosine) {
+    constexpr double kPi1 = 3.140625, kPi2 = 9.67502593994140625e-4,
+                     kPi3 = 1.509957990978376432e-7;
+    Value q = scalar<dv::VMulsOp>(x, 1.0 / M_PI);
+    if (cosine)
+      q = scalar<dv::VAddsOp>(q, 0.5);
+    Value k = roundThroughInt(q, dv::RoundMode::Rint);
+    Value m = cosine ? scalar<dv::VAddsOp>(k, -0.5) : k;
+    Value r = x;
+    for (double part : {kPi1, kPi2, kPi3})
+      r = binary<dv::VSubOp>(r, scalar<dv::VMulsOp>(m, part));
+    Value z = binary<dv::VMulOp>(r, r);
+    // r + r z (-1/3! + z (1/5! - z (1/7! ...)))
+    const double coefs[] = {-1.0 / 6227020800.0, 1.0 / 39916800.0, -1.0 / 362880.0,
+                            1.0 / 5040.0, -1.0 / 120.0, 1.0 / 6.0};
+    Value poly = scalar<dv::VMulsOp>(z, coefs[0]);
+    for (double c : ArrayRef<double>(coefs).drop_front()) {
+      poly = binary<dv::VMulOp>(scalar<dv::VAddsOp>(poly, c), z);
+    }
+    // poly = z (1/3! ... ) ; sin r = r - r * poly
+    Value sinR = binary<dv::VSubOp>(r, binary<dv::VMulOp>(r, poly));
+    // (-1)^k = 1 - 2 (k - 2 floor(k / 2))
+    Value half = roundThroughInt(scalar<dv::VMulsOp>(k, 0.5), dv::RoundMode::Floor);
+    Value parity = binary<dv::VAddOp>(k, scalar<dv::VMulsOp>(half, -2.0));
+    Value sign = scalar<dv::VAddsOp>(scalar<dv::VMulsOp>(parity, -2.0), 1.0);
+    return binary<dv::VMulOp>(sinR, sign);
+  }
+
+  /// erf(x): for |x| < 0.5 the odd Taylor series to x^11 (relative error
+  /// below 3e-8 there); elsewhere Abramowitz & Stegun 7.1.26, 1 - t (a1 +
+  /// t (a2 + ...)) e^(-x^2) with t = 1 / (1 + p |x|) (absolute error below
+  /// 1.5e-7), its sign restored from x.
+  Value erf(Value x) {
+    Value z = binary<dv::VMulOp>(x, x);
+    const double taylor[] = {-1.0 / 1320.0, 1.0 / 216.0, -1.0 / 42.0, 1.0 / 10.0, -1.0 / 3.0};
+    Value series = scalar<dv::VMulsOp>(z, taylor[0]);
+    for (double c : ArrayRef<double>(taylor).drop_front())
+      series = binary<dv::VMulOp>(scalar<dv::VAddsOp>(series, c), z);
+    // x (1 + z (...)) 2 / sqrt(pi)
+    Value small = scalar<dv::VMulsOp>(binary<dv::VMulOp>(scalar<dv::VAddsOp>(series, 1.0), x),
+                                      M_2_SQRTPI);
+    Value a = unary<dv::VAbsOp>(x);
+    Value t = unary<dv::VRecOp>(scalar<dv::VAddsOp>(scalar<dv::VMulsOp>(a, 0.3275911), 1.0));
+    const double as[] = {1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592};
+    Value poly = scalar<dv::VMulsOp>(t, as[0]);
+    for (double c : ArrayRef<double>(as).drop_front())
+      poly = binary<dv::VMulOp>(scalar<dv::VAddsOp>(poly, c), t);
+    Value tail = binary<dv::VMulOp>(poly, unary<dv::VExpOp>(unary<dv::VNegOp>(z)));
+    Value large = scalar<dv::VAddsOp>(unary<dv::VNegOp>(tail), 1.0);
+    Value signedLarge = select(dv::CmpMode::LT, x, Value(), 0.0, unary<dv::VNegOp>(large), large);
+    return select(dv::CmpMode::LT, a, Value(), 0.5, small, signedLarge);
+  }
+
+  /// tanh(x) = 2 * sigmoid(2x) - 1 = 2 / (1 + e^-2x) - 1: saturates
+  /// correctly at both ends (e^-2x -> inf gives -1, -> 0 gives 1).
+  Value tanh(Value x) {
+    Value e = unary<dv::VExpOp>(scalar<dv::VMulsOp>(x, -2.0));
+    Value s = unary<dv::VRecOp>(scalar<dv::VAddsOp>(e, 1.0));
+    return scalar<dv::VAddsOp>(scalar<dv::VMulsOp>(s, 2.0), -1.0);
+  }
+
+  /// gelu: x * Phi(x), with Phi(x) = (1 + erf(x / sqrt 2)) / 2, or with
+  /// approximate = "tanh", (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) / 2.
+  Value gelu(Value x, bool tanhForm) {
+    Value inner;
+    if (tanhForm) {
+      Value cube = binary<dv::VMulOp>(binary<dv::VMulOp>(x, x), x);
+      Value u = binary<dv::VAddOp>(x, scalar<dv::VMulsOp>(cube, 0.044715));
+      inner = tanh(scalar<dv::VMulsOp>(u, std::sqrt(2.0 / M_PI)));
+    } else {
+      inner = erf(scalar<dv::VMulsOp>(x, M_SQRT1_2));
+    }
+    Value phi = scalar<dv::VMulsOp>(scalar<dv::VAddsOp>(inner, 1.0), 0.5);
+    return binary<dv::VMulOp>(x, phi);
+  }
+
   /// 1 / (1 + e^-x)
   Value sigmoid(Value x) {
     Value e = unary<dv::VExpOp>(unary<dv::VNegOp>(x));
@@ -825,6 +1057,27 @@ private:
     }
     if (isa<vg::PowOp>(op))
       return pow(op);
+    if (isCompareOp(op))
+      return compare(op);
+    // Bools are 0/1: and = a * b, or = max(a, b), xor = |a - b|, not = 1 - a.
+    if (isLogicOp(op))
+      return llvm::TypeSwitch<Operation *, Value>(op)
+          .Case<vg::AndOp>([&](auto) { return binary<dv::VMulOp>(in(0), in(1)); })
+          .Case<vg::OrOp>([&](auto) { return binary<dv::VMaxOp>(in(0), in(1)); })
+          .Case<vg::XorOp>(
+              [&](auto) { return unary<dv::VAbsOp>(binary<dv::VSubOp>(in(0), in(1))); })
+          .Case<vg::NotOp>(
+              [&](auto) { return scalar<dv::VAddsOp>(unary<dv::VNegOp>(in(0)), 1.0); });
+    if (isa<vg::WhereOp>(op))
+      return select(dv::CmpMode::NE, in(0), Value(), 0.0, operandValue(op, 1),
+                    operandValue(op, 2));
+    // sign(x) = (x > 0) - (x < 0)
+    if (isa<vg::SignOp>(op)) {
+      Value ones = filled(1.0), zeros = filled(0.0);
+      Value positive = select(dv::CmpMode::GT, in(0), Value(), 0.0, ones, zeros);
+      Value negative = select(dv::CmpMode::LT, in(0), Value(), 0.0, ones, zeros);
+      return binary<dv::VSubOp>(positive, negative);
+    }
     return llvm::TypeSwitch<Operation *, Value>(op)
         .Case<vg::ReluOp>([&](auto) { return unary<dv::VReluOp>(in(0)); })
         .Case<vg::EluOp>([&](vg::EluOp elu) {
@@ -859,13 +1112,13 @@ private:
           return scalar<dv::VLeakyReluOp>(in(0), lrelu.getAlpha().convertToDouble());
         })
         .Case<vg::SigmoidOp>([&](auto) { return sigmoid(in(0)); })
-        // tanh(x) = 2 * sigmoid(2x) - 1 = 2 / (1 + e^-2x) - 1: saturates
-        // correctly at both ends (e^-2x -> inf gives -1, -> 0 gives 1).
-        .Case<vg::TanhOp>([&](auto) {
-          Value e = unary<dv::VExpOp>(scalar<dv::VMulsOp>(in(0), -2.0));
-          Value s = unary<dv::VRecOp>(scalar<dv::VAddsOp>(e, 1.0));
-          return scalar<dv::VAddsOp>(scalar<dv::VMulsOp>(s, 2.0), -1.0);
-        })
+        .Case<vg::TanhOp>([&](auto) { return tanh(in(0)); })
+        .Case<vg::FloorOp>([&](auto) { return roundToIntegral(in(0), dv::RoundMode::Floor); })
+        .Case<vg::CeilOp>([&](auto) { return roundToIntegral(in(0), dv::RoundMode::Ceil); })
+        .Case<vg::SinOp>([&](auto) { return sinCos(in(0), /*cosine=*/false); })
+        .Case<vg::CosOp>([&](auto) { return sinCos(in(0), /*cosine=*/true); })
+        .Case<vg::ErfOp>([&](auto) { return erf(in(0)); })
+        .Case<vg::GeluOp>([&](vg::GeluOp g) { return gelu(in(0), g.getApproximate() == "tanh"); })
         .Case<vg::ClipOp>([&](vg::ClipOp clip) {
           Value x = in(0);
           if (auto lo = clip.getMin())
@@ -957,6 +1210,13 @@ LogicalResult lowerElementwise(func::FuncOp func, func::CallOp call, const soc::
   // GM types: operands then results, in their storage precision.
   GmSignature signature = gmSignature(call);
   SmallVector<Type> &gmTypes = signature.types, &gmElements = signature.elements;
+  // Bools are one byte an element in GM (0 or 1): u8 to the vector unit.
+  for (auto [type, element] : llvm::zip(gmTypes, gmElements)) {
+    if (!isBool(element))
+      continue;
+    element = IntegerType::get(ctx, 8, IntegerType::Unsigned);
+    type = dv::GmType::get(ctx, cast<dv::GmType>(type).getShape(), element);
+  }
 
   std::optional<Geometry> geometry = chooseGeometry(func, nullptr);
   if (!geometry)

@@ -273,11 +273,11 @@ func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) 
   %1 = vg.sin %0 : tensor<8x32xf32>
   return %1 : tensor<8x32xf32>
 }
-// An op with no vector form (sin) on a broadcast operand.
-// expected-error @+1 {{kernel k1_add (from /Add): sin has no lowering template yet}}
+// An op with no vector form (mod) on a broadcast operand.
+// expected-error @+1 {{kernel k1_add (from /Add): mod has no lowering template yet}}
 func.func private @k1_add(%arg0: tensor<8x32xf32>, %arg1: tensor<32xf32>) -> tensor<8x32xf32>
     attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Add"]} {
-  %n = vg.sin %arg1 : tensor<32xf32>
+  %n = vg.mod %arg1, %arg1 : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
   %0 = vg.add %arg0, %n : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32>
   return %0 : tensor<8x32xf32>
 }
