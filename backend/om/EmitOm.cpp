@@ -160,6 +160,7 @@ public:
            std::string &error) {
     writer.setModelName(modelName);
     writer.setProducer("vinci-compile", "0.1");
+    writer.setPrecision(precisionMode());
     if (!placeInputs(error) || !placeOutputs(error) || !collectTasks(error) ||
         !planArena(summary, error) || !addTasks(error))
       return false;
@@ -178,6 +179,17 @@ public:
   }
 
 private:
+  /// The module's precision mode (the driver sets `vinci.precision_mode`;
+  /// none is force_fp16, the default).
+  om::PrecisionMode precisionMode() const {
+    auto mode = module->getAttrOfType<StringAttr>("vinci.precision_mode");
+    if (mode && mode.getValue() == "allow_mix_precision")
+      return om::PrecisionMode::AllowMixPrecision;
+    if (mode && mode.getValue() == "must_keep_origin_dtype")
+      return om::PrecisionMode::MustKeepOriginDtype;
+    return om::PrecisionMode::ForceFp16;
+  }
+
   /// The GM element type a kernel uses for operand or result `index` of
   /// `launch` (the tensor's storage type).
   Type storageType(dv::LaunchOp launch, unsigned index) {
@@ -264,7 +276,9 @@ private:
           break;
         produced = def->getOperand(0);
       }
-      if (placements.count(produced) || !produced.getDefiningOp<dv::LaunchOp>()) {
+      // An empty output has no bytes for anything to write.
+      bool empty = cast<RankedTensorType>(value.getType()).getNumElements() == 0;
+      if (!empty && (placements.count(produced) || !produced.getDefiningOp<dv::LaunchOp>())) {
         error = "graph output " + std::to_string(index) +
                 " is not computed by a kernel (it is an input, a constant, a view or another "
                 "output); such models are not supported yet";

@@ -2,6 +2,7 @@
 #include "plan/TaskGraph.h"
 
 #include "passes/KernelRules.h"
+#include "passes/lower/LowerCommon.h"
 #include "vg/VgOps.h"
 #include "vinci/backend/InPlace.h"
 
@@ -18,25 +19,23 @@ using namespace mlir;
 namespace vinci::backend {
 namespace {
 
-uint64_t storageBytes(Type type, StoragePrecision precision) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape())
+/// The bytes of a graph tensor in GM, in its storage type (the one the
+/// lowering gives it: lower::storageElementType).
+uint64_t storageBytes(Value tensor) {
+  auto type = dyn_cast<RankedTensorType>(tensor.getType());
+  if (!type || !type.hasStaticShape())
     return 0;
-  Type element = tensor.getElementType();
+  Type element = lower::storageElementType(tensor);
   uint64_t bits = element.isInteger(1) ? 8 : element.getIntOrFloatBitWidth();
-  if (precision == StoragePrecision::ForceFp16 && isa<FloatType>(element))
-    bits = 16;
-  return static_cast<uint64_t>(tensor.getNumElements()) * bits / 8;
+  return static_cast<uint64_t>(type.getNumElements()) * bits / 8;
 }
 
-/// The element type of `type` as stored in GM, spelled for in-place checks.
-std::string storageTypeName(Type type, StoragePrecision precision) {
-  Type element = cast<RankedTensorType>(type).getElementType();
-  if (precision == StoragePrecision::ForceFp16 && isa<FloatType>(element))
-    return "f16";
+/// The element type of a graph tensor as stored in GM, spelled for
+/// in-place checks.
+std::string storageTypeName(Value tensor) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << element;
+  os << lower::storageElementType(tensor);
   return text;
 }
 
@@ -110,36 +109,43 @@ double opFlops(Operation *op) {
       });
 }
 
-void estimate(TaskInfo &task, func::FuncOp kernel, const soc::SocSpec &soc,
-              StoragePrecision precision) {
+void estimate(TaskInfo &task, func::FuncOp kernel, func::CallOp call, const soc::SocSpec &soc) {
   bool cube = task.kind == "cube";
   kernel.walk([&](Operation *op) {
     if (op->getDialect() && op->getDialect()->getNamespace() == "vg")
       task.flops += opFlops(op);
   });
   for (BlockArgument argument : kernel.getArguments()) {
+    Value tensor = call.getOperand(argument.getArgNumber());
     // A table read only through gather moves the gathered rows, not itself.
     bool onlyGathered = !argument.use_empty() && llvm::all_of(argument.getUses(), [](OpOperand &use) {
       auto gather = dyn_cast<vg::GatherOp>(use.getOwner());
       return gather && use.getOperandNumber() == 0;
     });
     if (!onlyGathered) {
-      task.gmBytes += storageBytes(argument.getType(), precision);
+      task.gmBytes += storageBytes(tensor);
       continue;
     }
+    uint64_t tableBytes = storageBytes(tensor);
+    double tableElements = std::max(1.0, elements(tensor));
     for (Operation *user : argument.getUsers())
-      task.gmBytes += storageBytes(user->getResult(0).getType(), precision);
+      task.gmBytes += static_cast<uint64_t>(tableBytes / tableElements * elements(user->getResult(0)));
   }
-  for (Type type : kernel.getResultTypes())
-    task.gmBytes += storageBytes(type, precision);
+  for (Value result : call.getResults())
+    task.gmBytes += storageBytes(result);
   // Peaks per cycle for the whole chip: the Cube does one fractal a cycle;
-  // the Vector unit one 256-byte repeat (128 fp16 lanes) a cycle.
+  // the Vector unit one 256-byte repeat a cycle (128 fp16 lanes, or 64 fp32
+  // lanes for a kernel that keeps fp32: an fp32 matmul on the Vector unit
+  // does one multiply-add, 2 flops, per lane).
   double cores = soc.ai_core_count;
   double cubeFlopsPerCycle = 2.0 * soc.cubeMacsPerCyclePerCore(soc::CubeInput::F16) * cores;
-  double lanes = double(soc.vector_bytes_per_repeat) /
-                 (precision == StoragePrecision::ForceFp16 ? 2.0 : 4.0);
+  bool keepsFp32 = lower::keepsOriginDtype(call);
+  double lanes = double(soc.vector_bytes_per_repeat) / (keepsFp32 ? 4.0 : 2.0);
   double vectorFlopsPerCycle = lanes * cores;
-  double compute = task.flops / (cube ? cubeFlopsPerCycle : vectorFlopsPerCycle);
+  bool onVector = cube && lower::matmulRunsOnVector(kernel, call);
+  double compute = task.flops / (onVector  ? 2.0 * vectorFlopsPerCycle
+                                 : cube    ? cubeFlopsPerCycle
+                                           : vectorFlopsPerCycle);
   double gmBytesPerCycle = soc.gm_bytes_per_second / soc.clock_hz;
   double traffic = double(task.gmBytes) / gmBytesPerCycle;
   task.estimatedCycles = static_cast<uint64_t>(std::ceil(std::max(compute, traffic)));
@@ -148,7 +154,7 @@ void estimate(TaskInfo &task, func::FuncOp kernel, const soc::SocSpec &soc,
 } // namespace
 
 bool buildTaskGraph(ModuleOp module, func::FuncOp graph, const soc::SocSpec &soc,
-                    StoragePrecision precision, TaskGraph &result, std::string &error) {
+                    TaskGraph &result, std::string &error) {
   SymbolTable symbols(module);
   // A buffer per kernel result; views (KernelRules' isViewOp, left in the
   // graph) alias their source, so a use of a view is a use of the buffer.
@@ -165,7 +171,7 @@ bool buildTaskGraph(ModuleOp module, func::FuncOp graph, const soc::SocSpec &soc
       tensor.arenaBuffer = found->second;
     auto type = cast<RankedTensorType>(value.getType());
     tensor.shape.assign(type.getShape().begin(), type.getShape().end());
-    tensor.storageType = storageTypeName(type, precision);
+    tensor.storageType = storageTypeName(value);
     return tensor;
   };
 
@@ -192,7 +198,7 @@ bool buildTaskGraph(ModuleOp module, func::FuncOp graph, const soc::SocSpec &soc
       if (auto sources = kernel->getAttrOfType<ArrayAttr>("vinci.source_nodes"))
         for (Attribute source : sources)
           task.sourceNodes.push_back(cast<StringAttr>(source).getValue().str());
-      estimate(task, kernel, soc, precision);
+      estimate(task, kernel, call, soc);
       result.tasks.push_back(std::move(task));
       noteUses(op, taskIndex);
       KernelLaunch launch;
@@ -205,7 +211,7 @@ bool buildTaskGraph(ModuleOp module, func::FuncOp graph, const soc::SocSpec &soc
         buffer.id = result.buffers.size();
         buffer.name = result.tasks.back().kernel + ":" +
                       std::to_string(cast<OpResult>(value).getResultNumber());
-        buffer.size = storageBytes(value.getType(), precision);
+        buffer.size = storageBytes(value);
         buffer.firstTask = buffer.lastTask = taskIndex;
         bufferOf[value] = buffer.id;
         result.buffers.push_back(std::move(buffer));
@@ -214,7 +220,7 @@ bool buildTaskGraph(ModuleOp module, func::FuncOp graph, const soc::SocSpec &soc
       launches.push_back(std::move(launch));
       ++taskIndex;
     } else if (auto constant = dyn_cast<vg::ConstantOp>(op)) {
-      result.weightsBytes += storageBytes(constant.getType(), precision);
+      result.weightsBytes += storageBytes(constant.getResult());
     } else if (isa<func::ReturnOp>(op)) {
       continue;
     } else if (isViewOp(&op)) {

@@ -23,12 +23,6 @@
 
 namespace vinci::backend {
 
-/// How tensors are stored on the device; decides bytes moved and stored.
-enum class StoragePrecision {
-  ForceFp16,       // floating-point tensors stored as fp16 (ATC's default on 310P)
-  KeepOriginType,  // every tensor keeps its type
-};
-
 struct TaskInfo {
   std::string kernel;                    // the outlined kernel function
   std::string kind;                      // "cube" or "vector"
@@ -42,15 +36,18 @@ struct TaskGraph {
   std::vector<TaskInfo> tasks;
   std::vector<PlanBuffer> buffers;  // activations between kernels
   MemoryPlan plan;
-  uint64_t weightsBytes = 0;        // weights in storage precision
+  uint64_t weightsBytes = 0;        // weights in their storage types
 };
 
 /// Reads the partitioned graph function `graph` (calls to kernel functions
-/// of `module`), estimates each task and plans the arena. Graph inputs and
+/// of `module`), estimates each task and plans the arena. Every tensor is
+/// counted in its storage type, the one the lowering gives it
+/// (lower::storageElementType: the module's precision mode and
+/// --keep_dtype decide it). Graph inputs and
 /// outputs are the caller's buffers and are not in the arena. Returns false
 /// with a one-line message if the graph is not partitioned or planning fails.
 bool buildTaskGraph(mlir::ModuleOp module, mlir::func::FuncOp graph, const soc::SocSpec &soc,
-                    StoragePrecision precision, TaskGraph &result, std::string &error);
+                    TaskGraph &result, std::string &error);
 
 } // namespace vinci::backend
 

@@ -1,6 +1,7 @@
 //===- Driver.cpp - the library behind vinci-compile ----------------------===//
 #include "driver/Driver.h"
 #include "driver/FusionSwitch.h"
+#include "driver/KeepDtype.h"
 
 #include "onnx/OnnxImporter.h"
 #include "passes/Passes.h"
@@ -173,6 +174,7 @@ void buildGraphPipeline(mlir::PassManager &pm, const FusionSwitches &switches) {
     pm.addPass(graph::createFoldBatchNorm());
   pm.addPass(graph::createExpandBatchNorm());
   pm.addPass(graph::createUnfoldWindows());
+  pm.addPass(graph::createDecomposeResize());
   pm.addPass(mlir::createCanonicalizerPass());
 }
 
@@ -197,7 +199,8 @@ mlir::LogicalResult buildKernelPipeline(mlir::PassManager &pm, const soc::SocSpe
 /// The compile report. `om` holds the written .om's figures (its GM arena
 /// plan, the one the runtime uses); without an .om the plan is the task
 /// list's.
-std::string renderReport(const CompileOptions &options, const soc::SocSpec &soc,
+std::string renderReport(const CompileOptions &options, const std::string &precisionMode,
+                         const soc::SocSpec &soc,
                          const backend::TaskGraph &tasks, const CompileTimer &timer,
                          const backend::OmSummary *om) {
   std::string text;
@@ -206,7 +209,7 @@ std::string renderReport(const CompileOptions &options, const soc::SocSpec &soc,
   json.object([&] {
     json.attribute("model", options.model);
     json.attribute("soc_version", soc.name);
-    json.attribute("precision_mode", "force_fp16");
+    json.attribute("precision_mode", precisionMode);
     json.attribute("note", "estimated_cycles is a per-kernel roofline estimate from the SoC table "
                            "(a 310P modelled from published numbers), not a measurement; "
                            "vinci-run reports the simulated cycles");
@@ -288,6 +291,8 @@ int compileWithPythonFrontEnd(const CompileOptions &options, llvm::raw_ostream &
   pass("--dump_dir", options.dumpDir);
   pass("--report", options.report);
   pass("--fusion_switch_file", options.fusionSwitchFile);
+  pass("--precision_mode", options.precisionMode);
+  pass("--keep_dtype", options.keepDtype);
   char clip[32];
   std::snprintf(clip, sizeof clip, "%.17g", options.softmaxClip);
   pass("--softmax_clip", clip);
@@ -412,6 +417,19 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
   if (!(options.softmaxClip > 0) || !std::isfinite(options.softmaxClip))
     return fail(err, "--softmax_clip must be a positive number (default 50), got " +
                          std::to_string(options.softmaxClip));
+  std::string precisionMode;
+  {
+    std::string error;
+    precisionMode = resolvePrecisionMode(options.precisionMode, *soc, error);
+    if (precisionMode.empty())
+      return fail(err, error);
+  }
+  std::vector<KeepDtypeEntry> keepDtype;
+  if (!options.keepDtype.empty()) {
+    std::string error;
+    if (!loadKeepDtype(options.keepDtype, keepDtype, error))
+      return fail(err, error);
+  }
 
   mlir::MLIRContext context;
   context.disableMultithreading();
@@ -455,8 +473,16 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
       return fail(err, error);
   }
 
-  // The softmax template reads its protection from the module.
+  if (!keepDtype.empty()) {
+    std::string error;
+    if (!checkKeepDtypeNames(*module, options.keepDtype, keepDtype, error))
+      return fail(err, error);
+  }
+
+  // The softmax template reads its protection from the module; the
+  // lowering templates read the precision mode (passes/lower/LowerCommon).
   mlir::Builder attrs(&context);
+  (*module)->setAttr("vinci.precision_mode", attrs.getStringAttr(precisionMode));
   if (options.softmaxClip != CompileOptions().softmaxClip)
     (*module)->setAttr("vinci.softmax_clip", attrs.getF64FloatAttr(options.softmaxClip));
   if (!switches.isOn("SoftmaxProtection"))
@@ -472,6 +498,16 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
     if (failed(pm->run(*module)))
       return fail(err, options.model + ": the graph passes failed (see the diagnostics above)");
   }
+  // --keep_dtype (and allow_mix_precision) mark the ops kernels are made
+  // from: after the graph passes, which replace ops (a fused op keeps its
+  // nodes' names).
+  if (!keepDtype.empty()) {
+    std::string error;
+    if (!applyKeepDtype(*module, options.keepDtype, keepDtype, error))
+      return fail(err, error);
+  }
+  if (precisionMode == "allow_mix_precision")
+    markMixPrecisionOps(*module);
   std::string text;
   if (!toKernels)
     text = printModule(*module, flags);
@@ -490,8 +526,7 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
   if (!options.report.empty()) {
     std::string error;
     auto graph = module->lookupSymbol<mlir::func::FuncOp>("main");
-    if (!backend::buildTaskGraph(*module, graph, *soc, backend::StoragePrecision::ForceFp16,
-                                 tasks, error))
+    if (!backend::buildTaskGraph(*module, graph, *soc, tasks, error))
       return fail(err, options.model + ": " + error);
   }
 
@@ -521,7 +556,7 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
   }
   if (!options.report.empty()) {
     timer.record("total", secondsSince(start));
-    std::string reportText = renderReport(options, *soc, tasks, timer,
+    std::string reportText = renderReport(options, precisionMode, *soc, tasks, timer,
                                           options.emit == "om" ? &summary : nullptr);
     if (!writeFileAtomically(options.report, reportText, error))
       return fail(err, error);

@@ -31,6 +31,9 @@ struct CompileOptions {
   std::string dumpDir;                // --dump_dir: IR after import and after each pass
   std::string report;                 // --report: the compile report (JSON)
   std::string fusionSwitchFile;       // --fusion_switch_file: ATC's fusion switches (JSON)
+  std::string precisionMode;          // --precision_mode: ATC's names; empty: the SoC's
+                                      // default (force_fp16); docs/precision.md
+  std::string keepDtype;              // --keep_dtype: ops that keep their float type (ATC's file)
   double softmaxClip = 50;            // --softmax_clip: shifted logits clipped to [-clip, 0]
   bool checkSupport = false;          // --check_support
   bool printWeights = false;          // --print_weights: keep blobs in printed IR

@@ -37,6 +37,8 @@ CompileOptions toOptions(const py::dict &given) {
       {"dump_dir", &CompileOptions::dumpDir, nullptr},
       {"report", &CompileOptions::report, nullptr},
       {"fusion_switch_file", &CompileOptions::fusionSwitchFile, nullptr},
+      {"precision_mode", &CompileOptions::precisionMode, nullptr},
+      {"keep_dtype", &CompileOptions::keepDtype, nullptr},
       {"softmax_clip", nullptr, nullptr, &CompileOptions::softmaxClip},
       {"check_support", nullptr, &CompileOptions::checkSupport},
       {"print_weights", nullptr, &CompileOptions::printWeights},

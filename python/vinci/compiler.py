@@ -10,16 +10,16 @@ import sys
 
 from .errors import CompileError, UnsupportedOperatorError
 
-# ATC's --precision_mode names. The backend stores fp16 on the 310P, so one is
-# available today (docs/python.md says so).
-PRECISION_MODES = ("force_fp16", "allow_mix_precision", "must_keep_origin_dtype",
-                   "allow_fp32_to_fp16")
-AVAILABLE_PRECISION_MODES = ("force_fp16",)
+# ATC's --precision_mode names that vinci-compile implements (docs/precision.md);
+# the driver checks the mode, so ATC's others (the bf16 ones, allow_fp32_to_fp16)
+# fail with its one-line message, which names the SoC that has bf16.
+PRECISION_MODES = ("force_fp16", "allow_mix_precision", "must_keep_origin_dtype")
 
 # vinci-compile's options that vinci.compile passes through (besides output,
 # soc_version and precision_mode, which are named arguments).
 _DRIVER_OPTIONS = ("framework", "input_shape", "const_input", "emit", "dump_dir", "report",
-                   "fusion_switch_file", "softmax_clip", "check_support", "print_weights")
+                   "fusion_switch_file", "keep_dtype", "softmax_clip", "check_support",
+                   "print_weights")
 _TORCH_OPTIONS = ("input_names", "output_names")
 _TOOL_PREFIX = "vinci-compile: error: "
 
@@ -37,8 +37,8 @@ def _const_input_text(bindings):
     return ";".join(f"{name}:{os.fspath(path)}" for name, path in bindings.items())
 
 
-def _driver_options(options, output, soc_version):
-    converted = {"soc_version": soc_version}
+def _driver_options(options, output, soc_version, precision_mode):
+    converted = {"soc_version": soc_version, "precision_mode": precision_mode}
     if output is not None:
         converted["output"] = os.fspath(output)
     for key, value in options.items():
@@ -48,7 +48,7 @@ def _driver_options(options, output, soc_version):
             value = _shape_text(value)
         elif key == "const_input":
             value = _const_input_text(value)
-        elif key in ("dump_dir", "report", "fusion_switch_file"):
+        elif key in ("dump_dir", "report", "fusion_switch_file", "keep_dtype"):
             value = os.fspath(value)
         elif key == "softmax_clip":
             value = float(value)
@@ -84,9 +84,14 @@ def compile(module_or_onnx_path, example_inputs=None, output="m.om", soc_version
     output: the file to write; an .om unless emit says otherwise
     (emit="vg" | "vg-opt" | "dv" | "om"). None returns the IR as text.
 
+    precision_mode: ATC's --precision_mode: "force_fp16" (float tensors stored
+    as fp16), "allow_mix_precision" (softmax, norms and sum-like reductions
+    keep fp32) or "must_keep_origin_dtype" (fp32 stays fp32; docs/precision.md).
+
     options: vinci-compile's, by their command-line names: input_shape (a
     string "x:1,3,224,224;y:1,128" or a dict {"x": (1, 3, 224, 224)}),
-    const_input, emit, dump_dir, report, fusion_switch_file, softmax_clip,
+    const_input, emit, dump_dir, report, fusion_switch_file, keep_dtype (a
+    file naming ops that keep their float type), softmax_clip,
     check_support, print_weights; for
     nn.Modules also input_names and output_names (default: forward()'s
     parameter names, and output / output_<i>).
@@ -102,12 +107,9 @@ def compile(module_or_onnx_path, example_inputs=None, output="m.om", soc_version
     if unknown:
         raise TypeError(f"vinci.compile() got unknown option(s) {', '.join(unknown)} (known: "
                         f"{', '.join(_DRIVER_OPTIONS + _TORCH_OPTIONS)})")
-    if precision_mode not in PRECISION_MODES:
-        raise CompileError([f"unknown precision_mode '{precision_mode}' (ATC's modes: "
-                            f"{', '.join(PRECISION_MODES)})"])
-    if precision_mode not in AVAILABLE_PRECISION_MODES:
-        raise CompileError([f"precision_mode '{precision_mode}' is not available yet: the 310P "
-                            f"backend stores fp16 (use precision_mode='force_fp16')"])
+    if not isinstance(precision_mode, str):
+        raise TypeError(f"precision_mode must be a string (one of {', '.join(PRECISION_MODES)}), "
+                        f"not {type(precision_mode).__name__}")
 
     torch_options = {k: options.pop(k) for k in _TORCH_OPTIONS if k in options}
     target = module_or_onnx_path
@@ -119,7 +121,7 @@ def compile(module_or_onnx_path, example_inputs=None, output="m.om", soc_version
     if is_torch:
         from . import torch_import
         return torch_import.compile_module(
-            target, example_inputs, _driver_options(options, output, soc_version),
+            target, example_inputs, _driver_options(options, output, soc_version, precision_mode),
             verbose=verbose, **torch_options)
     if torch_options:
         raise TypeError(f"{', '.join(torch_options)} apply to torch modules only")
@@ -129,7 +131,7 @@ def compile(module_or_onnx_path, example_inputs=None, output="m.om", soc_version
     if not isinstance(target, (str, os.PathLike)):
         raise TypeError(f"vinci.compile() takes an .onnx path, 'model.py:factory' with "
                         f"framework='pytorch', or a torch.nn.Module, not {type(target).__name__}")
-    driver = _driver_options(options, output, soc_version)
+    driver = _driver_options(options, output, soc_version, precision_mode)
     driver["model"] = os.fspath(target)
     return run_driver(driver, verbose)
 

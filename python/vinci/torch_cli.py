@@ -21,7 +21,7 @@ def main(argv=None):
     parser.add_argument("--model", required=True, help="model.py:factory")
     parser.add_argument("--input_shape")
     for option in ("--output", "--soc_version", "--const_input", "--emit", "--dump_dir",
-                   "--report", "--fusion_switch_file"):
+                   "--report", "--fusion_switch_file", "--precision_mode", "--keep_dtype"):
         parser.add_argument(option)
     parser.add_argument("--softmax_clip", type=float)
     parser.add_argument("--check_support", action="store_true")
@@ -35,10 +35,11 @@ def main(argv=None):
                                       '"name:d0,d1,...;..." for every input of the '
                                       "module's forward()"])
         options = {k: v for k, v in vars(args).items() if v not in (None, False) and k not in
-                   ("model", "output", "soc_version")}
+                   ("model", "output", "soc_version", "precision_mode")}
         module = torch_import.load_factory(args.model)
         result = vinci.compile(module, None, output=args.output,
-                               soc_version=args.soc_version or "Ascend310P3", verbose=True,
+                               soc_version=args.soc_version or "Ascend310P3",
+                               precision_mode=args.precision_mode or "force_fp16", verbose=True,
                                **options)
         if args.output is None or args.check_support:
             sys.stdout.write(result)

@@ -70,6 +70,21 @@ class RuntimeTest(unittest.TestCase):
             self.assertGreater(cosine(probs, expected), 0.999)
             self.assertEqual(int(probs.argmax()), int(expected.argmax()))
 
+    def test_precision_modes(self):
+        # must_keep_origin_dtype: fp32 end to end (the Vector matmul), so the
+        # result is much closer to torch's fp32 than force_fp16's; the .om
+        # records the mode.
+        x = np.random.default_rng(2).random((1, 1, 16, 16), dtype=np.float32)
+        expected = self.reference(x)
+        kept = vinci.load(vinci.compile(MLP_ONNX, output=os.path.join(self.work, "keep.om"),
+                                        precision_mode="must_keep_origin_dtype"))
+        self.assertEqual(kept.info["precision"], "must_keep_origin_dtype")
+        self.assertEqual(self.model.info["precision"], "force_fp16")
+        (fp32,) = kept.run(x)
+        (fp16,) = self.model.run(x)
+        self.assertLess(np.abs(fp32 - expected).max(), 1e-5)
+        self.assertLess(np.abs(fp32 - expected).max(), np.abs(fp16 - expected).max())
+
     def test_profile(self):
         self.model.run(np.ones((1, 1, 16, 16), np.float32))
         profile = self.model.profile()
@@ -121,8 +136,10 @@ class RuntimeTest(unittest.TestCase):
             vinci.compile(MLP_ONNX, output=os.path.join(self.work, "x.om"), soc_version="Ascend999")
         with self.assertRaisesRegex(vinci.CompileError, r"unknown --emit 'llvm'"):
             vinci.compile(MLP_ONNX, output=os.path.join(self.work, "x.om"), emit="llvm")
-        with self.assertRaisesRegex(vinci.CompileError, r"precision_mode 'allow_mix_precision' is not available yet"):
-            vinci.compile(MLP_ONNX, precision_mode="allow_mix_precision")
+        with self.assertRaisesRegex(vinci.CompileError, r"^--precision_mode allow_fp32_to_bf16 stores bf16, which Ascend310P3 does not have"):
+            vinci.compile(MLP_ONNX, precision_mode="allow_fp32_to_bf16")
+        with self.assertRaisesRegex(vinci.CompileError, r"unknown --precision_mode 'fp8'"):
+            vinci.compile(MLP_ONNX, precision_mode="fp8")
         with self.assertRaisesRegex(TypeError, r"unknown option\(s\) bogus"):
             vinci.compile(MLP_ONNX, bogus=1)
         self.assertFalse(os.path.exists(os.path.join(self.work, "x.om")))

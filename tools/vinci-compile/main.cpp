@@ -30,6 +30,14 @@ int main(int argc, char **argv) {
                  "switch fusions off by name, in ATC's shape: {\"Switch\": {\"GraphFusion\": "
                  "{\"ALL\": \"off\", \"QkvFusion\": \"on\"}, \"UBFusion\": {\"ALL\": "
                  "\"off\"}}} (docs/fusion.md lists the names)");
+  app.add_option("--precision_mode", options.precisionMode,
+                 "ATC's precision modes: force_fp16 (default: float tensors stored as fp16), "
+                 "allow_mix_precision (softmax, norms and reductions keep fp32), "
+                 "must_keep_origin_dtype (fp32 stays fp32; fp32 matmuls run on the Vector "
+                 "unit); docs/precision.md");
+  app.add_option("--keep_dtype", options.keepDtype,
+                 "a file naming ops that keep their float type, one a line: a node name "
+                 "(or OpName:name) or OpType::TypeName (a vg op type)");
   app.add_option("--softmax_clip", options.softmaxClip,
                  "softmax clips the max-shifted logits to [-clip, 0] before exp")
       ->capture_default_str();
