@@ -48,7 +48,8 @@ struct MaterializeOutputs : impl::MaterializeOutputsBase<MaterializeOutputs> {
       for (OpOperand &operand : ret->getOpOperands()) {
         Value value = operand.get();
         auto type = dyn_cast<RankedTensorType>(value.getType());
-        if (!type || !type.hasStaticShape() || !needsCopy(value))
+        // An empty output has no bytes for a copy to write.
+        if (!type || !type.hasStaticShape() || type.getNumElements() == 0 || !needsCopy(value))
           continue;
         SmallVector<int64_t> axes, starts, ends, steps;
         for (int64_t d = 0; d < type.getRank(); ++d) {

@@ -22,6 +22,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Path.h"
 
@@ -545,6 +546,8 @@ public:
 
 private:
   std::string notConstantMessage(int i, StringRef what) const;
+  /// Names of the graph inputs `value` is computed from, sorted.
+  SmallVector<std::string> graphInputsBehind(Value value) const;
 
   GraphImporter &graph;
 };
@@ -593,7 +596,42 @@ std::string NodeImporter::notConstantMessage(int i, StringRef what) const {
   if (isa<BlockArgument>(in(i)))
     return message + "is a graph input: bind its value with --const_input \"" + node.input(i) +
            ":FILE.pb\"";
+  // A value computed from graph inputs becomes constant once they are bound.
+  SmallVector<std::string> sources = graphInputsBehind(in(i));
+  if (sources.size() == 1)
+    return message + "is computed from '" + sources.front() + "', and '" + sources.front() +
+           "' is a graph input: bind its value with --const_input \"" + sources.front() +
+           ":FILE.pb\"";
+  if (!sources.empty()) {
+    std::string names, binds;
+    for (const std::string &source : sources) {
+      names += (names.empty() ? "'" : ", '") + source + "'";
+      binds += (binds.empty() ? "" : ";") + source + ":FILE.pb";
+    }
+    return message + "is computed from graph inputs " + names +
+           ": bind their values with --const_input \"" + binds + "\"";
+  }
   return message + "is computed at run time, which Vinci's static shapes do not allow";
+}
+
+SmallVector<std::string> NodeImporter::graphInputsBehind(Value value) const {
+  SmallVector<std::string> names;
+  SmallVector<Value> work{value};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value next = work.pop_back_val();
+    if (!seen.insert(next).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(next)) {
+      auto func = cast<func::FuncOp>(arg.getOwner()->getParentOp());
+      if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "vg.name"))
+        names.push_back(name.str());
+      continue;
+    }
+    llvm::append_range(work, next.getDefiningOp()->getOperands());
+  }
+  llvm::sort(names);
+  return names;
 }
 
 Value NodeImporter::in(int i) const { return graph.values.lookup(node.input(i)); }
@@ -696,7 +734,17 @@ FailureOr<SmallVector<Value>> NodeImporter::make(StringRef opName, ValueRange op
     op->erase();
     return results;
   }
-  return SmallVector<Value>(op->getResults());
+  // A result without elements is a constant whatever the operands hold; as
+  // one it never reaches a kernel (an op left without users is dropped).
+  for (Value result : op->getResults()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    if (type.hasStaticShape() && type.getNumElements() == 0)
+      results.push_back(vg::ConstantOp::create(
+          builder, loc, cast<ElementsAttr>(DenseElementsAttr::get(type, ArrayRef<Attribute>{}))));
+    else
+      results.push_back(result);
+  }
+  return results;
 }
 
 Value NodeImporter::scalar(Type element, double value) {
@@ -1064,6 +1112,12 @@ LogicalResult convertReduce(NodeImporter &n) {
   FailureOr<SmallVector<NamedAttribute>> attrs = reduceAttrs(n);
   if (failed(attrs))
     return failure();
+  // noop_with_empty_axes and no axes: the input unchanged.
+  bool noAxes = llvm::none_of(*attrs, [](NamedAttribute attr) {
+    return attr.getName() == "axes" && !cast<DenseI64ArrayAttr>(attr.getValue()).empty();
+  });
+  if (noAxes && n.attrInt("noop_with_empty_axes", 0) != 0)
+    return n.define(ArrayRef<Value>{n.in(0)});
   return n.define(n.make1(names.lookup(n.node.op_type()), {n.in(0)}, *attrs));
 }
 
@@ -1637,6 +1691,36 @@ LogicalResult convertLrn(NodeImporter &n) {
   return n.define(apply(n, "vg.div", {x, reshaped}));
 }
 
+// Windows of `size` points, N = size (periodic) or size - 1 (symmetric):
+// hann(k) -> 1/2 - 1/2 cos(2 pi k / N), hamming(k) -> 25/46 - 21/46 cos(2 pi k / N),
+// blackman(k) -> 0.42 - 0.5 cos(2 pi k / N) + 0.08 cos(4 pi k / N); a constant
+// once size is.
+LogicalResult convertWindow(NodeImporter &n) {
+  FailureOr<SmallVector<int64_t>> size = n.constInts(0, "size");
+  if (failed(size))
+    return failure();
+  if (size->size() != 1 || size->front() < 0)
+    return n.fail("size must be a non-negative scalar");
+  int64_t outputType = n.attrInt("output_datatype", onnx::TensorProto::FLOAT);
+  Type element = elementTypeOf(*n.builder.getContext(), outputType);
+  if (!element)
+    return n.fail("output_datatype " + dtypeName(outputType) + " is not supported");
+  StringRef type = n.node.op_type();
+  double a0 = type == "HannWindow" ? 0.5 : type == "HammingWindow" ? 25.0 / 46.0 : 0.42;
+  double a1 = type == "BlackmanWindow" ? 0.5 : 1.0 - a0;
+  double a2 = type == "BlackmanWindow" ? 0.08 : 0.0;
+  int64_t count = size->front();
+  // A symmetric window of one point has N = 0: its one angle is taken as 0.
+  double period = n.attrInt("periodic", 1) != 0 ? double(count) : double(count - 1);
+  SmallVector<double> window;
+  for (int64_t k = 0; k < count; ++k) {
+    double angle = period > 0 ? 2.0 * M_PI * double(k) / period : 0.0;
+    window.push_back(a0 - a1 * std::cos(angle) + a2 * std::cos(2.0 * angle));
+  }
+  return n.define(
+      ArrayRef<Value>{constantOf(n, RankedTensorType::get({count}, element), window)});
+}
+
 LogicalResult convertConstantOfShape(NodeImporter &n);
 LogicalResult convertRange(NodeImporter &n);
 LogicalResult convertConstant(NodeImporter &n);
@@ -1700,6 +1784,8 @@ const llvm::StringMap<Converter> &converters() {
     map["DepthToSpace"] = convertDepthSpace;
     map["SpaceToDepth"] = convertDepthSpace;
     map["LRN"] = convertLrn;
+    for (StringRef op : {"HannWindow", "HammingWindow", "BlackmanWindow"})
+      map[op] = convertWindow;
     return map;
   }();
   return table;

@@ -37,3 +37,15 @@ func.func @computed(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<6xf32>) {
   %1 = vg.reshape %0 {shape = array<i64: 6>} : (tensor<2x3xf32>) -> tensor<6xf32>
   return %0, %1 : tensor<2x3xf32>, tensor<6xf32>
 }
+
+// -----
+
+// An empty output, constant or a view of the input, has no bytes to copy.
+// CHECK-LABEL: func.func @empty
+// CHECK-NOT: vg.slice
+// CHECK: return
+func.func @empty(%x: tensor<0x3xf32>) -> (tensor<3x0xf32>, tensor<0xi64>) {
+  %0 = vg.reshape %x {allowzero = 1 : i64, shape = array<i64: 3, 0>} : (tensor<0x3xf32>) -> tensor<3x0xf32>
+  %c = vg.constant dense<> : tensor<0xi64>
+  return %0, %c : tensor<3x0xf32>, tensor<0xi64>
+}
