@@ -143,6 +143,21 @@ bool cubeEpilogueTakesSoftmax(Operation *consumer) {
   return axis == rank - 1 && columns % 16 == 0 && columns <= kCubeMaxNTile;
 }
 
+bool cubeKernelTakesAttentionValue(Operation *consumer, Value probabilities) {
+  auto pv = dyn_cast<vg::MatMulOp>(consumer);
+  auto softmax = probabilities.getDefiningOp<vg::SoftmaxOp>();
+  if (!pv || !softmax || pv.getA() != probabilities || pv.getB() == probabilities ||
+      pv.getTransposeA() || pv.getTransposeB() || !cubeEpilogueTakesSoftmax(softmax))
+    return false;
+  auto p = cast<RankedTensorType>(probabilities.getType());
+  auto v = dyn_cast<RankedTensorType>(pv.getB().getType());
+  if (!v || !v.hasStaticShape() || v.getRank() != p.getRank() ||
+      v.getShape().drop_back(2) != p.getShape().drop_back(2))
+    return false;
+  int64_t rows = v.getShape()[v.getRank() - 2], headDim = v.getShape().back();
+  return rows == p.getShape().back() && headDim % 16 == 0 && headDim <= kCubeMaxNTile;
+}
+
 bool cubeStoreTakesTranspose(Operation *consumer, Operation *cubeAnchor) {
   auto transpose = dyn_cast<vg::TransposeOp>(consumer);
   auto matmul = dyn_cast_or_null<vg::MatMulOp>(cubeAnchor);

@@ -62,6 +62,15 @@ bool cubeEpilogueTakes(mlir::Operation *consumer, mlir::Value fromKernel);
 /// store (attention's scores [.., S, S] for S <= 128 never reach GM).
 bool cubeEpilogueTakesSoftmax(mlir::Operation *consumer);
 
+/// Whether the vg.matmul `consumer` can join the Cube kernel whose softmax
+/// epilogue produced `probabilities`, as attention's softmax(QK^T) x V with
+/// the probabilities kept on chip: it multiplies them ([.., S, S], not
+/// transposed, the softmax one cubeEpilogueTakesSoftmax accepts) by a V
+/// [.., S, D] with the same batch dims (not transposed), D a multiple of 16
+/// and at most kCubeMaxNTile. Each probability tile then goes UB -> L1 as
+/// the second matmul's A operand, in one K step (S <= kCubeMaxNTile).
+bool cubeKernelTakesAttentionValue(mlir::Operation *consumer, mlir::Value probabilities);
+
 /// Whether the transpose `consumer` of a Cube kernel's result can be the
 /// kernel's store addressing rather than a kernel of its own: it swaps the
 /// two dims before the innermost ([.., H, S, D] -> [.., S, H, D], attention's

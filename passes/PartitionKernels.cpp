@@ -1,6 +1,7 @@
 //===- PartitionKernels.cpp - group vg ops into kernels and outline them --===//
 #include "passes/KernelRules.h"
 #include "passes/Passes.h"
+#include "passes/lower/LowerCommon.h"
 
 #include "vg/VgOps.h"
 
@@ -43,6 +44,18 @@ StringRef sourceName(Operation *op) {
   if (auto name = dyn_cast<NameLoc>(op->getLoc()))
     return name.getName().getValue();
   return {};
+}
+
+/// Whether the Cube-kind kernel anchored at `anchor` multiplies in f32 on
+/// the Vector unit (must_keep_origin_dtype or --keep_dtype, f32 operands:
+/// the 310P Cube takes no fp32). That template has no softmax epilogue and
+/// no attention form, so those fusions are the Cube template's alone.
+bool matmulKeepsF32(Operation *anchor) {
+  auto isF32 = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getElementType().isF32();
+  };
+  return lower::keepsOriginDtype(anchor) &&
+         (llvm::any_of(anchor->getOperands(), isF32) || llvm::any_of(anchor->getResults(), isF32));
 }
 
 /// Which kernel-level fusions are on (the pass options).
@@ -107,17 +120,24 @@ private:
       // Data movement and reductions end a kernel: a transpose taken as a
       // Cube kernel's store addressing, or a softmax as its epilogue, is its
       // last step.
+      // The one exception: attention's PV matmul joins the QK^T kernel
+      // whose softmax epilogue produced its probabilities.
       OpRole producerRole = classifyOp(producer);
-      if (kernel->ops.back() != producer || !operand.hasOneUse() || switchedOff ||
-          producerRole == OpRole::DataMovement || producerRole == OpRole::Reduction)
-        continue;
       bool cube = kernel->anchorRole == OpRole::Cube;
-      bool epilogue = (mayJoinKernel(kernel->anchorRole, role) &&
-                       (!cube || cubeEpilogueTakes(op, operand))) ||
-                      (cube && cubeEpilogueTakesSoftmax(op));
-      bool store = kernel->anchorRole == OpRole::Cube &&
-                   cubeStoreTakesTranspose(op, kernel->ops.front());
-      if (epilogue || store)
+      bool cubeUnit = cube && !matmulKeepsF32(kernel->ops.front());
+      bool attentionValue = cubeUnit && cubeKernelTakesAttentionValue(op, operand);
+      if (kernel->ops.back() != producer || !operand.hasOneUse() || switchedOff ||
+          producerRole == OpRole::DataMovement ||
+          (producerRole == OpRole::Reduction && !attentionValue))
+        continue;
+      // After the PV matmul only its head-merge store joins.
+      bool secondMatmul = cube && producer != kernel->ops.front() && producerRole == OpRole::Cube;
+      bool epilogue = !secondMatmul &&
+                      ((mayJoinKernel(kernel->anchorRole, role) &&
+                        (!cube || cubeEpilogueTakes(op, operand))) ||
+                       (cubeUnit && cubeEpilogueTakesSoftmax(op)));
+      bool store = cube && cubeStoreTakesTranspose(op, kernel->ops.front());
+      if (epilogue || store || attentionValue)
         return kernel;
     }
     return nullptr;

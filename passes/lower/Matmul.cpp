@@ -11,8 +11,13 @@
 //    broadcast over the rows, a one-element tensor, or a tensor of the
 //    output's shape, on either side; and, last, a softmax over the rows
 //    when a row fits one N tile (KernelRules' cubeEpilogueTakesSoftmax:
-//    attention's QK^T kernel then stores probabilities, not scores). Tensor
-//    constants the partition cloned
+//    attention's QK^T kernel then stores probabilities, not scores); and
+//    after that softmax, attention's PV matmul (KernelRules'
+//    cubeKernelTakesAttentionValue): each probability tile goes UB -> L1 as
+//    the A operand of a second mmad with V's [S, D] panel of the same batch,
+//    so the kernel stores softmax(QK^T) x V and the probabilities never
+//    reach GM either (a flash-style attention kernel for S <= 128; only the
+//    head-merge store may follow it). Tensor constants the partition cloned
 //    into the kernel (small biases) become kernel arguments, handed over by
 //    the graph like weights. Anything else is rejected with a reason.
 //
@@ -111,6 +116,12 @@ struct MatmulInfo {
   /// vinci.softmax_clip, as the rows template reads them).
   bool softmaxProtect = true;
   double softmaxClip = 50.0;
+  /// The kernel goes on with attention's PV matmul after the softmax: V is
+  /// argument `vArg`, [batch.., N, headDim]; the kernel's output is
+  /// [batch.., M, headDim] (head-merged when storeHeadMerged).
+  bool attention = false;
+  unsigned vArg = 0;
+  int64_t headDim = 0;
 };
 
 
@@ -219,6 +230,20 @@ std::string analyzeMatmul(func::FuncOp func, vg::MatMulOp mm, MatmulInfo &info) 
       return (opName(&op) + " after the head-merge store has no Cube lowering yet").str();
     if (current.getDefiningOp<vg::ReshapeOp>() || info.storeHeadSplitDim)
       return (opName(&op) + " after the head-split store has no Cube lowering yet").str();
+    // softmax(QK^T) x V: the probabilities stay on chip.
+    if (auto pv = dyn_cast<vg::MatMulOp>(op)) {
+      if (!info.rowSoftmax || info.attention || !cubeKernelTakesAttentionValue(pv, current))
+        return "a second vg.matmul in a Cube kernel other than attention's softmax(QK^T) x V has "
+               "no Cube lowering yet";
+      int vArg = argIndex(body, pv.getB());
+      if (vArg < 0)
+        return "attention's V operand must be a kernel argument for the Cube template";
+      info.attention = true;
+      info.vArg = vArg;
+      info.headDim = cast<RankedTensorType>(pv.getB().getType()).getShape().back();
+      current = pv.getResult();
+      continue;
+    }
     if (info.rowSoftmax)
       return (opName(&op) + " after the softmax epilogue has no Cube lowering yet").str();
     if (isa<vg::SoftmaxOp>(op)) {
@@ -318,14 +343,15 @@ std::string analyzeMatmul(func::FuncOp func, vg::MatMulOp mm, MatmulInfo &info) 
   return {};
 }
 
+/// The kernel's first vg.matmul (the second, if any, is attention's PV
+/// matmul, which analyzeMatmul takes as part of the epilogue).
 vg::MatMulOp findMatmul(func::FuncOp func) {
   vg::MatMulOp found;
-  int count = 0;
   func.walk([&](vg::MatMulOp mm) {
-    found = mm;
-    ++count;
+    if (!found)
+      found = mm;
   });
-  return count == 1 ? found : vg::MatMulOp();
+  return found;
 }
 
 std::optional<std::string> matmulTemplateMismatch(func::FuncOp func) {
@@ -336,8 +362,8 @@ std::optional<std::string> matmulTemplateMismatch(func::FuncOp func) {
   func.walk([&](vg::MatMulOp) { ++count; });
   if (count == 0)
     return std::nullopt;
-  if (count > 1)
-    return std::string("a Cube kernel with more than one vg.matmul has no lowering template");
+  if (count > 2)
+    return std::string("a Cube kernel with more than two vg.matmul ops has no lowering template");
   MatmulInfo info;
   return analyzeMatmul(func, findMatmul(func), info);
 }
@@ -433,8 +459,23 @@ public:
     l0B = alloc(dv::MemSpace::L0B, Kt, Nt, f16);
     l0C = alloc(dv::MemSpace::L0C, Mt, Nt, f32);
     ubOut = alloc(dv::MemSpace::UB, Mt, Nt, outType);
-    if (gmOutType != outType)
+    if (gmOutType != outType && !info.attention)
       ubOutGm = alloc(dv::MemSpace::UB, Mt, Nt, gmOutType);
+    if (info.attention) {
+      int64_t D = info.headDim;
+      ubP16 = alloc(dv::MemSpace::UB, Mt, Nt, f16);
+      l1P = alloc(dv::MemSpace::L1, Mt, Nt, f16);
+      l1V = alloc(dv::MemSpace::L1, Nt, D, f16);
+      Type vType = dv::getElementType(gm[info.vArg].getType());
+      if (!vType.isF16()) {
+        ubV32 = alloc(dv::MemSpace::UB, Nt, D, vType);
+        ubV16 = alloc(dv::MemSpace::UB, Nt, D, f16);
+      }
+      l0P = alloc(dv::MemSpace::L0A, Mt, Nt, f16);
+      l0V = alloc(dv::MemSpace::L0B, Nt, D, f16);
+      l0C2 = alloc(dv::MemSpace::L0C, Mt, D, f32);
+      ubOut2 = alloc(dv::MemSpace::UB, Mt, D, gmOutType);
+    }
     if (info.rowSoftmax) {
       // A masked repeat still spans 8 blocks: the last row's reaches 48
       // elements past the [Mt][16] data.
@@ -941,6 +982,36 @@ private:
     withRowStatistic(/*subtract=*/false);
   }
 
+  /// softmax(QK^T) x V for the tile's rows: the f32 probabilities (NZ
+  /// [Np/16][Mp][16], whole rows) become f16 and go UB -> L1, already in the
+  /// NZ layout of an A operand; V's [N, D] panel of the tile's batch is B;
+  /// one mmad (K = N) into a second L0C tile, which leaves L0C in the
+  /// output's type and is stored (head-merged when the kernel says so).
+  void attentionValue(const Tile &t, Value probabilities, int64_t Mp, int64_t Np) {
+    int64_t D = info.headDim, N = info.N, m1 = Mp / 16, k1 = Np / 16, n1 = D / 16;
+    Value p16 = tileView(ubP16, Mp, Np), pL1 = tileView(l1P, Mp, Np);
+    convert(probabilities, p16, Mp * Np);
+    dv::CopyOp::create(b, loc, p16, pL1, I(1), I(Mp * Np * 2), IntegerAttr(), IntegerAttr());
+    load(gm[info.vArg], l1V, ubV32, ubV16, t.batch * (N * D), N, D, D);
+    Value a = tileView(l0P, Mp, Np), v = tileView(l0V, Np, D), acc = tileView(l0C2, Mp, D);
+    dv::LoadFractalsOp::create(b, loc, pL1, a, I(m1), I(k1), I(1), I(m1), I(k1), I(1),
+                               UnitAttr());
+    dv::LoadFractalsOp::create(b, loc, tileView(l1V, Np, D), v, I(k1), I(n1), I(1), I(k1), I(n1),
+                               I(1), b.getUnitAttr());
+    dv::MmadOp::create(b, loc, a, v, acc, I(Mp), I(D), I(Np), b.getUnitAttr());
+    Value result = tileView(ubOut2, Mp, D);
+    dv::MoveL0cUbOp::create(b, loc, acc, result, I(1), I(Mp * D), I(0), I(0), UnitAttr(),
+                            FloatAttr());
+    // Head-merged: row r of head h at r * H * D + h * D (as the PV kernel's
+    // store would be without the fusion).
+    int64_t rowStride = info.storeHeadMerged ? info.batch * D : D;
+    Aff offset = info.storeHeadMerged ? t.batch * D + t.row * rowStride
+                                      : t.batch * (info.M * D) + t.row * D;
+    dv::CopyNz2NdOp::create(b, loc, result,
+                            gmView(gm[outArg], offset, (t.ms - 1) * rowStride + D), I(t.ms),
+                            I(D), I(rowStride), I(Mp));
+  }
+
   void emitTile(const Tile &t) {
     int64_t Kt = plan.Kt, K = info.K;
     int64_t kFull = K / Kt, kTail = K % Kt;
@@ -1021,6 +1092,8 @@ private:
     }
     if (info.rowSoftmax)
       softmaxRows(out, Mp, Np);
+    if (info.attention)
+      return attentionValue(t, out, Mp, Np);
     if (ubOutGm) {
       Value half = tileView(ubOutGm, Mp, Np);
       convert(out, half, elems);
@@ -1056,6 +1129,7 @@ private:
   Value l1A, l1B, ubA32, ubA16, ubB32, ubB16, l0A, l0B, l0C, ubOut;
   Value ubRow, ubBcast, ubRes, ubScratch;
   Value ubFold, ubRowsBc, ubStat, ubLive; // the softmax epilogue's
+  Value ubP16, l1P, l1V, ubV32, ubV16, l0P, l0V, l0C2, ubOut2; // attention's PV matmul
   llvm::DenseMap<Type, Value> ubRowRaw, ubResRaw;
 };
 
@@ -1081,9 +1155,17 @@ bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, un
     bool panel = plan.Nb > Nt && !(info.ta && aF32) &&
                  (Mt * KpAll + Kt * Nt) * 2 <= bytes(soc::Space::L1);
     plan.panelA = panel;
-    return (Mt * Kt + Kt * Nt) * 2 <= bytes(soc::Space::L1) &&
-           Mt * Kt * 2 <= bytes(soc::Space::L0A) && Kt * Nt * 2 <= bytes(soc::Space::L0B) &&
-           Mt * Nt * 4 <= bytes(soc::Space::L0C) && ub <= bytes(soc::Space::UB) &&
+    // Attention's PV matmul: P (Mt x Nt) and V (Nt x D) in L1 and L0A/L0B,
+    // its [Mt, D] result in L0C and UB (V through UB when it is f32).
+    int64_t D = info.attention ? info.headDim : 0;
+    int64_t pv = Mt * Nt * 2, v = Nt * D * 2;
+    if (info.attention)
+      ub += Mt * D * 4 + (gmElements[info.vArg].isF16() ? 0 : Nt * D * 6) +
+            (gmElements[outArg].isF16() ? 0 : Mt * Nt * 2); // the f16 probabilities
+    return (Mt * Kt + Kt * Nt) * 2 + (D ? pv + v : 0) <= bytes(soc::Space::L1) &&
+           Mt * Kt * 2 + (D ? pv : 0) <= bytes(soc::Space::L0A) &&
+           Kt * Nt * 2 + (D ? v : 0) <= bytes(soc::Space::L0B) &&
+           Mt * Nt * 4 + Mt * D * 4 <= bytes(soc::Space::L0C) && ub <= bytes(soc::Space::UB) &&
            Mt <= int64_t(soc.mmad_max_m) && Nt <= int64_t(soc.mmad_max_n) &&
            Kt <= int64_t(soc.mmad_max_k);
   };

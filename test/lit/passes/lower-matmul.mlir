@@ -545,3 +545,67 @@ func.func private @k0_matmul(%arg0: tensor<32x64xf16>, %arg1: tensor<32x64xf16>)
   %2 = vg.relu %1 : tensor<32x32xf16>
   return %2 : tensor<32x32xf16>
 }
+
+// -----
+
+// Attention in one kernel (softmax(QK^T) x V, head-merged): per head (a
+// block each), the QK^T tile's softmax runs in UB, the probabilities become
+// f16 and go UB -> L1 in the NZ layout of an A operand, V's [32, 16] panel
+// of the head is B, a second mmad (K = 32) fills a second L0C tile, which
+// leaves L0C as f16 and is stored at head * 16 with row stride 2 * 16.
+// CHECK-LABEL: func.func @attention
+// SYNC-LABEL: func.func @attention
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK-SAME: attributes {block_dim = 2 : i64, kind = "cube"
+// CHECK: [[BID:%.+]] = dv.block_idx
+// CHECK: [[P32:%.+]] = dv.alloc : !dv.buf<ub, 32x32xf32, nz>
+// CHECK: [[P16:%.+]] = dv.alloc : !dv.buf<ub, 32x32xf16, nz>
+// CHECK-NEXT: [[PL1:%.+]] = dv.alloc : !dv.buf<l1, 32x32xf16, nz>
+// CHECK-NEXT: [[VL1:%.+]] = dv.alloc : !dv.buf<l1, 32x16xf16, nz>
+// CHECK-NEXT: [[PL0:%.+]] = dv.alloc : !dv.buf<l0a, 32x32xf16, nz>
+// CHECK-NEXT: [[VL0:%.+]] = dv.alloc : !dv.buf<l0b, 32x16xf16, nz>
+// CHECK-NEXT: [[ACC:%.+]] = dv.alloc : !dv.buf<l0c, 32x16xf32, nz>
+// CHECK-NEXT: [[OUT:%.+]] = dv.alloc : !dv.buf<ub, 32x16xf16, nz>
+// CHECK: dv.mmad {{.+}} {init, k = 16 : i64, m = 32 : i64, n = 32 : i64}
+// CHECK: dv.move_l0c_ub {{%.+}} to [[P32]]
+// CHECK: dv.vcmax
+// CHECK: dv.vexp
+// CHECK: dv.vcadd
+// CHECK: dv.vconv
+// CHECK: dv.copy [[P16]] to [[PL1]] {burst_bytes = 2048 : i64}
+// CHECK: [[V:%.+]] = dv.view %arg2[[[BID]] * 512]
+// CHECK-NEXT: dv.copy_nd2nz [[V]] to [[VL1]] {cols = 16 : i64, dst_cols = 16 : i64, dst_rows = 32 : i64, rows = 32 : i64, src_row_stride = 16 : i64}
+// CHECK-NEXT: dv.load_fractals [[PL1]] to [[PL0]]
+// CHECK-NEXT: dv.load_fractals [[VL1]] to [[VL0]] {{.+}}transpose
+// CHECK-NEXT: dv.mmad [[PL0]], [[VL0]] to [[ACC]] {init, k = 32 : i64, m = 32 : i64, n = 16 : i64}
+// CHECK-NEXT: dv.move_l0c_ub [[ACC]] to [[OUT]]
+// CHECK-NEXT: [[O:%.+]] = dv.view %arg3[[[BID]] * 16]
+// CHECK-NEXT: dv.copy_nz2nd [[OUT]] to [[O]] {cols = 16 : i64, dst_row_stride = 32 : i64, rows = 32 : i64, src_rows = 32 : i64}
+func.func @attention(%q: tensor<1x2x32x16xf16>, %k: tensor<1x2x32x16xf16>, %v: tensor<1x2x32x16xf16>) -> tensor<1x32x2x16xf16> {
+  %0 = call @k0_matmul(%q, %k, %v) : (tensor<1x2x32x16xf16>, tensor<1x2x32x16xf16>, tensor<1x2x32x16xf16>) -> tensor<1x32x2x16xf16>
+  return %0 : tensor<1x32x2x16xf16>
+}
+func.func private @k0_matmul(%arg0: tensor<1x2x32x16xf16>, %arg1: tensor<1x2x32x16xf16>, %arg2: tensor<1x2x32x16xf16>) -> tensor<1x32x2x16xf16>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["qk", "softmax", "pv", "merge"]} {
+  %0 = vg.matmul %arg0, %arg1 {transpose_b = true} : (tensor<1x2x32x16xf16>, tensor<1x2x32x16xf16>) -> tensor<1x2x32x32xf16>
+  %1 = vg.softmax %0 : (tensor<1x2x32x32xf16>) -> tensor<1x2x32x32xf16>
+  %2 = vg.matmul %1, %arg2 : (tensor<1x2x32x32xf16>, tensor<1x2x32x16xf16>) -> tensor<1x2x32x16xf16>
+  %3 = vg.transpose %2 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x32x16xf16>) -> tensor<1x32x2x16xf16>
+  return %3 : tensor<1x32x2x16xf16>
+}
+
+// -----
+
+// Near-miss: a second matmul that does not take the softmax's probabilities
+// as its A operand is no attention kernel.
+func.func @two_matmuls(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> tensor<32x32xf16> {
+  %0 = call @k0_matmul(%a, %b) : (tensor<32x32xf16>, tensor<32x32xf16>) -> tensor<32x32xf16>
+  return %0 : tensor<32x32xf16>
+}
+// expected-error @+1 {{a second vg.matmul in a Cube kernel other than attention's softmax(QK^T) x V has no Cube lowering yet}}
+func.func private @k0_matmul(%arg0: tensor<32x32xf16>, %arg1: tensor<32x32xf16>) -> tensor<32x32xf16>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["mm", "mm2"]} {
+  %0 = vg.matmul %arg0, %arg1 : (tensor<32x32xf16>, tensor<32x32xf16>) -> tensor<32x32xf16>
+  %1 = vg.matmul %0, %arg1 : (tensor<32x32xf16>, tensor<32x32xf16>) -> tensor<32x32xf16>
+  return %1 : tensor<32x32xf16>
+}

@@ -108,3 +108,74 @@ func.func @softmax_not_epilogue(%a: tensor<32x4xf32>, %b: tensor<4x32xf32>, %c: 
   %5 = vg.log_softmax %4 : (tensor<32x32xf32>) -> tensor<32x32xf32>
   return %1, %3, %5 : tensor<32x32xf32>, tensor<32x256xf32>, tensor<32x32xf32>
 }
+
+// -----
+
+// Attention with the probabilities on chip: PV joins the QK^T kernel whose
+// softmax epilogue produced its A operand, and the head merge after it is
+// the kernel's store: one kernel for softmax(QK^T / s + mask) x V.
+// CHECK-LABEL: func.func @attention
+// CHECK: %[[O:.+]] = call @k0_matmul
+// CHECK-NEXT: return %[[O]]
+// CHECK: func.func private @k0_matmul{{.+}}vinci.source_nodes = ["qk", "scale", "mask", "softmax", "pv", "merge"]
+// NO-EPI-LABEL: func.func @attention
+// NO-EPI: call @k0_matmul
+// NO-EPI: call @k1_div
+// NO-EPI: call @k2_softmax
+// NO-EPI: call @k3_matmul
+// NO-EPI: call @k4_transpose
+func.func @attention(%q: tensor<1x2x16x16xf32>, %k: tensor<1x2x16x16xf32>, %v: tensor<1x2x16x16xf32>, %m: tensor<1x1x1x16xf32>) -> tensor<1x16x2x16xf32> {
+  %s = vg.constant dense<4.0> : tensor<f32>
+  %0 = vg.matmul %q, %k {transpose_b = true} : (tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32> loc("qk")
+  %1 = vg.div %0, %s : (tensor<1x2x16x16xf32>, tensor<f32>) -> tensor<1x2x16x16xf32> loc("scale")
+  %2 = vg.add %1, %m : (tensor<1x2x16x16xf32>, tensor<1x1x1x16xf32>) -> tensor<1x2x16x16xf32> loc("mask")
+  %3 = vg.softmax %2 : (tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32> loc("softmax")
+  %4 = vg.matmul %3, %v : (tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32> loc("pv")
+  %5 = vg.transpose %4 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x16x16xf32>) -> tensor<1x16x2x16xf32> loc("merge")
+  return %5 : tensor<1x16x2x16xf32>
+}
+
+// -----
+
+// Near-misses: probabilities that are also returned (they must reach GM),
+// a transposed V, and an elementwise op after PV (the attention kernel takes
+// only the head-merge store after its second matmul) leave PV, or what
+// follows it, to kernels of their own.
+// CHECK-LABEL: func.func @attention_not_fused
+// CHECK: %[[P:.+]] = call @k0_matmul
+// CHECK: call @k1_matmul(%[[P]]
+// CHECK: %[[P2:.+]] = call @k2_matmul
+// CHECK: call @k3_matmul(%[[P2]]
+// CHECK: %[[O:.+]] = call @k4_matmul
+// CHECK: call @k5_relu(%[[O]])
+func.func @attention_not_fused(%q: tensor<1x2x16x16xf32>, %k: tensor<1x2x16x16xf32>, %v: tensor<1x2x16x16xf32>) -> (tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>) {
+  %0 = vg.matmul %q, %k {transpose_b = true} : (tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32>
+  %1 = vg.softmax %0 : (tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32>
+  %2 = vg.matmul %1, %v : (tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32>
+  %3 = vg.matmul %q, %k {transpose_b = true} : (tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32>
+  %4 = vg.softmax %3 : (tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32>
+  %5 = vg.matmul %4, %v {transpose_b = true} : (tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32>
+  %6 = vg.matmul %q, %k {transpose_b = true} : (tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32>
+  %7 = vg.softmax %6 : (tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32>
+  %8 = vg.matmul %7, %v : (tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32>
+  %9 = vg.relu %8 : tensor<1x2x16x16xf32>
+  return %1, %2, %5, %9 : tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>
+}
+
+// -----
+
+// Near-miss: under must_keep_origin_dtype an f32 matmul runs on the Vector
+// unit (the 310P Cube takes no fp32), whose template has no softmax
+// epilogue and no attention form: softmax and PV stay kernels of their own.
+// CHECK-LABEL: func.func @attention_keeps_f32
+// CHECK: %[[S:.+]] = call @k0_matmul
+// CHECK: %[[P:.+]] = call @k1_softmax(%[[S]])
+// CHECK: call @k2_matmul(%[[P]]
+module attributes {vinci.precision_mode = "must_keep_origin_dtype"} {
+func.func @attention_keeps_f32(%q: tensor<1x2x16x16xf32>, %k: tensor<1x2x16x16xf32>, %v: tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32> {
+  %0 = vg.matmul %q, %k {transpose_b = true} : (tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32>
+  %1 = vg.softmax %0 : (tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32>
+  %2 = vg.matmul %1, %v : (tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32>
+  return %2 : tensor<1x2x16x16xf32>
+}
+}
