@@ -6,7 +6,7 @@ compiled with vinci-compile --emit=om in one precision mode, run with
 vinci-run (hazards fatal) on its test_data_set_0 inputs, and each output is
 compared with the expected one:
 
-  must_keep_origin_dtype  (the default when vinci-compile has the option)
+  must_keep_origin_dtype  (the default)
       at ONNX's backend tolerances: the backend test runner
       (onnx/backend/test/runner) asserts the same dtype, then
       numpy.testing.assert_allclose(actual, expected, rtol, atol) with the
@@ -312,9 +312,7 @@ def run_test(args, name, work):
     try:
         for _ in range(len(graph_inputs) + 1):
             cmd = [os.path.join(args.bin, "vinci-compile"), "--model", model_path, "--emit=om",
-                   "--output", om]
-            if args.precision_mode:
-                cmd += ["--precision_mode", args.precision_mode]
+                   "--output", om, "--precision_mode", args.precision_mode]
             if bound:
                 cmd += ["--const_input", ";".join(
                     f"{n}:{os.path.join(data, inputs[graph_inputs.index(n)])}" for n in bound)]
@@ -345,7 +343,7 @@ def run_test(args, name, work):
     produced = [f for f in os.listdir(out_dir) if re.fullmatch(r"output_\d+\.npy", f)]
     if len(produced) != len(outputs):
         return "fail", f"{len(produced)} outputs, expected {len(outputs)}"
-    rtol, atol, same_dtype = TOLERANCES[args.precision_mode or "force_fp16"]
+    rtol, atol, same_dtype = TOLERANCES[args.precision_mode]
     for index, expected_file in enumerate(outputs):
         expected = load_pb(os.path.join(data, expected_file))
         actual = np.load(os.path.join(out_dir, f"output_{index}.npy"))
@@ -423,12 +421,6 @@ def check_doc(generated, committed):
     return 1
 
 
-def compiler_modes(bin_dir):
-    proc = subprocess.run([os.path.join(bin_dir, "vinci-compile"), "--help"],
-                          capture_output=True, text=True)
-    return "--precision_mode" in proc.stdout
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", help="folder with vinci-compile and vinci-run")
@@ -436,8 +428,9 @@ def main():
     parser.add_argument("--must-pass", action="store_true",
                         help="run the must-pass list only (default: every node test)")
     parser.add_argument("--precision_mode", choices=sorted(TOLERANCES),
-                        help="default: must_keep_origin_dtype when vinci-compile has "
-                             "--precision_mode, else force_fp16 (its only mode)")
+                        default="must_keep_origin_dtype",
+                        help="vinci-compile's mode, which sets the tolerances "
+                             "(default must_keep_origin_dtype)")
     parser.add_argument("--jobs", type=int, default=2, help="tests run at once (default 2)")
     parser.add_argument("--timeout", type=int, default=60,
                         help="seconds for each compile and each run (default 60)")
@@ -453,14 +446,7 @@ def main():
     if args.write_doc:
         args.doc = DOC
 
-    has_modes = compiler_modes(args.bin)
-    if args.precision_mode is None:
-        args.precision_mode = "must_keep_origin_dtype" if has_modes else "force_fp16"
     mode = args.precision_mode
-    if not has_modes:
-        if mode != "force_fp16":
-            parser.error("this vinci-compile has no --precision_mode; it compiles force_fp16 only")
-        args.precision_mode = None  # compile without the option: force_fp16 is all it does
 
     every = sorted(t for t in os.listdir(DATA) if os.path.isfile(os.path.join(DATA, t, "model.onnx")))
     if args.tests:
