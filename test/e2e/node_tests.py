@@ -292,6 +292,24 @@ def execute(cmd, timeout):
             time.sleep(3)
 
 
+def check_compare():
+    """compare() must reject what ONNX's runner rejects; checked every run so
+    that a pass can never come from a comparison that accepts anything."""
+    e = np.array([1.0, -2.0, 0.0, np.nan], np.float32)
+    for actual, rtol, atol, same_dtype, ok in [
+            (e.copy(), 1e-3, 1e-7, True, True),
+            (e * np.float32(1.0009), 1e-3, 1e-7, True, True),
+            (e * np.float32(1.0011), 1e-3, 1e-7, True, False),
+            (e + np.float32(2e-7), 1e-3, 1e-7, True, False),
+            (e.astype(np.float16), 1e-3, 1e-7, True, False),
+            (e.astype(np.float16), 2e-3, 2e-3, False, True),
+            (e[:3], 1e-3, 1e-7, True, False),
+            (np.array([1.0, -2.0, 0.0, 0.0], np.float32), 1e-3, 1e-7, True, False)]:
+        assert (compare(actual, e, rtol, atol, same_dtype) == "") == ok, (actual, rtol, atol)
+    b = np.array([True, False])
+    assert compare(b, b, 1e-3, 1e-7, True) == "" and compare(~b, b, 1e-3, 1e-7, True)
+
+
 def run_test(args, name, work):
     """(status, reason): status is 'pass', 'fail' or 'out of scope'."""
     folder = os.path.join(DATA, name)
@@ -447,6 +465,7 @@ def main():
         args.doc = DOC
 
     mode = args.precision_mode
+    check_compare()
 
     every = sorted(t for t in os.listdir(DATA) if os.path.isfile(os.path.join(DATA, t, "model.onnx")))
     if args.tests:
