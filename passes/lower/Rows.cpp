@@ -10,6 +10,9 @@
 //      vg.reduce_sum / reduce_mean / reduce_max / reduce_min / reduce_l2
 //                                   over a trailing suffix of the dims
 //                                   (size-1 dims ignored), keepdims either way
+//      vg.arg_max / arg_min         along one axis (the last: rows; a middle
+//                                   one: columns), keepdims either way,
+//                                   select_last_index; i32 indices
 //
 //  and, in column mode, softmax / log_softmax over a middle axis and the
 //  reductions over a contiguous middle block of dims: [rows, cols, inner]
@@ -23,6 +26,12 @@
 // is rejected with a reason, as are non-contiguous reduced dims, a scale
 // that broadcasts within the normalised dims and element types other than
 // f16/f32.
+//
+// arg_max / arg_min: the extreme (as reduce_max / reduce_min), then where
+// an element equals it its index is a candidate (rows: an iota built in UB
+// once a block; columns: a counter stepped once a sub-row), elsewhere C
+// (or -1 for the last index); the min (max) of the candidates is the first
+// (last) index, exact in f32 below 2^24, converted to s32 with vconv.
 //
 // Numerics: everything is computed in f32 in UB whatever the storage type
 // (f16 rows are converted with vconv after loading and before storing), so
@@ -109,7 +118,9 @@ SoftmaxSafety softmaxSafetyOf(func::FuncOp func) {
   return safety;
 }
 
-enum class RowKind { Softmax, LogSoftmax, LayerNorm, RmsNorm, Sum, Mean, Max, Min, L2, Prod };
+enum class RowKind {
+  Softmax, LogSoftmax, LayerNorm, RmsNorm, Sum, Mean, Max, Min, L2, Prod, ArgMax, ArgMin
+};
 
 struct RowPlan {
   RowKind kind;
@@ -122,6 +133,8 @@ struct RowPlan {
   /// product, so each element is its own padded sub-row).
   bool columns = false;
   double epsilon = 0;
+  /// arg_max / arg_min: the last index of the extreme rather than the first.
+  bool lastIndex = false;
   Value input, scale, bias; // kernel block arguments (scale/bias may be null)
 };
 
@@ -139,7 +152,8 @@ std::string typeText(Type type) {
 Operation *findAnchor(func::FuncOp func) {
   for (Operation &op : func.getBody().front())
     if (isa<vg::SoftmaxOp, vg::LogSoftmaxOp, vg::LayerNormOp, vg::RmsNormOp, vg::ReduceSumOp,
-            vg::ReduceMeanOp, vg::ReduceMaxOp, vg::ReduceMinOp, vg::ReduceL2Op, vg::ReduceProdOp>(op))
+            vg::ReduceMeanOp, vg::ReduceMaxOp, vg::ReduceMinOp, vg::ReduceL2Op, vg::ReduceProdOp,
+            vg::ArgMaxOp, vg::ArgMinOp>(op))
       return &op;
   return nullptr;
 }
@@ -150,9 +164,11 @@ void splitAt(RowPlan &plan, ArrayRef<int64_t> shape, int64_t axis) {
   plan.rows = product(shape.take_front(axis));
 }
 
+bool isArg(RowKind kind) { return kind == RowKind::ArgMax || kind == RowKind::ArgMin; }
+
 bool isReduce(RowKind kind) {
   return kind == RowKind::Sum || kind == RowKind::Mean || kind == RowKind::Max ||
-         kind == RowKind::Min || kind == RowKind::L2 || kind == RowKind::Prod;
+         kind == RowKind::Min || kind == RowKind::L2 || kind == RowKind::Prod || isArg(kind);
 }
 
 /// UB bytes a row of `cols` elements needs with this plan's buffers.
@@ -171,6 +187,8 @@ int64_t rowBytes(const RowPlan &plan, Type inElem, Type outElem, Type scaleElem,
   for (Type w : {scaleElem, biasElem})
     if (w)
       bytes += w.isF16() ? 6 * cp : 4 * cp;
+  if (isArg(plan.kind))
+    bytes += 8 * cp + 4 * 256 + 2048; // iota, candidates, fill, i32 index, compare bits
   int64_t nrep = cp / kLanes;
   if (nrep > 255)
     bytes += 4 * roundUp(nrep, kLanes);
@@ -190,6 +208,8 @@ int64_t columnBytes(const RowPlan &plan, Type inElem, Type outElem) {
     bytes += 4 * slab;
   if (outElem.isF16())
     bytes += isReduce(plan.kind) ? 2 * bp : 2 * slab;
+  if (isArg(plan.kind))
+    bytes += 5 * 4 * bp + 2048; // index, counter, candidates, fill, i32 index; compare bits
   return bytes;
 }
 
@@ -232,7 +252,12 @@ std::optional<std::string> analyse(func::FuncOp func, RowPlan &plan) {
     if (!isSupportedFloat(cast<RankedTensorType>(v.getType()).getElementType()))
       return (name + " on " + typeText(v.getType()) + " has no lowering template (f16/f32 only)")
           .str();
-  if (!isSupportedFloat(outType.getElementType()))
+  bool argOp = isa<vg::ArgMaxOp, vg::ArgMinOp>(anchor);
+  if (argOp && !outType.getElementType().isSignlessInteger(32))
+    return (name + " to " + typeText(outType) +
+            " has no lowering template (i32 indices: vinci-narrow-int64 narrows i64 ones)")
+        .str();
+  if (!argOp && !isSupportedFloat(outType.getElementType()))
     return (name + " to " + typeText(outType) + " has no lowering template (f16/f32 only)").str();
   for (Value v : anchor->getOperands())
     if (!isa<BlockArgument>(v))
@@ -269,6 +294,23 @@ std::optional<std::string> analyse(func::FuncOp func, RowPlan &plan) {
                 return (name + ": a scale or bias of " + typeText(w.getType()) +
                         " broadcast within the normalised dims has no lowering template yet")
                     .str();
+            return std::nullopt;
+          })
+          .Case<vg::ArgMaxOp, vg::ArgMinOp>([&](auto op) -> std::optional<std::string> {
+            plan.kind = isa<vg::ArgMaxOp>(op) ? RowKind::ArgMax : RowKind::ArgMin;
+            plan.lastIndex = op.getSelectLastIndex() != 0;
+            int64_t axis = normAxis(int64_t(op.getAxis()));
+            if (axis < 0 || axis >= std::max<int64_t>(rank, 1))
+              return (name + ": axis " + std::to_string(op.getAxis()) + " out of range").str();
+            splitAt(plan, shape, std::min(axis, rank));
+            if (rank > 0 && product(shape.drop_front(axis + 1)) != 1) {
+              plan.inner = product(shape.drop_front(axis + 1));
+              plan.cols = shape[axis];
+              plan.columns = true;
+            }
+            // Indices are exact in f32 (where they are computed) below 2^24.
+            if (plan.cols > (int64_t(1) << 24))
+              return (name + " over more than 2^24 elements has no lowering template").str();
             return std::nullopt;
           })
           .Default([&](Operation *op) -> std::optional<std::string> {
@@ -457,6 +499,68 @@ public:
     });
   }
 
+  /// dst = c over the row's repeats.
+  void fill(Value dst, double c) {
+    forRow([&](int64_t s, int64_t r, DenseI64ArrayAttr m) {
+      dv::VDupOp::create(b, loc, b.getF32FloatAttr(static_cast<float>(c)), at(dst, s, r),
+                         uint64_t(r), DenseI64ArrayAttr(), DenseI64ArrayAttr(), m);
+    });
+  }
+
+  /// buf[i] = i over the padded row (exact in f32 below 2^24): lane l of
+  /// the first repeat is the sum of the masked vadds of its set bits, then
+  /// each doubling adds its length to a copy of the filled prefix.
+  void iota(Value buf) {
+    Value first = sub(buf, 0, kLanes);
+    dv::VDupOp::create(b, loc, b.getF32FloatAttr(0.0f), first, uint64_t(1), DenseI64ArrayAttr(),
+                       DenseI64ArrayAttr(), DenseI64ArrayAttr());
+    for (int64_t bit = 0; (int64_t(1) << bit) < kLanes; ++bit) {
+      uint64_t lanesWithBit = 0;
+      for (int64_t l = 0; l < kLanes; ++l)
+        if ((l >> bit) & 1)
+          lanesWithBit |= uint64_t(1) << l;
+      dv::VAddsOp::create(b, loc, first, b.getF32FloatAttr(float(int64_t(1) << bit)), first,
+                          uint64_t(1), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                          b.getDenseI64ArrayAttr({int64_t(lanesWithBit), 0}));
+    }
+    for (int64_t len = kLanes; len < cp; len *= 2) {
+      int64_t repeats = std::min(len, cp - len) / kLanes;
+      for (int64_t r0 = 0; r0 < repeats; r0 += kChunk) {
+        int64_t n = std::min(kChunk, repeats - r0);
+        dv::VAddsOp::create(b, loc, sub(buf, r0 * kLanes, n * kLanes),
+                            b.getF32FloatAttr(float(len)), sub(buf, len + r0 * kLanes, n * kLanes),
+                            uint64_t(n), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                            DenseI64ArrayAttr());
+      }
+    }
+  }
+
+  /// dst = (x == y) ? onTrue : onFalse over the row; y and onFalse are
+  /// whole rows, or (`repeated`) one 64-lane repeat every repeat reads.
+  /// `bits` holds a chunk's compare mask (kChunk * 8 bytes).
+  void selectEqual(Value x, Value y, Value onTrue, Value onFalse, Value dst, Value bits,
+                   bool repeated) {
+    forRow([&](int64_t s, int64_t r, DenseI64ArrayAttr m) {
+      Value yv = repeated ? y : at(y, s, r), falseV = repeated ? onFalse : at(onFalse, s, r);
+      DenseI64ArrayAttr strides =
+          repeated ? b.getDenseI64ArrayAttr({8, 8, 0}) : DenseI64ArrayAttr();
+      dv::VCmpOp::create(b, loc, dv::CmpMode::EQ, at(x, s, r), yv, bits, uint64_t(r),
+                         DenseI64ArrayAttr(), strides, m);
+      dv::VSelOp::create(b, loc, at(onTrue, s, r), falseV, bits, at(dst, s, r), uint64_t(r),
+                         DenseI64ArrayAttr(), strides, m);
+    });
+  }
+
+  /// f32 -> s32 (exact: the values are integers) over `repeats` 64-lane repeats.
+  void toIndex(Value src, Value dst, int64_t repeats, DenseI64ArrayAttr mask) {
+    dv::VConvOp::create(b, loc, src, dst, dv::RoundMode::Rint, uint64_t(repeats),
+                        DenseI64ArrayAttr(), b.getDenseI64ArrayAttr({8, 8}), mask);
+  }
+
+  Value compareBits() {
+    return alloc(roundUp(kChunk * kLanes / 8, 32), b.getIntegerType(8, /*isSigned=*/false));
+  }
+
   /// An op on lane 0 of a 64-lane stat buffer.
   template <typename OpTy> void statScalar(Value st, double c) {
     OpTy::create(b, loc, st, b.getF32FloatAttr(static_cast<float>(c)), st, uint64_t(1),
@@ -548,6 +652,13 @@ void emitColumns(OpBuilder &b, Location loc, const RowPlan &plan, Value gmIn, Va
   bool softmax = plan.kind == RowKind::Softmax;
   bool shift = !softmax || safety.protect; // log_softmax's shift is its definition
   Value live = softmax && safety.protect ? col.rowBuf(f32) : Value();
+  // arg_max / arg_min: the index so far, the sub-row counter, the
+  // candidates, the no-match value, the s32 result and the compare mask.
+  bool arg = isArg(plan.kind);
+  Value index = arg ? col.rowBuf(f32) : Value(), counter = arg ? col.rowBuf(f32) : Value();
+  Value candidates = arg ? col.rowBuf(f32) : Value(), noMatch = arg ? col.rowBuf(f32) : Value();
+  Value index32 = arg ? col.rowBuf(b.getI32Type()) : Value();
+  Value bits = arg ? col.compareBits() : Value();
 
   auto loop = dv::LoopOp::create(b, loc, share);
   b.setInsertionPointToStart(&loop.getBody().front());
@@ -612,7 +723,29 @@ void emitColumns(OpBuilder &b, Location loc, const RowPlan &plan, Value gmIn, Va
     flat.convert(raw, x);
 
   int64_t outBytes = dv::elementBytes(outElem);
-  if (reduce) {
+  if (arg) {
+    // The extreme lane-wise, then over the sub-rows in order: where a
+    // sub-row equals it, its number (a counter) is a candidate; the first
+    // index is the min of the candidates (no match: R), the last the max
+    // (no match: -1).
+    reduceSubRows(plan.kind == RowKind::ArgMax ? RowKind::Max : RowKind::Min, x);
+    double none = plan.lastIndex ? -1.0 : double(R);
+    col.fill(index, none);
+    col.fill(noMatch, none);
+    col.fill(counter, 0.0);
+    overSubRows([&](function_ref<Value(Value)> subRow) {
+      col.selectEqual(subRow(x), acc, counter, noMatch, candidates, bits, /*repeated=*/false);
+      if (plan.lastIndex)
+        col.binary<dv::VMaxOp>(index, candidates, index);
+      else
+        col.binary<dv::VMinOp>(index, candidates, index);
+      col.scalar<dv::VAddsOp>(counter, 1.0, counter);
+    });
+    col.forRow([&](int64_t s, int64_t r, DenseI64ArrayAttr m) {
+      col.toIndex(col.at(index, s, r), col.at(index32, s, r), r, m);
+    });
+    dv::CopyOp::create(b, loc, index32, gmView(gmOut, B), uint64_t(1), uint64_t(B * outBytes));
+  } else if (reduce) {
     if (plan.kind == RowKind::L2)
       flat.binary<dv::VMulOp>(x, x, x);
     bool sum = plan.kind == RowKind::Mean || plan.kind == RowKind::L2;
@@ -738,6 +871,20 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
   Value live = softmax && safety.protect ? e.alloc(kLanes, f32) : Value();
   Value st16 = (reduceKind && outElem.isF16()) ? e.alloc(kLanes, f16) : Value();
   Value part = e.nrep > 255 ? e.alloc(roundUp(e.nrep, kLanes), f32) : Value();
+  // arg_max / arg_min: element indices, candidates, the no-match value
+  // (one repeat), the s32 result and the compare mask.
+  bool arg = isArg(plan.kind);
+  Value iota, candidates, noMatch, index32, bits;
+  if (arg) {
+    iota = e.rowBuf(f32);
+    e.iota(iota);
+    candidates = e.rowBuf(f32);
+    noMatch = e.alloc(kLanes, f32);
+    dv::VDupOp::create(b, loc, b.getF32FloatAttr(plan.lastIndex ? -1.0f : float(C)), noMatch,
+                       uint64_t(1), DenseI64ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr());
+    index32 = e.alloc(kLanes, b.getI32Type());
+    bits = e.compareBits();
+  }
 
   // Scale and bias: loaded once per block.
   auto loadWeight = [&](Value w) -> Value {
@@ -879,6 +1026,18 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
     e.reduceRow(RowKind::Sum, x, st, part);
     e.statUnary<dv::VSqrtOp>(st);
     break;
+  case RowKind::ArgMax:
+  case RowKind::ArgMin: {
+    // The row's extreme, broadcast; where an element equals it its index
+    // is a candidate (else C, or -1 for the last index); the min (max) of
+    // the candidates is the first (last) index of the extreme.
+    e.reduceRow(plan.kind == RowKind::ArgMax ? RowKind::Max : RowKind::Min, x, st, part);
+    e.broadcast(st, bc);
+    e.selectEqual(x, bc, iota, noMatch, candidates, bits, /*repeated=*/true);
+    e.reduceRow(plan.lastIndex ? RowKind::Max : RowKind::Min, candidates, st, part);
+    e.toIndex(st, index32, 1, e.maskOf(1));
+    break;
+  }
   default: {
     e.reduceRow(plan.kind, x, st, part);
     if (plan.kind == RowKind::Mean)
@@ -896,7 +1055,7 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
   // Store.
   Value gmOut = entry->getArgument(outIndex);
   if (reduceKind) {
-    Value src = st;
+    Value src = arg ? index32 : st;
     if (st16) {
       dv::VConvOp::create(b, loc, st, st16, dv::RoundMode::Rint, uint64_t(1), DenseI64ArrayAttr(),
                           b.getDenseI64ArrayAttr({4, 8}), e.maskOf(1));

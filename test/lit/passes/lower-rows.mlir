@@ -505,3 +505,80 @@ func.func private @k0_reduce_prod(%arg0: tensor<6x12xf32>) -> tensor<6x1xf32>
   %0 = vg.reduce_prod %arg0 {axes = array<i64: -1>} : (tensor<6x12xf32>) -> tensor<6x1xf32>
   return %0 : tensor<6x1xf32>
 }
+
+// -----
+
+// arg_max along the last axis: the row max (vcmax), broadcast (vbrcb);
+// vcmp eq against it selects the element's index from an iota built once
+// (vdup + 6 masked vadds of the lane bits + doublings) or C where it
+// differs; vcmin of the candidates is the first index, converted to s32.
+// CHECK-LABEL: dv.kernel @k0_arg_max
+// CHECK: dv.vdup 0.000000e+00 : f32 to %[[FIRST:[^ ]+]] {repeat = 1 : i64}
+// CHECK: dv.vadds %[[FIRST]], 1.000000e+00 : f32 to %[[FIRST]] {mask = array<i64: -6148914691236517206, 0>
+// CHECK: dv.vadds %[[FIRST]], 3.200000e+01 : f32 to %[[FIRST]] {mask = array<i64: -4294967296, 0>
+// CHECK: dv.vadds %{{.+}}, 6.400000e+01 : f32
+// CHECK: dv.vdup 1.000000e+02 : f32 to %[[NONE:[^ ]+]]
+// CHECK: dv.loop
+// CHECK: dv.vcmax
+// CHECK: dv.vbrcb %{{.+}} to %[[BC:[^ ]+]]
+// CHECK: dv.vcmp eq %{{.+}}, %[[BC]] to %[[BITS:[^ ]+]] {rep = array<i64: 8, 8, 0>
+// CHECK: dv.vsel %{{.+}}, %[[NONE]], %[[BITS]]
+// CHECK: dv.vcmin
+// CHECK: dv.vconv {{.+}} : !dv.buf<ub, 64xf32> to !dv.buf<ub, 64xi32>
+// CHECK: dv.copy {{.+}} {burst_bytes = 4 : i64} : !dv.buf<ub, 64xi32> to !dv.gm<1xi32>
+module {
+  func.func @graph(%x: tensor<4x100xf32>) -> tensor<4x1xi32> {
+    %r = call @k0_arg_max(%x) : (tensor<4x100xf32>) -> tensor<4x1xi32>
+    return %r : tensor<4x1xi32>
+  }
+  func.func private @k0_arg_max(%a: tensor<4x100xf32>) -> tensor<4x1xi32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.arg_max %a {axis = 1 : i64} : (tensor<4x100xf32>) -> tensor<4x1xi32>
+    return %r : tensor<4x1xi32>
+  }
+}
+
+// -----
+
+// arg_min over a middle axis with select_last_index: lane-wise min over the
+// sub-rows, then a counter (vadds 1 a sub-row) is the candidate where a
+// sub-row equals it, -1 elsewhere; vmax keeps the last.
+// CHECK-LABEL: dv.kernel @k0_arg_min
+// CHECK: dv.loop
+// CHECK: dv.vmin
+// CHECK: dv.vdup -1.000000e+00
+// CHECK: dv.vdup 0.000000e+00
+// CHECK: dv.loop
+// CHECK: dv.vcmp eq
+// CHECK: dv.vsel
+// CHECK: dv.vmax
+// CHECK: dv.vadds %{{.+}}, 1.000000e+00
+// CHECK: dv.vconv {{.+}} to !dv.buf<ub, 64xi32>
+// CHECK: dv.copy {{.+}} {burst_bytes = 20 : i64} : !dv.buf<ub, 64xi32> to !dv.gm<5xi32>
+module {
+  func.func @graph(%x: tensor<2x3x5xf32>) -> tensor<2x5xi32> {
+    %r = call @k0_arg_min(%x) : (tensor<2x3x5xf32>) -> tensor<2x5xi32>
+    return %r : tensor<2x5xi32>
+  }
+  func.func private @k0_arg_min(%a: tensor<2x3x5xf32>) -> tensor<2x5xi32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.arg_min %a {axis = 1 : i64, keepdims = 0 : i64, select_last_index = 1 : i64} : (tensor<2x3x5xf32>) -> tensor<2x5xi32>
+    return %r : tensor<2x5xi32>
+  }
+}
+
+// -----
+
+// i64 indices (not narrowed) have no GM form: a clear error.
+module {
+  func.func @graph(%x: tensor<4x100xf32>) -> tensor<4x1xi64> {
+    %r = call @k0_arg_max(%x) : (tensor<4x100xf32>) -> tensor<4x1xi64>
+    return %r : tensor<4x1xi64>
+  }
+  // expected-error @+1 {{kernel k0_arg_max: arg_max to tensor<4x1xi64> has no lowering template (i32 indices: vinci-narrow-int64 narrows i64 ones)}}
+  func.func private @k0_arg_max(%a: tensor<4x100xf32>) -> tensor<4x1xi64>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.arg_max %a {axis = 1 : i64} : (tensor<4x100xf32>) -> tensor<4x1xi64>
+    return %r : tensor<4x1xi64>
+  }
+}
