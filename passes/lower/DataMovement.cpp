@@ -30,8 +30,9 @@
 // a row stride, and each third of a fused QKV projection one strided gather.
 // A transpose that moves the innermost dim has rows of one element: one
 // burst per element (each padded to 32 B in UB), correct for every element
-// type but bounded by the per-burst cost, not the bandwidth (partial: no
-// vtranspose path for f16 yet). An expand or tile reads its source once per
+// type but bounded by the per-burst cost, not the bandwidth (f16 tensors
+// whose sides are multiples of 16 go to Transpose.cpp's vtranspose
+// tiles instead). An expand or tile reads its source once per
 // repeat (GM reads = output bytes). The row is spread over blocks only
 // when each share keeps kMinRowShareBytes. Dims beyond the ISA's four loops
 // (a 4-D tile has up to 8) are unrolled into straight-line copies, at most

@@ -110,3 +110,89 @@ module {
     return %r : tensor<1x4x16x16xf32>
   }
 }
+
+// -----
+
+// An f16 transpose that moves the innermost dim (X = 64, the input's
+// innermost, becomes the output's rows; Y = 48): per strip of 16 X, one
+// MTE2 copy gathers 48 rows of 16 elements (32-byte bursts, source stride
+// 64: gap 96 B) as 3 tiles, vtranspose turns them, 16 UB -> UB copies
+// regroup output row x (one 32-byte burst from each tile, 480 B apart) at
+// x * 48 in the freed first buffer, and one MTE3 copy stores the strip's
+// 16 rows. Batches over 2 blocks, strips in a loop.
+// CHECK-LABEL: dv.kernel @k1_transpose
+// CHECK-SAME: (%[[IN:.+]]: !dv.gm<2x48x64xf16>, %[[OUT:.+]]: !dv.gm<2x64x48xf16>)
+// CHECK-SAME: attributes {block_dim = 2 : i64, kind = "vector"{{.*}}vinci.template = "transpose"
+// CHECK: %[[ROWS:.+]] = dv.alloc : !dv.buf<ub, 768xf16>
+// CHECK: %[[COLS:.+]] = dv.alloc : !dv.buf<ub, 768xf16>
+// CHECK: %[[BID:.+]] = dv.block_idx
+// CHECK: dv.loop %[[T:.+]] trip 4 {
+// CHECK: %[[SRC:.+]] = dv.view %[[IN]][%[[BID]] * 3072 + %[[T]] * 16] : !dv.gm<2x48x64xf16> to !dv.gm<3024xf16>
+// CHECK: dv.copy %[[SRC]] to %[[ROWS]] {burst_bytes = 32 : i64, bursts = 48 : i64, src_gap = 96 : i64}
+// CHECK: dv.vtranspose %[[ROWS]] to %[[COLS]] {tiles = 3 : i64}
+// CHECK: dv.loop %[[X:.+]] trip 16 {
+// CHECK: %[[FROM:.+]] = dv.view %[[COLS]][%[[X]] * 16] : !dv.buf<ub, 768xf16> to !dv.buf<ub, 528xf16>
+// CHECK: %[[TO:.+]] = dv.view %[[ROWS]][%[[X]] * 48] : !dv.buf<ub, 768xf16> to !dv.buf<ub, 48xf16>
+// CHECK: dv.copy %[[FROM]] to %[[TO]] {burst_bytes = 32 : i64, bursts = 3 : i64, src_gap = 480 : i64}
+// CHECK: }
+// CHECK: %[[DST:.+]] = dv.view %[[OUT]][%[[BID]] * 3072 + %[[T]] * 768] : !dv.gm<2x64x48xf16> to !dv.gm<768xf16>
+// CHECK: dv.copy %[[ROWS]] to %[[DST]] {burst_bytes = 96 : i64, bursts = 16 : i64}
+// SYNC-LABEL: dv.kernel @k1_transpose
+// SYNC: dv.wait_flag MTE2 -> V
+// SYNC: dv.vtranspose
+// SYNC: dv.wait_flag V -> MTE3
+module {
+  func.func @graph(%x: tensor<2x48x64xf32>) -> tensor<2x64x48xf32> {
+    %a = call @k0_relu(%x) : (tensor<2x48x64xf32>) -> tensor<2x48x64xf32>
+    %t = call @k1_transpose(%a) : (tensor<2x48x64xf32>) -> tensor<2x64x48xf32>
+    %y = call @k2_relu(%t) : (tensor<2x64x48xf32>) -> tensor<2x64x48xf32>
+    return %y : tensor<2x64x48xf32>
+  }
+  func.func private @k0_relu(%a: tensor<2x48x64xf32>) -> tensor<2x48x64xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.relu %a : tensor<2x48x64xf32>
+    return %r : tensor<2x48x64xf32>
+  }
+  func.func private @k1_transpose(%a: tensor<2x48x64xf32>) -> tensor<2x64x48xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %t = vg.transpose %a {perm = array<i64: 0, 2, 1>} : (tensor<2x48x64xf32>) -> tensor<2x64x48xf32>
+    return %t : tensor<2x64x48xf32>
+  }
+  func.func private @k2_relu(%a: tensor<2x64x48xf32>) -> tensor<2x64x48xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.relu %a : tensor<2x64x48xf32>
+    return %r : tensor<2x64x48xf32>
+  }
+}
+
+// -----
+
+// Near-miss of the tile transpose: Y = 24 is not a multiple of 16, so the
+// data-movement template copies element by element.
+// CHECK-LABEL: dv.kernel @k1_transpose
+// CHECK-SAME: vinci.template = "data movement"
+// CHECK-NOT: dv.vtranspose
+// CHECK: dv.copy %{{.+}} to %{{.+}} {burst_bytes = 2 : i64
+module {
+  func.func @graph(%x: tensor<24x64xf32>) -> tensor<64x24xf32> {
+    %a = call @k0_relu(%x) : (tensor<24x64xf32>) -> tensor<24x64xf32>
+    %t = call @k1_transpose(%a) : (tensor<24x64xf32>) -> tensor<64x24xf32>
+    %y = call @k2_relu(%t) : (tensor<64x24xf32>) -> tensor<64x24xf32>
+    return %y : tensor<64x24xf32>
+  }
+  func.func private @k0_relu(%a: tensor<24x64xf32>) -> tensor<24x64xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.relu %a : tensor<24x64xf32>
+    return %r : tensor<24x64xf32>
+  }
+  func.func private @k1_transpose(%a: tensor<24x64xf32>) -> tensor<64x24xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %t = vg.transpose %a {perm = array<i64: 1, 0>} : (tensor<24x64xf32>) -> tensor<64x24xf32>
+    return %t : tensor<64x24xf32>
+  }
+  func.func private @k2_relu(%a: tensor<64x24xf32>) -> tensor<64x24xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.relu %a : tensor<64x24xf32>
+    return %r : tensor<64x24xf32>
+  }
+}
