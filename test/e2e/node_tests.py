@@ -452,7 +452,8 @@ def main():
     parser.add_argument("--jobs", type=int, default=2, help="tests run at once (default 2)")
     parser.add_argument("--timeout", type=int, default=60,
                         help="seconds for each compile and each run (default 60)")
-    parser.add_argument("--keep", help="keep the .om files and outputs here")
+    parser.add_argument("--keep", help="keep the .om files and outputs here "
+                                       "(default: a temporary folder, removed at the end)")
     parser.add_argument("--doc", help="write the operator support table here (full run only)")
     parser.add_argument("--write-doc", action="store_true", help="--doc " + DOC)
     parser.add_argument("--check-doc", nargs=2, metavar=("GENERATED", "COMMITTED"))
@@ -480,7 +481,10 @@ def main():
     if unknown:
         parser.error("no such node test: " + ", ".join(unknown))
 
-    work = os.path.abspath(args.keep or tempfile.mkdtemp(prefix="vinci-e2e-"))
+    # Without --keep the .om files and outputs go to a fresh folder, removed
+    # at the end: two runs at once (one build tree, several users) never share one.
+    scratch = None if args.keep else tempfile.TemporaryDirectory(prefix="vinci-e2e-")
+    work = os.path.abspath(args.keep or scratch.name)
     os.makedirs(work, exist_ok=True)
 
     def one(name):
@@ -513,8 +517,9 @@ def main():
         print(f"node tests ({mode}): {len(extra)} pass that are not on the must-pass list: "
               + " ".join(extra))
     if args.doc:
-        with open(args.doc, "w") as f:
+        with open(args.doc + ".tmp", "w") as f:
             f.write(doc_text(results, mode))
+        os.replace(args.doc + ".tmp", args.doc)
         print(f"wrote {args.doc}")
     print(f"node tests ({mode}): {counts['pass']} passed, {counts['fail']} failed, "
           f"{counts['out of scope']} out of scope")
