@@ -77,6 +77,46 @@ SmallVector<int64_t> permutation(vg::TransposeOp transpose) {
 }
 
 
+/// An output dim iterated around the copies: extent and element steps in
+/// the source and the destination.
+struct IterDim {
+  int64_t extent, srcStep, dstStep;
+};
+
+/// The GM offsets of the loop nest over `dims` (the first split over
+/// `blockDim` blocks): sum over dims of index * step, the first dim's
+/// index being block_idx * share + its loop's iv.
+struct LoopNest {
+  SmallVector<Value> indices;
+  AffineExpr srcExpr, dstExpr;
+};
+
+/// Opens the nest's dv.loops (one per dim longer than 1) and leaves `b`
+/// in the innermost.
+LoopNest openLoopNest(OpBuilder &b, Location loc, ArrayRef<IterDim> dims, int64_t blockDim) {
+  LoopNest nest{{}, b.getAffineConstantExpr(0), b.getAffineConstantExpr(0)};
+  auto addIndex = [&](Value index, int64_t srcStep, int64_t dstStep) {
+    AffineExpr dim = b.getAffineDimExpr(nest.indices.size());
+    nest.indices.push_back(index);
+    nest.srcExpr = nest.srcExpr + dim * srcStep;
+    nest.dstExpr = nest.dstExpr + dim * dstStep;
+  };
+  for (auto [i, dim] : llvm::enumerate(dims)) {
+    int64_t extent = dim.extent;
+    if (i == 0 && blockDim > 1) {
+      extent /= blockDim;
+      Value bid = dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult();
+      addIndex(bid, extent * dim.srcStep, extent * dim.dstStep);
+    }
+    if (extent > 1) {
+      auto loop = dv::LoopOp::create(b, loc, extent);
+      b.setInsertionPointToStart(&loop.getBody().front());
+      addIndex(loop.getInductionVar(), dim.srcStep, dim.dstStep);
+    }
+  }
+  return nest;
+}
+
 //===----------------------------------------------------------------------===//
 // Tile transposes: the innermost dim moves, 16x16 f16 tiles on the Vector unit
 //===----------------------------------------------------------------------===//
@@ -87,17 +127,12 @@ constexpr int64_t kMaxTileChunk = 2048;
 /// Elements on a side of a vtranspose tile.
 constexpr int64_t kTileSide = 16;
 
-/// An output dim iterated outside the tiles: extent and element steps.
-struct TileIterDim {
-  int64_t extent, srcStep, dstStep;
-};
-
 /// How an f16 transpose whose output's second-to-last dim is the input's
 /// innermost (X) moves in 16x16 tiles: the output's innermost dim (Y) is
 /// the input dim `yDim`; strips of 16 X columns by chunks of `chunk` Y.
 struct TilePlan {
   int64_t x, y, chunk, ySrcStride;
-  SmallVector<TileIterDim> dims; // outer output dims, strips, chunks
+  SmallVector<IterDim> dims; // outer output dims, strips, chunks
   int64_t blockDim;
 };
 
@@ -164,27 +199,9 @@ LogicalResult lowerTileTranspose(func::FuncOp func, func::CallOp call, const Til
   Value rows = dv::AllocOp::create(b, loc, bufType, IntegerAttr());
   Value columns = dv::AllocOp::create(b, loc, bufType, IntegerAttr());
 
-  SmallVector<Value> indices;
-  AffineExpr srcExpr = b.getAffineConstantExpr(0), dstExpr = b.getAffineConstantExpr(0);
-  auto addIndex = [&](Value index, int64_t srcStep, int64_t dstStep) {
-    AffineExpr dim = b.getAffineDimExpr(indices.size());
-    indices.push_back(index);
-    srcExpr = srcExpr + dim * srcStep;
-    dstExpr = dstExpr + dim * dstStep;
-  };
-  for (auto [i, dim] : llvm::enumerate(plan.dims)) {
-    int64_t extent = dim.extent;
-    if (i == 0 && plan.blockDim > 1) {
-      extent /= plan.blockDim;
-      Value bid = dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult();
-      addIndex(bid, extent * dim.srcStep, extent * dim.dstStep);
-    }
-    if (extent > 1) {
-      auto loop = dv::LoopOp::create(b, loc, extent);
-      b.setInsertionPointToStart(&loop.getBody().front());
-      addIndex(loop.getInductionVar(), dim.srcStep, dim.dstStep);
-    }
-  }
+  LoopNest nest = openLoopNest(b, loc, plan.dims, plan.blockDim);
+  ArrayRef<Value> indices = nest.indices;
+  AffineExpr srcExpr = nest.srcExpr, dstExpr = nest.dstExpr;
   auto gmView = [&](Value gm, ArrayRef<Value> operands, AffineExpr expr, int64_t elems) {
     return dv::ViewOp::create(b, loc, dv::GmType::get(ctx, {elems}, f16), gm, operands,
                               AffineMapAttr::get(AffineMap::get(operands.size(), 0, expr)))
@@ -292,9 +309,6 @@ LogicalResult lowerTranspose(func::FuncOp func, func::CallOp call, const soc::So
     --chunk;
 
   // Iteration dims: the outer output dims, then the chunks of dim r-2.
-  struct IterDim {
-    int64_t extent, srcStep, dstStep;
-  };
   SmallVector<IterDim> dims;
   for (int64_t d = 0; d < rank - 2; ++d)
     if (outShape[d] > 1)
@@ -330,30 +344,9 @@ LogicalResult lowerTranspose(func::FuncOp func, func::CallOp call, const soc::So
         b, loc, dv::BufType::get(ctx, dv::MemSpace::UB, {slabElems}, outElem, dv::Layout::ND),
         IntegerAttr());
 
-  // Offsets: sum over iteration dims of index * step; the first dim's index
-  // is block_idx * share + its loop's iv.
-  SmallVector<Value> indices;
-  AffineExpr srcExpr = b.getAffineConstantExpr(0), dstExpr = b.getAffineConstantExpr(0);
-  auto addIndex = [&](Value index, int64_t srcStep, int64_t dstStep) {
-    AffineExpr dim = b.getAffineDimExpr(indices.size());
-    indices.push_back(index);
-    srcExpr = srcExpr + dim * srcStep;
-    dstExpr = dstExpr + dim * dstStep;
-  };
-  for (auto [i, dim] : llvm::enumerate(dims)) {
-    int64_t extent = dim.extent;
-    if (i == 0 && blockDim > 1) {
-      int64_t share = extent / blockDim;
-      Value bid = dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult();
-      addIndex(bid, share * dim.srcStep, share * dim.dstStep);
-      extent = share;
-    }
-    if (extent > 1) {
-      auto loop = dv::LoopOp::create(b, loc, extent);
-      b.setInsertionPointToStart(&loop.getBody().front());
-      addIndex(loop.getInductionVar(), dim.srcStep, dim.dstStep);
-    }
-  }
+  LoopNest nest = openLoopNest(b, loc, dims, blockDim);
+  ArrayRef<Value> indices = nest.indices;
+  AffineExpr srcExpr = nest.srcExpr, dstExpr = nest.dstExpr;
   auto view = [&](Value gm, Type elem, AffineExpr expr, int64_t elems) {
     return dv::ViewOp::create(b, loc, dv::GmType::get(ctx, {elems}, elem), gm, indices,
                               AffineMapAttr::get(AffineMap::get(indices.size(), 0, expr)))
