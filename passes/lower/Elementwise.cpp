@@ -27,10 +27,16 @@
 // two separate groups of dims, rows longer than kMaxRow) is rejected with
 // the reason "broadcast of A to B is not supported yet".
 //
-// Integer kernels (every tensor but bools i32) compute in i32 in UB (64
-// lanes a repeat, no conversions) with the vector unit's i32 ops: add, sub,
-// mul, max, min, abs, neg, relu, comparisons, where, sign; no immediates,
-// no other integer types (i8/i16/u8..u64 tensors are rejected by name).
+// Integer kernels (every tensor but bools i32, every op one the vector
+// unit has for i32: add, sub, mul, max, min, abs, neg, relu, comparisons,
+// where, sign) compute in i32 in UB (64 lanes a repeat, no conversions; no
+// immediates). Other kernels with integer tensors (i8, u8, or i32 beside
+// floats or under div/mod/pow/clip) compute in f32, converting with vconv
+// both ways: exact for 8-bit values and for i32 below 2^24, integer
+// division truncates and mod is a - floor(a / b) b (fmod: trunc) through
+// s32; results out of an 8-bit range saturate (ONNX wraps: partial). The
+// vector unit has no 16-bit or 64-bit integer, u32 or f64 type: those
+// tensors are rejected by name.
 //
 // Bools (i1) are one byte an element in GM (0 or 1, u8 to the vector unit,
 // as the .om and numpy store them) and 0/1 in the compute type in UB:
@@ -101,6 +107,15 @@ bool isBool(Type type) { return type.isInteger(1); }
 
 Type elementOf(Type tensor) { return cast<RankedTensorType>(tensor).getElementType(); }
 
+/// Integer types that vconv turns into f32 and back exactly (i32 below
+/// 2^24 in magnitude): a float kernel computes them in f32.
+bool isF32ExactInteger(Type type) {
+  return type.isSignlessInteger(8) || type.isUnsignedInteger(8) || type.isSignlessInteger(32);
+}
+
+/// The ops the i32 path computes with the vector unit's i32 instructions.
+bool isI32Op(Operation *op);
+
 /// Ops whose result is bool: comparisons and logic.
 bool isCompareOp(Operation *op) {
   return isa<vg::EqualOp, vg::LessOp, vg::LessOrEqualOp, vg::GreaterOp, vg::GreaterOrEqualOp>(op);
@@ -114,12 +129,14 @@ int64_t scratchBuffers(Operation *op) {
       .Case<vg::SigmoidOp>([](auto) { return 3; })
       .Case<vg::TanhOp>([](auto) { return 5; })
       .Case<vg::PReluOp>([](auto) { return 3; })
-      .Case<vg::ClipOp, vg::SubOp, vg::DivOp>([](auto) { return 1; })
+      .Case<vg::ClipOp, vg::SubOp>([](auto) { return 1; })
+      .Case<vg::DivOp>([](auto) { return 3; }) // integer division truncates through s32
       .Case<vg::EluOp>([](auto) { return 5; })
       .Case<vg::SeluOp, vg::SoftplusOp>([](auto) { return 6; })
       .Case<vg::HardSigmoidOp>([](auto) { return 3; })
       .Case<vg::HardSwishOp>([](auto) { return 4; })
       .Case<vg::PowOp>([](auto) { return 2; })
+      .Case<vg::ModOp>([](auto) { return 6; })
       .Case<vg::EqualOp, vg::LessOp, vg::LessOrEqualOp, vg::GreaterOp, vg::GreaterOrEqualOp,
             vg::WhereOp>([](auto) { return 4; })
       .Case<vg::XorOp, vg::NotOp>([](auto) { return 1; })
@@ -299,6 +316,9 @@ bool isIntegerKernel(func::FuncOp func) {
   llvm::append_range(types, type.getResults());
   for (Operation &op : func.getBody().front())
     llvm::append_range(types, op.getResultTypes());
+  for (Operation &op : func.getBody().front())
+    if (!isa<func::ReturnOp>(op) && !isI32Op(&op))
+      return false;
   bool anyI32 = false;
   for (Type t : types) {
     Type element = elementOf(t);
@@ -319,6 +339,19 @@ Type kernelComputeType(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
   if (isIntegerKernel(func))
     return IntegerType::get(ctx, 32);
+  // Integers in a float kernel (8-bit ones, or i32 beside floats or under
+  // ops with no i32 instruction): f32 holds them exactly.
+  auto isInteger = [](Type type) {
+    Type element = elementOf(type);
+    return isa<IntegerType>(element) && !isBool(element);
+  };
+  auto fnType = func.getFunctionType();
+  bool anyInteger = llvm::any_of(fnType.getInputs(), isInteger) ||
+                    llvm::any_of(fnType.getResults(), isInteger);
+  for (Operation &op : func.getBody().front())
+    anyInteger |= llvm::any_of(op.getResultTypes(), isInteger);
+  if (anyInteger)
+    return Float32Type::get(ctx);
   if (!keepsOriginDtype(func) && !keepsOriginDtype(soleCall(func)))
     return Float16Type::get(ctx);
   auto isF32 = [](Type type) { return cast<RankedTensorType>(type).getElementType().isF32(); };
@@ -327,6 +360,12 @@ Type kernelComputeType(func::FuncOp func) {
   for (Operation &op : func.getBody().front())
     anyF32 |= llvm::any_of(op.getResultTypes(), isF32);
   return anyF32 ? Type(Float32Type::get(ctx)) : Type(Float16Type::get(ctx));
+}
+
+bool isI32Op(Operation *op) {
+  return isa<vg::AddOp, vg::SubOp, vg::MulOp, vg::MaxOp, vg::MinOp, vg::AbsOp, vg::NegOp,
+             vg::ReluOp, vg::WhereOp, vg::SignOp, vg::ConstantOp>(op) ||
+         isCompareOp(op) || isLogicOp(op);
 }
 
 std::string integerMismatch(func::FuncOp func, ArrayRef<int64_t> shape) {
@@ -356,18 +395,6 @@ std::string integerMismatch(func::FuncOp func, ArrayRef<int64_t> shape) {
   return {};
 }
 
-/// An i32 kernel input that only feeds casts to float: it is loaded and
-/// converted (vconv s32 -> f16) like an f32 input (an attention mask).
-bool isIntegerCastInput(Value value) {
-  auto arg = dyn_cast<BlockArgument>(value);
-  if (!arg || !cast<RankedTensorType>(arg.getType()).getElementType().isSignlessInteger(32))
-    return false;
-  return llvm::all_of(arg.getUsers(), [](Operation *user) {
-    auto cast = dyn_cast<vg::CastOp>(user);
-    return cast && isSupportedFloat(cast.getTo());
-  });
-}
-
 /// Why the elementwise template cannot lower `func` (empty: it can).
 std::string elementwiseMismatch(func::FuncOp func) {
   auto results = func.getFunctionType().getResults();
@@ -379,22 +406,24 @@ std::string elementwiseMismatch(func::FuncOp func) {
   for (BlockArgument arg : func.getArguments()) {
     auto tensor = cast<RankedTensorType>(arg.getType());
     if (!isSupportedFloat(tensor.getElementType()) && !isBool(tensor.getElementType()) &&
-        !isIntegerCastInput(arg)) {
+        !isF32ExactInteger(tensor.getElementType())) {
       std::string text;
       llvm::raw_string_ostream os(text);
       os << "tensors of " << tensor.getElementType()
-         << " have no lowering template yet (f16/f32/bool, i32 kernels, and i32 inputs cast to "
-            "float)";
+         << " have no lowering template yet (f16/f32/bool/i8/u8/i32; the vector unit has no "
+            "other integer or f64 type)";
       return text;
     }
   }
   for (Type type : results) {
     auto tensor = cast<RankedTensorType>(type);
-    if (!isSupportedFloat(tensor.getElementType()) && !isBool(tensor.getElementType())) {
+    if (!isSupportedFloat(tensor.getElementType()) && !isBool(tensor.getElementType()) &&
+        !isF32ExactInteger(tensor.getElementType())) {
       std::string text;
       llvm::raw_string_ostream os(text);
       os << "results of " << tensor.getElementType()
-         << " have no lowering template yet (f16/f32/bool, and i32 kernels)";
+         << " have no lowering template yet (f16/f32/bool/i8/u8/i32; the vector unit has no "
+            "other integer or f64 type)";
       return text;
     }
   }
@@ -412,14 +441,20 @@ std::string elementwiseMismatch(func::FuncOp func) {
             vg::NegOp, vg::SigmoidOp, vg::TanhOp, vg::ClipOp, vg::CastOp, vg::PReluOp,
             vg::EluOp, vg::SeluOp, vg::HardSigmoidOp, vg::HardSwishOp, vg::SoftplusOp,
             vg::PowOp, vg::WhereOp, vg::FloorOp, vg::CeilOp, vg::SignOp, vg::SinOp,
-            vg::CosOp, vg::ErfOp, vg::GeluOp>(op) ||
+            vg::CosOp, vg::ErfOp, vg::GeluOp, vg::ModOp>(op) ||
         isCompareOp(&op) || isLogicOp(&op);
     if (!elementwise)
       return (opName(&op) + " has no lowering template yet").str();
     auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
-    if (!isSupportedFloat(resultType.getElementType()) && !isBool(resultType.getElementType()))
-      return (opName(&op) + " to a type other than float or bool has no lowering template yet")
-          .str();
+    Type resultElement = resultType.getElementType();
+    if (!isSupportedFloat(resultElement) && !isBool(resultElement) &&
+        !isF32ExactInteger(resultElement))
+    {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << opName(&op) << " to " << resultElement << " has no lowering template yet";
+      return text;
+    }
     // Every value is held broadcast to the kernel's shape (broadcasting
     // commutes with elementwise ops), so an op on broadcast values is fine
     // as long as its result broadcasts to the kernel's shape.
@@ -429,7 +464,7 @@ std::string elementwiseMismatch(func::FuncOp func) {
     for (Value operand : op.getOperands()) {
       auto type = cast<RankedTensorType>(operand.getType());
       if (!isSupportedFloat(type.getElementType()) && !isBool(type.getElementType()) &&
-          !isIntegerCastInput(operand))
+          !isF32ExactInteger(type.getElementType()))
         return (opName(&op) + " on a non-float operand has no lowering template yet").str();
       if (scalarImmediate(operand))
         continue;
@@ -1015,6 +1050,15 @@ private:
   }
 
   Value compute(Operation *op) {
+    Value result = computeFloat(op);
+    // Integer division truncates (computed in f32 here).
+    Type element = elementOf(op->getResult(0).getType());
+    if (isa<vg::DivOp>(op) && isa<IntegerType>(element) && !computeType.isInteger(32))
+      result = roundThroughInt(result, dv::RoundMode::Trunc);
+    return result;
+  }
+
+  Value computeFloat(Operation *op) {
     auto in = [&](unsigned i) { return values.lookup(op->getOperand(i)); };
     // Binary ops: two tensors, or a tensor and a scalar immediate.
     if (isa<vg::AddOp, vg::SubOp, vg::MulOp, vg::DivOp, vg::MaxOp, vg::MinOp>(op)) {
@@ -1059,6 +1103,14 @@ private:
       return pow(op);
     if (isCompareOp(op))
       return compare(op);
+    // a mod b = a - k b with k = floor(a / b) (the divisor's sign), or
+    // trunc(a / b) with fmod = 1 (the dividend's sign), k through s32.
+    if (auto mod = dyn_cast<vg::ModOp>(op)) {
+      Value a = operandValue(op, 0), d = operandValue(op, 1);
+      Value k = roundThroughInt(binary<dv::VDivOp>(a, d),
+                                mod.getFmod() ? dv::RoundMode::Trunc : dv::RoundMode::Floor);
+      return binary<dv::VSubOp>(a, binary<dv::VMulOp>(k, d));
+    }
     // Bools are 0/1: and = a * b, or = max(a, b), xor = |a - b|, not = 1 - a.
     if (isLogicOp(op))
       return llvm::TypeSwitch<Operation *, Value>(op)

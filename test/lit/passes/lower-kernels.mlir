@@ -273,20 +273,22 @@ func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) 
   %1 = vg.sin %0 : tensor<8x32xf32>
   return %1 : tensor<8x32xf32>
 }
-// An op with no vector form (mod) on a broadcast operand.
-// expected-error @+1 {{kernel k1_add (from /Add): mod has no lowering template yet}}
+// A tensor constant (not a scalar immediate) on a broadcast operand.
+// expected-error @+1 {{kernel k1_add (from /Add): a constant of more than one element inside the kernel has no lowering template yet}}
 func.func private @k1_add(%arg0: tensor<8x32xf32>, %arg1: tensor<32xf32>) -> tensor<8x32xf32>
     attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Add"]} {
-  %n = vg.mod %arg1, %arg1 : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+  %c = vg.constant dense<2.0> : tensor<32xf32>
+  %n = vg.mul %arg1, %c : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
   %0 = vg.add %arg0, %n : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32>
   return %0 : tensor<8x32xf32>
 }
-// i32 kernels take add/sub/mul/max/min/abs/neg/relu (the vector unit's
-// i32 ops); integer division has no vector form.
-// expected-error @+1 {{kernel k2_add (from /AddInt): div on i32 has no lowering template yet}}
+// i32 kernels take the vector unit's i32 ops (add/sub/mul/max/min/abs/neg/
+// relu, compares, where, sign) on tensors only: no i32 immediates.
+// expected-error @+1 {{kernel k2_add (from /AddInt): an i32 constant inside the kernel has no lowering template yet}}
 func.func private @k2_add(%arg0: tensor<4xi32>, %arg1: tensor<4xi32>) -> tensor<4xi32>
     attributes {vinci.kernel = "vector", vinci.source_nodes = ["/AddInt"]} {
-  %0 = vg.div %arg0, %arg1 : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %c = vg.constant dense<3> : tensor<i32>
+  %0 = vg.add %arg0, %c : (tensor<4xi32>, tensor<i32>) -> tensor<4xi32>
   return %0 : tensor<4xi32>
 }
 

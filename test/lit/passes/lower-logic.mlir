@@ -157,16 +157,66 @@ module attributes {vinci.precision_mode = "must_keep_origin_dtype"} {
 
 // -----
 
-// Unsigned 8-bit arithmetic has no template: a clear error, not a crash.
+// 8-bit integers compute in f32 (vconv both ways, exact): u8 in, s8 out.
+// CHECK-LABEL: dv.kernel @k0_add
+// CHECK: dv.vconv {{.+}} rep = array<i64: 8, 2>{{.+}} : !dv.buf<ub, 64xui8> to !dv.buf<ub, 64xf32>
+// CHECK: dv.vadd {{.+}} : !dv.buf<ub, 64xf32>
+// CHECK: dv.vconv {{.+}} rep = array<i64: 2, 8>{{.+}} : !dv.buf<ub, 64xf32> to !dv.buf<ub, 64xi8>
 module {
-  func.func @graph(%x: tensor<16xui8>) -> tensor<16xui8> {
-    %r = call @k0_add(%x, %x) : (tensor<16xui8>, tensor<16xui8>) -> tensor<16xui8>
+  func.func @graph(%x: tensor<16xui8>) -> tensor<16xi8> {
+    %r = call @k0_add(%x, %x) : (tensor<16xui8>, tensor<16xui8>) -> tensor<16xi8>
+    return %r : tensor<16xi8>
+  }
+  func.func private @k0_add(%a: tensor<16xui8>, %b: tensor<16xui8>) -> tensor<16xi8>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %s = vg.add %a, %b : (tensor<16xui8>, tensor<16xui8>) -> tensor<16xui8>
+    %r = vg.cast %s {to = i8} : (tensor<16xui8>) -> tensor<16xi8>
+    return %r : tensor<16xi8>
+  }
+}
+
+// -----
+
+// Integer division in f32 truncates through s32; mod is a - floor(a / b) b.
+// CHECK-LABEL: dv.kernel @k0_div
+// CHECK: dv.vdiv
+// CHECK: dv.vconv {{.+}} round trunc {{.+}} to !dv.buf<ub, 64xi32>
+// CHECK-LABEL: dv.kernel @k1_mod
+// CHECK: dv.vdiv
+// CHECK: dv.vconv {{.+}} round floor {{.+}} to !dv.buf<ub, 64xi32>
+// CHECK: dv.vmul
+// CHECK: dv.vsub
+module {
+  func.func @graph(%x: tensor<16xui8>, %y: tensor<16xi32>) -> (tensor<16xui8>, tensor<16xi32>) {
+    %d = call @k0_div(%x, %x) : (tensor<16xui8>, tensor<16xui8>) -> tensor<16xui8>
+    %m = call @k1_mod(%y, %y) : (tensor<16xi32>, tensor<16xi32>) -> tensor<16xi32>
+    return %d, %m : tensor<16xui8>, tensor<16xi32>
+  }
+  func.func private @k0_div(%a: tensor<16xui8>, %b: tensor<16xui8>) -> tensor<16xui8>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.div %a, %b : (tensor<16xui8>, tensor<16xui8>) -> tensor<16xui8>
     return %r : tensor<16xui8>
   }
-  // expected-error @+1 {{kernel k0_add: tensors of ui8 have no lowering template yet}}
-  func.func private @k0_add(%a: tensor<16xui8>, %b: tensor<16xui8>) -> tensor<16xui8>
+  func.func private @k1_mod(%a: tensor<16xi32>, %b: tensor<16xi32>) -> tensor<16xi32>
       attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
-    %r = vg.add %a, %b : (tensor<16xui8>, tensor<16xui8>) -> tensor<16xui8>
-    return %r : tensor<16xui8>
+    %r = vg.mod %a, %b : (tensor<16xi32>, tensor<16xi32>) -> tensor<16xi32>
+    return %r : tensor<16xi32>
+  }
+}
+
+// -----
+
+// 16-bit integers have no vector type (vconv takes s8/u8/s32 only): a
+// clear error, not a crash.
+module {
+  func.func @graph(%x: tensor<16xui16>) -> tensor<16xui16> {
+    %r = call @k0_add(%x, %x) : (tensor<16xui16>, tensor<16xui16>) -> tensor<16xui16>
+    return %r : tensor<16xui16>
+  }
+  // expected-error @+1 {{kernel k0_add: tensors of ui16 have no lowering template yet (f16/f32/bool/i8/u8/i32; the vector unit has no other integer or f64 type)}}
+  func.func private @k0_add(%a: tensor<16xui16>, %b: tensor<16xui16>) -> tensor<16xui16>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.add %a, %b : (tensor<16xui16>, tensor<16xui16>) -> tensor<16xui16>
+    return %r : tensor<16xui16>
   }
 }
