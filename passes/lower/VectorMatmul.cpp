@@ -28,8 +28,9 @@
 //    in UB so the padded lanes add 0.
 // Tiles: Mt rows x Nt columns (Nt a multiple of 64, the output row's
 // stride in UB) x Kt, shrunk until A, B, the broadcasts and the output
-// tile fit UB (one buffer set). Blocks: equal parts of the batch or of the
-// rows (block_dim the largest divisor <= ai_core_count). Loops: batch, M
+// tile fit UB (one buffer set). Blocks: equal parts of the batch, the rows
+// or the columns (block_dim the largest divisor <= ai_core_count), ranked by
+// a roofline of fp32 lanes and GM bytes. Loops: batch, M
 // tiles, N tiles, K tiles and rows, the trip-1 ones left out; a kernel
 // needing more than the ISA's 4 nested loops is left to the Cube template.
 //
@@ -239,8 +240,8 @@ bool keepsF32(func::FuncOp func, func::CallOp call, const Shape &shape) {
 struct Plan {
   int64_t Mt = 0, Nt = 0, Kt = 0; // Nt: a multiple of 64, the UB row stride
   int64_t blockDim = 1;
-  bool splitBatch = false;        // else rows
-  int64_t Bb = 1, Mb = 0;         // per block
+  enum Split { None, Batch, Rows, Cols } split = None;
+  int64_t Bb = 1, Mb = 0, Nb = 0; // per block
 };
 
 int64_t largestDivisor(int64_t extent, int64_t atMost) {
@@ -269,23 +270,59 @@ int64_t ubBytes(const Shape &s, int64_t Mt, int64_t Nt, int64_t Kt) {
 
 /// Loops one tile category needs: batch, M tiles, N tiles, K tiles, rows.
 int64_t loopDepth(const Shape &s, const Plan &p) {
-  return (p.Bb > 1) + (p.Mb / p.Mt > 1) + (roundUp(s.N, p.Nt) / p.Nt > 1) + (s.K / p.Kt > 1) +
+  return (p.Bb > 1) + (p.Mb / p.Mt > 1) + (roundUp(p.Nb, p.Nt) / p.Nt > 1) + (s.K / p.Kt > 1) +
          (std::min(p.Mt, p.Mb) > 1);
 }
 
 std::string plan(const Shape &s, Plan &p, const soc::SocSpec &soc) {
+  // Blocks: equal parts of the batch, the rows or the columns, ranked by a
+  // roofline: a block's Vector repeats (lanes padded to 64), or the GM
+  // bytes over the chip's bandwidth (row parts each read all of B once per
+  // 64-row tile, column parts all of A once per 256-column tile).
   int64_t cores = soc.ai_core_count;
   int64_t dB = s.bBatched ? largestDivisor(s.batch, cores) : 1;
-  int64_t dM = largestDivisor(s.M, cores);
-  p.splitBatch = dB >= dM && dB > 1;
-  p.blockDim = std::max(dB, dM);
-  p.Bb = s.bBatched ? (p.splitBatch ? s.batch / dB : s.batch) : 1;
-  p.Mb = p.splitBatch ? s.M : s.M / dM;
+  int64_t dM = largestDivisor(s.M, cores), dN = largestDivisor(s.N, cores);
+  auto tiles = [](int64_t extent, int64_t tile) { return double(roundUp(extent, tile) / tile); };
+  double a = double(s.M) * s.K, bMat = double(s.K) * s.N;
+  struct Choice {
+    Plan::Split split;
+    int64_t blocks;
+    double bytes; // per batch
+  } choices[] = {
+      {Plan::Batch, dB, a * tiles(s.N, 256) + bMat * tiles(s.M, 64)},
+      {Plan::Rows, dM, a * tiles(s.N, 256) + dM * bMat * tiles(s.M / dM, 64)},
+      {Plan::Cols, dN, dN * a * tiles(s.N / dN, 256) + bMat * tiles(s.M, 64)},
+  };
+  // A block's Vector cycles: 64-lane repeats over its rows x padded
+  // columns x K (transpose_b: over padded K), plus the broadcasts of A
+  // (one repeat per row and k).
+  auto blockCycles = [&](int64_t batches, int64_t rows, int64_t cols) {
+    double work = s.tb ? double(rows) * cols * roundUp(s.K, kLanes) / kLanes
+                       : double(rows) * s.K * (roundUp(cols, kLanes) / kLanes + 1);
+    return double(batches) * work;
+  };
+  double vectorCycles[] = {blockCycles(s.batch / dB, s.M, s.N),
+                           blockCycles(s.batch, s.M / dM, s.N),
+                           blockCycles(s.batch, s.M, s.N / dN)};
+  double gmBytesPerCycle = soc.gm_bytes_per_second / soc.clock_hz;
+  auto cycles = [&](const Choice &c) {
+    return std::max(vectorCycles[&c - choices], 4 * c.bytes * s.batch / gmBytesPerCycle);
+  };
+  const Choice *chosen = nullptr;
+  for (const Choice &c : choices) // the fastest, then the fewest bytes
+    if (c.blocks > 1 && (!chosen || cycles(c) < cycles(*chosen) ||
+                         (cycles(c) == cycles(*chosen) && c.bytes < chosen->bytes)))
+      chosen = &c;
+  p.split = chosen ? chosen->split : Plan::None;
+  p.blockDim = chosen ? chosen->blocks : 1;
+  p.Bb = s.bBatched ? (p.split == Plan::Batch ? s.batch / dB : s.batch) : 1;
+  p.Mb = p.split == Plan::Rows ? s.M / dM : s.M;
+  p.Nb = p.split == Plan::Cols ? s.N / dN : s.N;
   // vmla repeats over K (B as [K, N]) or over B's rows (transpose_b): at
   // most max_repeat; vbrcb and vcadd likewise.
   int64_t maxRepeat = soc.max_repeat;
   p.Mt = std::min<int64_t>(p.Mb, 64);
-  p.Nt = std::min<int64_t>(roundUp(s.N, kLanes), s.tb ? 128 : 256);
+  p.Nt = std::min<int64_t>(roundUp(p.Nb, kLanes), s.tb ? 128 : 256);
   p.Kt = s.tb ? std::min<int64_t>(roundUp(s.K, kLanes), 512)
               : std::min<int64_t>(s.K, maxRepeat / 8 * 8);
   int64_t ub = static_cast<int64_t>(soc.bufferBytes(soc::Space::UB));
@@ -366,21 +403,25 @@ public:
         r.push_back({extent % tile, 1, extent / tile * tile});
       return r;
     };
-    SmallVector<Range> ms = ranges(p.Mb, p.Mt), ns = ranges(s.N, p.Nt);
+    SmallVector<Range> ms = ranges(p.Mb, p.Mt), ns = ranges(p.Nb, p.Nt);
     for (const Range &m : ms)
       loops({p.Bb, m.count}, [&](ArrayRef<Value> outer) {
-        Offset batch = (p.splitBatch ? Offset(bid, p.Bb) : Offset()) + Offset(outer[0], 1);
-        Offset row = (p.splitBatch || p.blockDim == 1 ? Offset() : Offset(bid, p.Mb)) +
+        Offset batch = blockPart(Plan::Batch, p.Bb) + Offset(outer[0], 1);
+        Offset row = blockPart(Plan::Rows, p.Mb) +
                      Offset(outer[1], p.Mt) + Offset(m.base);
         for (const Range &n : ns)
           loops({n.count}, [&](ArrayRef<Value> inner) {
-            Offset col = Offset(inner[0], p.Nt) + Offset(n.base);
+            Offset col = blockPart(Plan::Cols, p.Nb) + Offset(inner[0], p.Nt) + Offset(n.base);
             tile(batch, row, col, m.size, n.size);
           });
       });
   }
 
 private:
+  /// This block's first batch, row or column along the split dimension.
+  Offset blockPart(Plan::Split split, int64_t perBlock) {
+    return p.split == split ? Offset(bid, perBlock) : Offset();
+  }
   IntegerAttr I(int64_t v) { return b.getI64IntegerAttr(v); }
   DenseI64ArrayAttr strides(ArrayRef<int64_t> v) { return b.getDenseI64ArrayAttr(v); }
 

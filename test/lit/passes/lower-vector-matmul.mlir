@@ -52,26 +52,31 @@ module attributes {vinci.precision_mode = "must_keep_origin_dtype"} {
 // -----
 
 // --keep_dtype on the matmul alone (force_fp16 module), transpose_b with
-// a bias row and relu (Gemm): dot products per B row, K = 100 zero padded
-// to 128 (two 64-lane chunks: vmul then vmla), vcadd folds each B row's
-// lanes, vadd adds the sums to the output row; the bias row is added to
-// every row with repeat stride 0 on it.
+// a bias row and relu (Gemm): 8 blocks of 12 columns (12 B rows each; 4
+// row parts would each read all 96). Dot products per B row, K = 100 zero
+// padded to 128 (two 64-lane chunks: vmul then vmla), vcadd folds each B
+// row's lanes, vadd adds the sums to the output row; the bias row is added
+// to every row with repeat stride 0 on it.
 // CHECK-LABEL: func.func @gemm
 // CHECK: dv.launch @k0_matmul(%{{.+}}) {vinci.keep_dtype}
 // CHECK-LABEL: dv.kernel @k0_matmul
-// CHECK-SAME: !dv.gm<4x100xf32>, %{{.+}}: !dv.gm<96x100xf32>, %{{.+}}: !dv.gm<96xf32>, %{{.+}}: !dv.gm<4x96xf32>)
-// CHECK-SAME: block_dim = 4 : i64, kind = "vector"
-// CHECK: dv.copy %{{.+}} to %{{.+}} {burst_bytes = 400 : i64, bursts = 96 : i64, dst_gap = 112 : i64}
-// CHECK: [[PART:%.+]] = dv.view %{{.+}}[0] : !dv.buf<ub, 8192xf32> to !dv.buf<ub, 6144xf32>
-// CHECK: dv.vmul %{{.+}}, %{{.+}} to [[PART]] {blk = array<i64: 1, 1, 1>, rep = array<i64: 8, 0, 16>, repeat = 96 : i64}
-// CHECK: dv.vmla %{{.+}}, %{{.+}} to [[PART]] {blk = array<i64: 1, 1, 1>, rep = array<i64: 8, 0, 16>, repeat = 96 : i64}
-// CHECK: dv.vcadd [[PART]] to [[SUMS:%.+]] {repeat = 96 : i64}
-// CHECK: dv.vadd [[ROW:%.+]], %{{.+}} to [[ROW]] {repeat = 2 : i64}
-// CHECK: dv.copy %{{.+}} to %{{.+}} {burst_bytes = 384 : i64, dst_gap = 128 : i64} : !dv.gm<96xf32>
-// CHECK: dv.vadd [[T:%.+]], %{{.+}} to [[T]] {blk = array<i64: 1, 1, 1>, rep = array<i64: 16, 16, 0>, repeat = 1 : i64}
-// CHECK: dv.vadd
+// CHECK-SAME: ([[A:%[a-z0-9_]+]]: !dv.gm<4x100xf32>, [[B:%[a-z0-9_]+]]: !dv.gm<96x100xf32>, [[BIAS:%[a-z0-9_]+]]: !dv.gm<96xf32>, [[C:%[a-z0-9_]+]]: !dv.gm<4x96xf32>)
+// CHECK-SAME: block_dim = 8 : i64, kind = "vector"
+// CHECK: [[BID:%.+]] = dv.block_idx
+// CHECK: dv.view [[B]][[[BID]] * 1200] : !dv.gm<96x100xf32> to !dv.gm<1200xf32>
+// CHECK: dv.copy %{{.+}} to %{{.+}} {burst_bytes = 400 : i64, bursts = 12 : i64, dst_gap = 112 : i64}
+// CHECK: dv.loop [[M:%.+]] trip 4 {
+// CHECK: [[PART:%.+]] = dv.view %{{.+}}[0] : !dv.buf<ub, 4096xf32> to !dv.buf<ub, 768xf32>
+// CHECK: dv.vmul %{{.+}}, %{{.+}} to [[PART]] {blk = array<i64: 1, 1, 1>, rep = array<i64: 8, 0, 16>, repeat = 12 : i64}
+// CHECK: dv.vmla %{{.+}}, %{{.+}} to [[PART]] {blk = array<i64: 1, 1, 1>, rep = array<i64: 8, 0, 16>, repeat = 12 : i64}
+// CHECK: dv.vcadd [[PART]] to [[SUMS:%.+]] {repeat = 12 : i64}
+// CHECK: dv.vadd [[ROW:%.+]], %{{.+}} to [[ROW]] {repeat = 1 : i64}
+// CHECK: }
+// CHECK: dv.view [[BIAS]][[[BID]] * 12] : !dv.gm<96xf32> to !dv.gm<12xf32>
+// CHECK: dv.vadd [[T:%.+]], %{{.+}} to [[T]] {blk = array<i64: 1, 1, 1>, rep = array<i64: 8, 8, 0>, repeat = 4 : i64}
 // CHECK: dv.vrelu
-// CHECK: dv.copy %{{.+}} to %{{.+}} {burst_bytes = 384 : i64, src_gap = 128 : i64}
+// CHECK: [[GC:%.+]] = dv.view [[C]][[[BID]] * 12]
+// CHECK: dv.copy %{{.+}} to [[GC]] {burst_bytes = 48 : i64, bursts = 4 : i64, dst_gap = 336 : i64, src_gap = 208 : i64}
 module {
   func.func @gemm(%x: tensor<4x100xf32>, %w: tensor<96x100xf32>, %bias: tensor<96xf32>) -> tensor<4x96xf32> {
     %0 = call @k0_matmul(%x, %w, %bias) : (tensor<4x100xf32>, tensor<96x100xf32>, tensor<96xf32>) -> tensor<4x96xf32>
@@ -88,18 +93,19 @@ module {
 
 // -----
 
-// Batched [2,3,8,16] x [2,3,16,24]: 8 blocks of one row each, a loop over
-// the 6 batches; B's batch stride 16 * 24.
+// Batched [2,3,8,16] x [2,3,16,24]: 6 blocks of one batch each (8 row
+// parts would each read all 6 B matrices), a loop over the 8 rows.
 // CHECK-LABEL: dv.kernel @k0_matmul
 // CHECK-SAME: ([[A:%[a-z0-9_]+]]: !dv.gm<2x3x8x16xf32>, [[B:%[a-z0-9_]+]]: !dv.gm<2x3x16x24xf32>, [[C:%[a-z0-9_]+]]: !dv.gm<2x3x8x24xf32>)
-// CHECK-SAME: block_dim = 8 : i64, kind = "vector"
+// CHECK-SAME: block_dim = 6 : i64, kind = "vector"
 // CHECK: [[BID:%.+]] = dv.block_idx
-// CHECK: dv.loop [[I:%.+]] trip 6 {
-// CHECK: dv.view [[A]][[[I]] * 128 + [[BID]] * 16]
-// CHECK: dv.view [[B]][[[I]] * 384]
+// CHECK: dv.view [[A]][[[BID]] * 128]
+// CHECK: dv.view [[B]][[[BID]] * 384]
+// CHECK: dv.loop [[I:%.+]] trip 8 {
 // CHECK: dv.vbrcb %{{.+}} to %{{.+}} {repeat = 16 : i64}
 // CHECK: dv.vmla {{.+}} {blk = array<i64: 1, 1, 1>, rep = array<i64: 0, 8, 8>, repeat = 16 : i64}
-// CHECK: dv.view [[C]][[[I]] * 192 + [[BID]] * 24]
+// CHECK: }
+// CHECK: dv.view [[C]][[[BID]] * 192]
 module attributes {vinci.precision_mode = "must_keep_origin_dtype"} {
   func.func @bmm(%x: tensor<2x3x8x16xf32>, %w: tensor<2x3x16x24xf32>) -> tensor<2x3x8x24xf32> {
     %0 = call @k0_matmul(%x, %w) : (tensor<2x3x8x16xf32>, tensor<2x3x16x24xf32>) -> tensor<2x3x8x24xf32>
