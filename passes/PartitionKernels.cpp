@@ -62,6 +62,7 @@ bool matmulKeepsF32(Operation *anchor) {
 struct FusionRules {
   bool cubeEpilogues = true;
   bool elementwiseChains = true;
+  bool attention = true;
 };
 
 class Partitioner {
@@ -124,8 +125,9 @@ private:
       // whose softmax epilogue produced its probabilities.
       OpRole producerRole = classifyOp(producer);
       bool cube = kernel->anchorRole == OpRole::Cube;
-      bool cubeUnit = cube && !matmulKeepsF32(kernel->ops.front());
-      bool attentionValue = cubeUnit && cubeKernelTakesAttentionValue(op, operand);
+      bool attentionFusion =
+          cube && rules.attention && !matmulKeepsF32(kernel->ops.front());
+      bool attentionValue = attentionFusion && cubeKernelTakesAttentionValue(op, operand);
       if (kernel->ops.back() != producer || !operand.hasOneUse() || switchedOff ||
           producerRole == OpRole::DataMovement ||
           (producerRole == OpRole::Reduction && !attentionValue))
@@ -135,7 +137,7 @@ private:
       bool epilogue = !secondMatmul &&
                       ((mayJoinKernel(kernel->anchorRole, role) &&
                         (!cube || cubeEpilogueTakes(op, operand))) ||
-                       (cubeUnit && cubeEpilogueTakesSoftmax(op)));
+                       (attentionFusion && cubeEpilogueTakesSoftmax(op)));
       bool store = cube && cubeStoreTakesTranspose(op, kernel->ops.front());
       if (epilogue || store || attentionValue)
         return kernel;
@@ -251,7 +253,7 @@ struct PartitionKernels : impl::PartitionKernelsBase<PartitionKernels> {
         func.emitError("vinci-partition-kernels expects a single-block graph function");
         return signalPassFailure();
       }
-      Partitioner partitioner(func, FusionRules{cubeEpilogues, elementwiseChains});
+      Partitioner partitioner(func, FusionRules{cubeEpilogues, elementwiseChains, attention});
       partitioner.formKernels();
       partitioner.outline(module);
     }

@@ -124,6 +124,9 @@ def PartitionKernels : Pass<"vinci-partition-kernels", "mlir::ModuleOp"> {
            "a matmul/conv kernel absorbs its elementwise consumers (CubeEpilogueFusion)">,
     Option<"elementwiseChains", "elementwise-chains", "bool", /*default=*/"true",
            "chains of elementwise ops run as one Vector kernel (ElementwiseFusion)">,
+    Option<"attention", "attention", "bool", /*default=*/"true",
+           "attention's softmax, then its PV matmul, join the QK^T matmul's kernel "
+           "(AttentionFusion; needs cube-epilogues)">,
   ];
   let dependentDialects = ["mlir::func::FuncDialect"];
 }

@@ -518,7 +518,8 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
     pm->addPass(createNarrowInt64());
     pm->addPass(createMaterializeOutputs());
     pm->addPass(createPartitionKernels(PartitionKernelsOptions{
-        switches.isOn("CubeEpilogueFusion"), switches.isOn("ElementwiseFusion")}));
+        switches.isOn("CubeEpilogueFusion"), switches.isOn("ElementwiseFusion"),
+        switches.isOn("AttentionFusion")}));
     if (failed(pm->run(*module)))
       return fail(err, options.model + ": partitioning into kernels failed");
   }

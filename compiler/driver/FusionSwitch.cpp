@@ -25,6 +25,9 @@ const std::vector<FusionSwitchInfo> &fusionSwitches() {
        "attention scale and mask) while the result is on chip"},
       {"UBFusion", "ElementwiseFusion",
        "chains of elementwise ops run as one Vector kernel"},
+      {"UBFusion", "AttentionFusion",
+       "attention's softmax (rows of at most 128) ends the QK^T matmul's kernel, and its PV "
+       "matmul joins it: the scores and probabilities stay on chip (with CubeEpilogueFusion)"},
   };
   return switches;
 }

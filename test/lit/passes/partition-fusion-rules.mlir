@@ -1,6 +1,7 @@
 // RUN: vinci-opt %s --split-input-file --vinci-partition-kernels | FileCheck %s
 // RUN: vinci-opt %s --split-input-file --vinci-partition-kernels=cube-epilogues=false | FileCheck %s --check-prefix=NO-EPI
 // RUN: vinci-opt %s --split-input-file --vinci-partition-kernels=elementwise-chains=false | FileCheck %s --check-prefix=NO-CHAIN
+// RUN: vinci-opt %s --split-input-file --vinci-partition-kernels=attention=false | FileCheck %s --check-prefix=NO-ATT
 
 // BERT's attention scores: the scale and the [1, 1, 1, S] padding mask (a
 // row of the scores' last dim) are the QK^T matmul's epilogue.
@@ -124,6 +125,15 @@ func.func @softmax_not_epilogue(%a: tensor<32x4xf32>, %b: tensor<4x32xf32>, %c: 
 // NO-EPI: call @k2_softmax
 // NO-EPI: call @k3_matmul
 // NO-EPI: call @k4_transpose
+// AttentionFusion off: the softmax is a Vector kernel, PV a Cube kernel
+// with the head merge as its store.
+// NO-ATT-LABEL: func.func @attention
+// NO-ATT: call @k0_matmul
+// NO-ATT-NEXT: call @k1_softmax
+// NO-ATT-NEXT: call @k2_matmul
+// NO-ATT-NEXT: return
+// NO-ATT: func.func private @k0_matmul{{.+}}vinci.source_nodes = ["qk", "scale", "mask"]
+// NO-ATT: func.func private @k2_matmul{{.+}}vinci.source_nodes = ["pv", "merge"]
 func.func @attention(%q: tensor<1x2x16x16xf32>, %k: tensor<1x2x16x16xf32>, %v: tensor<1x2x16x16xf32>, %m: tensor<1x1x1x16xf32>) -> tensor<1x16x2x16xf32> {
   %s = vg.constant dense<4.0> : tensor<f32>
   %0 = vg.matmul %q, %k {transpose_b = true} : (tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32> loc("qk")
