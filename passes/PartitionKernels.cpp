@@ -31,12 +31,24 @@ struct Kernel {
   SmallVector<Operation *> ops; // in program order
 };
 
-/// Row ops (norms, reductions, pools) read every operand from GM, a small
-/// norm scale included; only the other kernels take immediates.
+/// Whether `value` is cloned into the kernel of `user` as an immediate. Row
+/// ops (norms, reductions, pools) read every operand from GM, a small norm
+/// scale included; elementwise ops take one-element constants only (the
+/// scalar operand of a vector instruction), so a small mask or table is an
+/// argument; the other templates hoist what they cannot use.
 bool isImmediate(Operation *user, Value value) {
   auto constant = value.getDefiningOp<vg::ConstantOp>();
-  return constant && constant.getValue().getNumElements() <= kMaxImmediateElements &&
-         classifyOp(user) != OpRole::Reduction;
+  if (!constant)
+    return false;
+  int64_t elements = constant.getValue().getNumElements();
+  switch (classifyOp(user)) {
+  case OpRole::Reduction:
+    return false;
+  case OpRole::Elementwise:
+    return elements == 1;
+  default:
+    return elements <= kMaxImmediateElements;
+  }
 }
 
 /// The name of the ONNX node (or other source) an op came from.

@@ -1691,6 +1691,47 @@ LogicalResult convertLrn(NodeImporter &n) {
   return n.define(apply(n, "vg.div", {x, reshaped}));
 }
 
+// hardmax(x) -> cast(float(arg_max(x, axis)) == iota(axis)): 1 at the first
+// maximum along the axis, 0 elsewhere; before opset 13 over x flattened to
+// 2-D at axis (as Softmax), then reshaped back. The index is compared in x's
+// float type, the form the elementwise template takes (exact up to 2048
+// positions in fp16).
+LogicalResult convertHardmax(NodeImporter &n) {
+  RankedTensorType type = n.typeOf(0);
+  int64_t rank = type.getRank();
+  int64_t axis = n.attrInt("axis", n.opset >= 13 ? -1 : 1);
+  std::optional<int64_t> resolved = vg::normalizeAxis(axis, std::max<int64_t>(rank, 1));
+  if (!resolved || rank == 0)
+    return n.fail("axis " + Twine(axis) + " is out of range for rank " + Twine(rank));
+  FailureOr<Value> x = n.in(0);
+  int64_t along = *resolved;
+  bool flattened = n.opset < 13 && along != rank - 1;
+  if (flattened) {
+    x = n.make1("vg.flatten", {*x}, {n.i64("axis", along)});
+    along = 1;
+  }
+  if (failed(x))
+    return failure();
+  RankedTensorType work = cast<RankedTensorType>(x->getType());
+  int64_t length = work.getDimSize(along);
+  SmallVector<int64_t> iotaShape(work.getRank(), 1);
+  iotaShape[along] = length;
+  SmallVector<double> positions;
+  for (int64_t k = 0; k < length; ++k)
+    positions.push_back(double(k));
+  TypeAttr element = TypeAttr::get(type.getElementType());
+  Value iota = constantOf(n, RankedTensorType::get(iotaShape, type.getElementType()), positions);
+  FailureOr<Value> index = apply(
+      n, "vg.cast",
+      {n.make1("vg.arg_max", {*x}, {n.i64("axis", along), n.i64("keepdims", 1)})},
+      {n.named("to", element)});
+  FailureOr<Value> y =
+      apply(n, "vg.cast", {apply(n, "vg.equal", {index, iota})}, {n.named("to", element)});
+  if (flattened)
+    y = apply(n, "vg.reshape", {y}, {n.i64s("shape", type.getShape())});
+  return n.define(y);
+}
+
 // Windows of `size` points, N = size (periodic) or size - 1 (symmetric):
 // hann(k) -> 1/2 - 1/2 cos(2 pi k / N), hamming(k) -> 25/46 - 21/46 cos(2 pi k / N),
 // blackman(k) -> 0.42 - 0.5 cos(2 pi k / N) + 0.08 cos(4 pi k / N); a constant
@@ -1784,6 +1825,7 @@ const llvm::StringMap<Converter> &converters() {
     map["DepthToSpace"] = convertDepthSpace;
     map["SpaceToDepth"] = convertDepthSpace;
     map["LRN"] = convertLrn;
+    map["Hardmax"] = convertHardmax;
     for (StringRef op : {"HannWindow", "HammingWindow", "BlackmanWindow"})
       map[op] = convertWindow;
     return map;

@@ -248,3 +248,22 @@ func.func @small_norm_scale(%x: tensor<1x2x1x3xf32>) -> tensor<1x2x1x3xf32> {
   %0 = vg.layer_norm %x, %ones {axis = 2 : i64} : (tensor<1x2x1x3xf32>, tensor<1x3xf32>) -> tensor<1x2x1x3xf32>
   return %0 : tensor<1x2x1x3xf32>
 }
+
+// -----
+
+// An elementwise op takes one-element constants as immediates only: a small
+// mask (Trilu's, 3 x 3) is an argument, the scalar stays inside.
+// CHECK-LABEL: func.func @small_mask
+// CHECK-SAME: ([[X:%[a-z0-9_]+]]: tensor<2x3x3xf32>)
+// CHECK: [[MASK:%.+]] = vg.constant dense<{{.*}}> : tensor<3x3xf32>
+// CHECK: call @k0_mul([[X]], [[MASK]])
+// CHECK: func.func private @k0_mul
+// CHECK-NOT: vg.constant dense<{{\[}}
+// CHECK: vg.constant dense<2.000000e+00> : tensor<f32>
+func.func @small_mask(%x: tensor<2x3x3xf32>) -> tensor<2x3x3xf32> {
+  %mask = vg.constant dense<[[1.0, 1.0, 1.0], [0.0, 1.0, 1.0], [0.0, 0.0, 1.0]]> : tensor<3x3xf32>
+  %two = vg.constant dense<2.0> : tensor<f32>
+  %0 = vg.mul %x, %mask : (tensor<2x3x3xf32>, tensor<3x3xf32>) -> tensor<2x3x3xf32>
+  %1 = vg.mul %0, %two : (tensor<2x3x3xf32>, tensor<f32>) -> tensor<2x3x3xf32>
+  return %1 : tensor<2x3x3xf32>
+}
