@@ -46,6 +46,7 @@
 // the remaining full steps and ends with the K tail. No double buffering yet.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/lower/Epilogue.h"
 #include "passes/lower/LowerCommon.h"
 #include "passes/KernelRules.h"
 
@@ -80,19 +81,8 @@ constexpr int64_t kStatLanes = 128;
 /// f32 elements a 16-lane row repeat (2 blocks a row) reads past its row.
 constexpr int64_t kRowRepeatSlack = 48;
 
-struct Epilogue {
-  /// Unary: `op` on the tile; Scalar: `op` with the immediate `value`
-  /// (`left`: the immediate is the left operand); Row: `op` with a [N] row
-  /// of argument `arg` broadcast over the rows; Elem: with a one-element
-  /// tensor; Full: with a tensor of the output's shape.
-  enum Kind { Unary, Scalar, Row, Elem, Full } kind;
-  enum Op { Add, Sub, Mul, Div, Max, Min, Relu, Sigmoid, Tanh, Exp, Log, Sqrt, Rec, Abs, Neg,
-            LRelu, Clip, Copy, Gelu } op;
-  unsigned arg = 0;
-  double value = 0, value2 = 0; // scalars; lrelu alpha; clip bounds
-  bool left = false;            // the tile is the right operand (sub, div)
-  bool hasLo = false, hasHi = false;
-};
+/// A step of the epilogue chain (Epilogue.h, shared with the Vector matmul).
+using Epilogue = EpilogueStep;
 
 struct MatmulInfo {
   unsigned aArg = 0, bArg = 0;
@@ -254,88 +244,21 @@ std::string analyzeMatmul(func::FuncOp func, vg::MatMulOp mm, MatmulInfo &info) 
       current = op.getResult(0);
       continue;
     }
-    if (op.getNumResults() != 1 || !llvm::is_contained(op.getOperands(), current))
-      return (opName(&op) + " beside the matmul's epilogue chain has no Cube lowering yet").str();
-    auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
-    if (resultType.getShape() != outShape)
-      return (opName(&op) + " changes the matmul's shape: no Cube epilogue for it").str();
-    if (!resultType.getElementType().isF16() && !resultType.getElementType().isF32())
-      return (opName(&op) + " to a non-float type has no Cube epilogue").str();
     Epilogue e;
-    std::optional<Epilogue::Op> binary =
-        llvm::TypeSwitch<Operation *, std::optional<Epilogue::Op>>(&op)
-            .Case<vg::AddOp>([](auto) { return Epilogue::Add; })
-            .Case<vg::SubOp>([](auto) { return Epilogue::Sub; })
-            .Case<vg::MulOp>([](auto) { return Epilogue::Mul; })
-            .Case<vg::DivOp>([](auto) { return Epilogue::Div; })
-            .Case<vg::MaxOp>([](auto) { return Epilogue::Max; })
-            .Case<vg::MinOp>([](auto) { return Epilogue::Min; })
-            .Default([](Operation *) { return std::nullopt; });
-    std::optional<Epilogue::Op> unary =
-        llvm::TypeSwitch<Operation *, std::optional<Epilogue::Op>>(&op)
-            .Case<vg::ReluOp>([](auto) { return Epilogue::Relu; })
-            .Case<vg::SigmoidOp>([](auto) { return Epilogue::Sigmoid; })
-            .Case<vg::TanhOp>([](auto) { return Epilogue::Tanh; })
-            .Case<vg::ExpOp>([](auto) { return Epilogue::Exp; })
-            .Case<vg::LogOp>([](auto) { return Epilogue::Log; })
-            .Case<vg::SqrtOp>([](auto) { return Epilogue::Sqrt; })
-            .Case<vg::ReciprocalOp>([](auto) { return Epilogue::Rec; })
-            .Case<vg::AbsOp>([](auto) { return Epilogue::Abs; })
-            .Case<vg::NegOp>([](auto) { return Epilogue::Neg; })
-            .Case<vg::LeakyReluOp>([](auto) { return Epilogue::LRelu; })
-            .Case<vg::ClipOp>([](auto) { return Epilogue::Clip; })
-            .Case<vg::CastOp>([](auto) { return Epilogue::Copy; })
-            .Case<vg::GeluOp>([](auto) { return Epilogue::Gelu; })
-            .Default([](Operation *) { return std::nullopt; });
-    if (unary) {
-      e.kind = Epilogue::Unary;
-      e.op = *unary;
-      if (auto lrelu = dyn_cast<vg::LeakyReluOp>(op))
-        e.value = lrelu.getAlpha().convertToDouble();
-      if (auto clip = dyn_cast<vg::ClipOp>(op)) {
-        if (auto lo = clip.getMin()) {
-          e.hasLo = true;
-          e.value = lo->convertToDouble();
-        }
-        if (auto hi = clip.getMax()) {
-          e.hasHi = true;
-          e.value2 = hi->convertToDouble();
-        }
-      }
-    } else if (binary) {
-      e.op = *binary;
-      e.left = op.getOperand(0) != current;
-      Value other = e.left ? op.getOperand(0) : op.getOperand(1);
-      if (other == current)
-        return (opName(&op) + " of the matmul's result with itself has no Cube epilogue yet").str();
-      if (std::optional<double> imm = scalarImmediate(other)) {
-        e.kind = Epilogue::Scalar;
-        e.value = *imm;
-      } else {
-        int arg = argIndex(body, other);
-        if (arg == -2)
-          return (opName(&op) + " of a value computed inside the kernel has no Cube epilogue yet")
-              .str();
-        auto type = cast<RankedTensorType>(other.getType());
-        if (!type.getElementType().isF16() && !type.getElementType().isF32())
-          return (opName(&op) + " of a non-float tensor has no Cube epilogue").str();
-        ArrayRef<int64_t> s = type.getShape();
-        bool row = !s.empty() && s.back() == info.N && product(s) == info.N;
-        if (type.getShape() == outShape)
-          e.kind = Epilogue::Full;
-        else if (row)
-          e.kind = Epilogue::Row;
-        else if (product(s) == 1)
-          e.kind = Epilogue::Elem;
-        else
-          return (opName(&op) +
-                  " broadcasting other than a [N] row or one element in a Cube epilogue has no "
-                  "lowering yet")
-              .str();
-        e.arg = arg;
-      }
-    } else {
-      return (opName(&op) + " has no Cube epilogue yet").str();
+    if (std::string why = classifyEpilogueStep(&op, current, outShape, e); !why.empty())
+      return why;
+    Type resultElement = cast<RankedTensorType>(op.getResult(0).getType()).getElementType();
+    if (!resultElement.isF16() && !resultElement.isF32())
+      return (opName(&op) + " to a non-float type has no Cube epilogue").str();
+    if (e.other) {
+      int arg = argIndex(body, e.other);
+      if (arg == -2)
+        return (opName(&op) + " of a value computed inside the kernel has no Cube epilogue yet")
+            .str();
+      Type element = cast<RankedTensorType>(e.other.getType()).getElementType();
+      if (!element.isF16() && !element.isF32())
+        return (opName(&op) + " of a non-float tensor has no Cube epilogue").str();
+      e.arg = arg;
     }
     info.epilogue.push_back(e);
     current = op.getResult(0);
@@ -428,7 +351,7 @@ public:
   MatmulEmitter(OpBuilder &b, Location loc, const MatmulInfo &info, const Plan &plan,
                 ArrayRef<Value> gm, unsigned outArg, const soc::SocSpec &soc)
       : b(b), loc(loc), info(info), plan(plan), gm(gm), outArg(outArg), soc(soc),
-        f16(b.getF16Type()), f32(b.getF32Type()) {}
+        f16(b.getF16Type()), f32(b.getF32Type()), flat(b, loc, soc.max_repeat) {}
 
   void emit() {
     if (plan.blockDim > 1)
@@ -760,43 +683,10 @@ private:
   }
 
   template <typename OpTy> void tileUnary(Value tile, int64_t elems) {
-    int64_t lanes = 256 / dv::elementBytes(outType);
-    chunks(elems, lanes, [&](int64_t off, int64_t n) {
-      Value v = ndView(tile, off, n * lanes);
-      OpTy::create(b, loc, v, v, I(n), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
-                   DenseI64ArrayAttr());
-    });
+    flat.unary<OpTy>(tile, elems);
   }
   template <typename OpTy> void tileScalar(Value tile, int64_t elems, double c) {
-    int64_t lanes = 256 / dv::elementBytes(outType);
-    chunks(elems, lanes, [&](int64_t off, int64_t n) {
-      Value v = ndView(tile, off, n * lanes);
-      OpTy::create(b, loc, v, b.getF32FloatAttr(float(c)), v, I(n), DenseI64ArrayAttr(),
-                   DenseI64ArrayAttr(), DenseI64ArrayAttr());
-    });
-  }
-
-  /// dst = x op y over views, with the tile on the left unless `left`.
-  void binaryOp(Epilogue::Op op, Value tileV, Value otherV, bool left, int64_t repeat,
-                DenseI64ArrayAttr blk, DenseI64ArrayAttr rep) {
-    Value x = left ? otherV : tileV, y = left ? tileV : otherV;
-    if (left && blk) { // the strides follow their operands
-      blk = b.getDenseI64ArrayAttr({blk[0], blk[2], blk[1]});
-      rep = b.getDenseI64ArrayAttr({rep[0], rep[2], rep[1]});
-    }
-    auto make = [&](auto tag) {
-      using OpTy = decltype(tag);
-      OpTy::create(b, loc, x, y, tileV, I(repeat), blk, rep, DenseI64ArrayAttr());
-    };
-    switch (op) {
-    case Epilogue::Add: return make(dv::VAddOp());
-    case Epilogue::Sub: return make(dv::VSubOp());
-    case Epilogue::Mul: return make(dv::VMulOp());
-    case Epilogue::Div: return make(dv::VDivOp());
-    case Epilogue::Max: return make(dv::VMaxOp());
-    case Epilogue::Min: return make(dv::VMinOp());
-    default: llvm_unreachable("not a binary epilogue op");
-    }
+    flat.scalar<OpTy>(tile, elems, c);
   }
 
   /// out[m][n] = out[m][n] op row[n] over an NZ tile Mp x Np: per 16-column
@@ -808,99 +698,13 @@ private:
     for (int64_t n1 = 0; n1 < Np / 16; ++n1) {
       int64_t at = scalar ? 0 : n1 * 16;
       if (outType.isF16()) {
-        binaryOp(e.op, ndView(out, n1 * Mp * 16, Mp * 16), ndView(row, at, 16), e.left, repeats,
-                 b.getDenseI64ArrayAttr({1, 1, 0}), b.getDenseI64ArrayAttr({8, 8, 0}));
+        flat.binary(e.op, ndView(out, n1 * Mp * 16, Mp * 16), ndView(row, at, 16), e.left, repeats,
+                    {1, 0}, {8, 0});
         continue;
       }
       for (int64_t h = 0; h < 2; ++h)
-        binaryOp(e.op, ndView(out, n1 * Mp * 16 + h * 8, Mp * 16 - 8), ndView(row, at + h * 8, 8),
-                 e.left, repeats, b.getDenseI64ArrayAttr({2, 2, 0}),
-                 b.getDenseI64ArrayAttr({16, 16, 0}));
-    }
-  }
-
-  void unaryEpilogue(const Epilogue &e, Value out, int64_t elems) {
-    switch (e.op) {
-    case Epilogue::Relu: return tileUnary<dv::VReluOp>(out, elems);
-    case Epilogue::Exp: return tileUnary<dv::VExpOp>(out, elems);
-    case Epilogue::Log: return tileUnary<dv::VLnOp>(out, elems);
-    case Epilogue::Sqrt: return tileUnary<dv::VSqrtOp>(out, elems);
-    case Epilogue::Rec: return tileUnary<dv::VRecOp>(out, elems);
-    case Epilogue::Abs: return tileUnary<dv::VAbsOp>(out, elems);
-    case Epilogue::Neg: return tileUnary<dv::VNegOp>(out, elems);
-    case Epilogue::LRelu: return tileScalar<dv::VLeakyReluOp>(out, elems, e.value);
-    case Epilogue::Copy: return;
-    case Epilogue::Gelu: {
-      // x * sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)): the tanh form, also
-      // for approximate = "none" (within 3e-4 of the erf form). Overflow
-      // saturates correctly: e^-inf -> 1 * x, e^inf -> 0.
-      Value sv = ndView(ubScratch, 0, elems);
-      int64_t lanes = 256 / dv::elementBytes(outType);
-      auto both = [&](auto tag) {
-        using OpTy = decltype(tag);
-        chunks(elems, lanes, [&](int64_t off, int64_t n) {
-          Value x = ndView(out, off, n * lanes), y = ndView(sv, off, n * lanes);
-          if constexpr (std::is_same_v<OpTy, dv::VCopyOp>)
-            OpTy::create(b, loc, x, y, I(n), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
-                         DenseI64ArrayAttr());
-          else if constexpr (std::is_same_v<OpTy, dv::VAddOp>) // y = y * x (scratch)
-            dv::VMulOp::create(b, loc, y, x, y, I(n), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
-                               DenseI64ArrayAttr());
-          else // x = x * y (the tile)
-            dv::VMulOp::create(b, loc, x, y, x, I(n), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
-                               DenseI64ArrayAttr());
-        });
-      };
-      both(dv::VCopyOp());                              // s = x
-      both(dv::VAddOp());                               // s = x^2
-      tileScalar<dv::VMulsOp>(sv, elems, 0.044715);     // s = 0.044715 x^2
-      tileScalar<dv::VAddsOp>(sv, elems, 1.0);          // s = 1 + 0.044715 x^2
-      both(dv::VAddOp());                               // s = x + 0.044715 x^3
-      tileScalar<dv::VMulsOp>(sv, elems, -1.5957691216); // -2 sqrt(2/pi) s
-      tileUnary<dv::VExpOp>(sv, elems);
-      tileScalar<dv::VAddsOp>(sv, elems, 1.0);
-      tileUnary<dv::VRecOp>(sv, elems);                 // sigmoid
-      both(dv::VMulOp());                               // x = x * sigmoid
-      return;
-    }
-    case Epilogue::Clip:
-      if (e.hasLo)
-        tileScalar<dv::VMaxsOp>(out, elems, e.value);
-      if (e.hasHi)
-        tileScalar<dv::VMinsOp>(out, elems, e.value2);
-      return;
-    case Epilogue::Sigmoid: // 1 / (1 + e^-x)
-      tileUnary<dv::VNegOp>(out, elems);
-      tileUnary<dv::VExpOp>(out, elems);
-      tileScalar<dv::VAddsOp>(out, elems, 1.0);
-      return tileUnary<dv::VRecOp>(out, elems);
-    case Epilogue::Tanh: // 2 / (1 + e^-2x) - 1
-      tileScalar<dv::VMulsOp>(out, elems, -2.0);
-      tileUnary<dv::VExpOp>(out, elems);
-      tileScalar<dv::VAddsOp>(out, elems, 1.0);
-      tileUnary<dv::VRecOp>(out, elems);
-      tileScalar<dv::VMulsOp>(out, elems, 2.0);
-      return tileScalar<dv::VAddsOp>(out, elems, -1.0);
-    default: llvm_unreachable("not a unary epilogue op");
-    }
-  }
-
-  void scalarEpilogue(const Epilogue &e, Value out, int64_t elems) {
-    double c = e.value;
-    switch (e.op) {
-    case Epilogue::Add: return tileScalar<dv::VAddsOp>(out, elems, c);
-    case Epilogue::Mul: return tileScalar<dv::VMulsOp>(out, elems, c);
-    case Epilogue::Max: return tileScalar<dv::VMaxsOp>(out, elems, c);
-    case Epilogue::Min: return tileScalar<dv::VMinsOp>(out, elems, c);
-    case Epilogue::Sub: // x - c = x + (-c); c - x = -x + c
-      if (e.left)
-        tileUnary<dv::VNegOp>(out, elems);
-      return tileScalar<dv::VAddsOp>(out, elems, e.left ? c : -c);
-    case Epilogue::Div: // x / c = x * (1/c); c / x = (1/x) * c
-      if (e.left)
-        tileUnary<dv::VRecOp>(out, elems);
-      return tileScalar<dv::VMulsOp>(out, elems, e.left ? c : 1.0 / c);
-    default: llvm_unreachable("not a binary epilogue op");
+        flat.binary(e.op, ndView(out, n1 * Mp * 16 + h * 8, Mp * 16 - 8),
+                    ndView(row, at + h * 8, 8), e.left, repeats, {2, 0}, {16, 0});
     }
   }
 
@@ -1047,10 +851,10 @@ private:
       switch (e.kind) {
       case Epilogue::Unary:
         if (!(index == 0 && reluFirst))
-          unaryEpilogue(e, out, elems);
+          flat.step(e, out, elems, ubScratch ? ndView(ubScratch, 0, elems) : Value());
         break;
       case Epilogue::Scalar:
-        scalarEpilogue(e, out, elems);
+        flat.step(e, out, elems);
         break;
       case Epilogue::Row:
       case Epilogue::Elem: {
@@ -1083,8 +887,7 @@ private:
           convert(raw, res, elems);
         int64_t lanes = 256 / dv::elementBytes(outType);
         chunks(elems, lanes, [&](int64_t off, int64_t n) {
-          binaryOp(e.op, ndView(out, off, n * lanes), ndView(res, off, n * lanes), e.left, n,
-                   DenseI64ArrayAttr(), DenseI64ArrayAttr());
+          flat.binary(e.op, ndView(out, off, n * lanes), ndView(res, off, n * lanes), e.left, n);
         });
         break;
       }
@@ -1130,6 +933,7 @@ private:
   Value ubRow, ubBcast, ubRes, ubScratch;
   Value ubFold, ubRowsBc, ubStat, ubLive; // the softmax epilogue's
   Value ubP16, l1P, l1V, ubV32, ubV16, l0P, l0V, l0C2, ubOut2; // attention's PV matmul
+  FlatTileEmitter flat; // vector instructions over a tile's contiguous elements
   llvm::DenseMap<Type, Value> ubRowRaw, ubResRaw;
 };
 

@@ -35,6 +35,7 @@
 // needing more than the ISA's 4 nested loops is left to the Cube template.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/lower/Epilogue.h"
 #include "passes/lower/LowerCommon.h"
 
 #include "dv/DvOps.h"
@@ -59,17 +60,8 @@ constexpr int64_t kLanes = 64; // f32 lanes of one 256-byte repeat
 // Analysis
 //===----------------------------------------------------------------------===//
 
-/// One step of the epilogue chain, applied in UB to the f32 output tile.
-struct Step {
-  enum Kind { Unary, Scalar, Row, Elem, Full } kind = Unary;
-  enum Op { Add, Sub, Mul, Div, Max, Min, Relu, Abs, Neg, Exp, Log, Sqrt, Rec, Sigmoid, Tanh,
-            LRelu, Clip, Copy } op = Copy;
-  unsigned arg = 0;              // the other operand's kernel argument
-  Value other;                   // ... before constants are hoisted
-  double value = 0, value2 = 0;  // scalar; lrelu alpha; clip bounds
-  bool left = false;             // the tile is the right operand
-  bool hasLo = false, hasHi = false;
-};
+/// A step of the epilogue chain (Epilogue.h, shared with the Cube matmul).
+using Step = EpilogueStep;
 
 struct Shape {
   unsigned aArg = 0, bArg = 0;
@@ -78,34 +70,6 @@ struct Shape {
   int64_t batch = 1, M = 0, N = 0, K = 0;
   SmallVector<Step> steps;
 };
-
-std::optional<Step::Op> binaryOf(Operation *op) {
-  return llvm::TypeSwitch<Operation *, std::optional<Step::Op>>(op)
-      .Case<vg::AddOp>([](auto) { return Step::Add; })
-      .Case<vg::SubOp>([](auto) { return Step::Sub; })
-      .Case<vg::MulOp>([](auto) { return Step::Mul; })
-      .Case<vg::DivOp>([](auto) { return Step::Div; })
-      .Case<vg::MaxOp>([](auto) { return Step::Max; })
-      .Case<vg::MinOp>([](auto) { return Step::Min; })
-      .Default([](Operation *) { return std::nullopt; });
-}
-
-std::optional<Step::Op> unaryOf(Operation *op) {
-  return llvm::TypeSwitch<Operation *, std::optional<Step::Op>>(op)
-      .Case<vg::ReluOp>([](auto) { return Step::Relu; })
-      .Case<vg::AbsOp>([](auto) { return Step::Abs; })
-      .Case<vg::NegOp>([](auto) { return Step::Neg; })
-      .Case<vg::ExpOp>([](auto) { return Step::Exp; })
-      .Case<vg::LogOp>([](auto) { return Step::Log; })
-      .Case<vg::SqrtOp>([](auto) { return Step::Sqrt; })
-      .Case<vg::ReciprocalOp>([](auto) { return Step::Rec; })
-      .Case<vg::SigmoidOp>([](auto) { return Step::Sigmoid; })
-      .Case<vg::TanhOp>([](auto) { return Step::Tanh; })
-      .Case<vg::LeakyReluOp>([](auto) { return Step::LRelu; })
-      .Case<vg::ClipOp>([](auto) { return Step::Clip; })
-      .Case<vg::CastOp>([](auto) { return Step::Copy; })
-      .Default([](Operation *) { return std::nullopt; });
-}
 
 /// A value the kernel reads from GM: an argument, or a tensor constant the
 /// lowering hoists to one.
@@ -161,52 +125,15 @@ std::string analyze(func::FuncOp func, vg::MatMulOp mm, Shape &shape) {
       continue;
     }
     std::string name = opName(&op).str();
-    if (op.getNumResults() != 1 || !llvm::is_contained(op.getOperands(), current))
-      return name + " beside the matmul's epilogue chain";
-    auto type = cast<RankedTensorType>(op.getResult(0).getType());
-    if (type.getShape() != outShape || !type.getElementType().isF32())
-      return name + " changes the matmul's shape or type";
     Step step;
-    if (std::optional<Step::Op> unary = unaryOf(&op)) {
-      step.op = *unary;
-      if (auto lrelu = dyn_cast<vg::LeakyReluOp>(op))
-        step.value = lrelu.getAlpha().convertToDouble();
-      if (auto clip = dyn_cast<vg::ClipOp>(op)) {
-        if (auto lo = clip.getMin()) {
-          step.hasLo = true;
-          step.value = lo->convertToDouble();
-        }
-        if (auto hi = clip.getMax()) {
-          step.hasHi = true;
-          step.value2 = hi->convertToDouble();
-        }
-      }
-    } else if (std::optional<Step::Op> binary = binaryOf(&op)) {
-      step.op = *binary;
-      step.left = op.getOperand(0) != current;
-      Value other = step.left ? op.getOperand(0) : op.getOperand(1);
-      if (other == current)
-        return name + " of the matmul's result with itself";
-      if (std::optional<double> imm = scalarImmediate(other)) {
-        step.kind = Step::Scalar;
-        step.value = *imm;
-      } else {
-        if (!readFromGm(body, other) || !isF32(other))
-          return name + " of a value that is not an f32 kernel argument";
-        ArrayRef<int64_t> s = cast<RankedTensorType>(other.getType()).getShape();
-        if (s == outShape)
-          step.kind = Step::Full;
-        else if (!s.empty() && s.back() == N && product(s) == N)
-          step.kind = Step::Row;
-        else if (product(s) == 1)
-          step.kind = Step::Elem;
-        else
-          return name + " broadcasting other than a [N] row or one element";
-        step.other = other;
-      }
-    } else {
+    if (std::string why = classifyEpilogueStep(&op, current, outShape, step); !why.empty())
+      return why;
+    if (!isF32(op.getResult(0)))
+      return name + " changes the matmul's type";
+    if (step.op == Step::Gelu)
       return name + " has no Vector matmul epilogue";
-    }
+    if (step.other && (!readFromGm(body, step.other) || !isF32(step.other)))
+      return name + " of a value that is not an f32 kernel argument";
     shape.steps.push_back(step);
     current = op.getResult(0);
   }
@@ -366,7 +293,8 @@ class Emitter {
 public:
   Emitter(OpBuilder &b, Location loc, const Shape &s, const Plan &p, ArrayRef<Value> gm,
           unsigned outArg, const soc::SocSpec &soc)
-      : b(b), loc(loc), s(s), p(p), gm(gm), outArg(outArg), soc(soc), f32(b.getF32Type()) {}
+      : b(b), loc(loc), s(s), p(p), gm(gm), outArg(outArg), soc(soc), f32(b.getF32Type()),
+        flat(b, loc, soc.max_repeat) {}
 
   void emit() {
     if (p.blockDim > 1)
@@ -495,42 +423,6 @@ private:
                          DenseI64ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr());
     });
   }
-  template <typename OpTy> void unary(Value buf, int64_t elems) {
-    chunks(elems, [&](int64_t off, int64_t n) {
-      Value v = ub(buf, off, n * kLanes);
-      OpTy::create(b, loc, v, v, I(n), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
-                   DenseI64ArrayAttr());
-    });
-  }
-  template <typename OpTy> void scalar(Value buf, int64_t elems, double c) {
-    chunks(elems, [&](int64_t off, int64_t n) {
-      Value v = ub(buf, off, n * kLanes);
-      OpTy::create(b, loc, v, b.getF32FloatAttr(float(c)), v, I(n), DenseI64ArrayAttr(),
-                   DenseI64ArrayAttr(), DenseI64ArrayAttr());
-    });
-  }
-  /// dst = x op y (the tile is x unless `left`), with explicit strides.
-  void binary(Step::Op op, Value tileV, Value otherV, bool left, int64_t repeat,
-              DenseI64ArrayAttr blk, DenseI64ArrayAttr rep) {
-    Value x = left ? otherV : tileV, y = left ? tileV : otherV;
-    if (left && rep) // the strides follow their operands
-      rep = strides({rep[0], rep[2], rep[1]});
-    if (left && blk)
-      blk = strides({blk[0], blk[2], blk[1]});
-    auto make = [&](auto tag) {
-      decltype(tag)::create(b, loc, x, y, tileV, I(repeat), blk, rep, DenseI64ArrayAttr());
-    };
-    switch (op) {
-    case Step::Add: return make(dv::VAddOp());
-    case Step::Sub: return make(dv::VSubOp());
-    case Step::Mul: return make(dv::VMulOp());
-    case Step::Div: return make(dv::VDivOp());
-    case Step::Max: return make(dv::VMaxOp());
-    case Step::Min: return make(dv::VMinOp());
-    default: llvm_unreachable("not a binary step");
-    }
-  }
-
   /// One output tile: zero it, accumulate every K tile, the epilogue, store.
   void tile(const Offset &batch, const Offset &row, const Offset &col, int64_t msz,
             int64_t nsz) {
@@ -616,10 +508,8 @@ private:
     for (const Step &e : s.steps) {
       switch (e.kind) {
       case Step::Unary:
-        unaryStep(e, elems);
-        break;
       case Step::Scalar:
-        scalarStep(e, elems);
+        flat.step(e, ub(ubOut, Offset(), elems), elems);
         break;
       case Step::Row:
       case Step::Elem: {
@@ -636,71 +526,18 @@ private:
           load(gm[e.arg], col, ubRow, 1, nsz, s.N, p.Nt);
         }
         for (int64_t c = 0; c < chunksPerRow; ++c)
-          binary(e.op, ub(ubOut, Offset(c * kLanes), (msz - 1) * p.Nt + kLanes),
-                 ub(other, Offset(one ? 0 : c * kLanes), kLanes), e.left, msz,
-                 strides({1, 1, 1}), strides({p.Nt / 8, p.Nt / 8, 0}));
+          flat.binary(e.op, ub(ubOut, Offset(c * kLanes), (msz - 1) * p.Nt + kLanes),
+                      ub(other, Offset(one ? 0 : c * kLanes), kLanes), e.left, msz, {1, 1},
+                      {p.Nt / 8, 0});
         break;
       }
       case Step::Full:
         load(gm[e.arg], outOffset(batch, row, col), ubOther, msz, nsz, s.N, p.Nt);
         chunks(elems, [&](int64_t off, int64_t n) {
-          binary(e.op, ub(ubOut, off, n * kLanes), ub(ubOther, off, n * kLanes), e.left, n,
-                 DenseI64ArrayAttr(), DenseI64ArrayAttr());
+          flat.binary(e.op, ub(ubOut, off, n * kLanes), ub(ubOther, off, n * kLanes), e.left, n);
         });
         break;
       }
-    }
-  }
-
-  void unaryStep(const Step &e, int64_t elems) {
-    switch (e.op) {
-    case Step::Relu: return unary<dv::VReluOp>(ubOut, elems);
-    case Step::Abs: return unary<dv::VAbsOp>(ubOut, elems);
-    case Step::Neg: return unary<dv::VNegOp>(ubOut, elems);
-    case Step::Exp: return unary<dv::VExpOp>(ubOut, elems);
-    case Step::Log: return unary<dv::VLnOp>(ubOut, elems);
-    case Step::Sqrt: return unary<dv::VSqrtOp>(ubOut, elems);
-    case Step::Rec: return unary<dv::VRecOp>(ubOut, elems);
-    case Step::Copy: return; // f32 -> f32
-    case Step::LRelu: return scalar<dv::VLeakyReluOp>(ubOut, elems, e.value);
-    case Step::Clip:
-      if (e.hasLo)
-        scalar<dv::VMaxsOp>(ubOut, elems, e.value);
-      if (e.hasHi)
-        scalar<dv::VMinsOp>(ubOut, elems, e.value2);
-      return;
-    case Step::Sigmoid: // 1 / (1 + e^-x)
-      unary<dv::VNegOp>(ubOut, elems);
-      unary<dv::VExpOp>(ubOut, elems);
-      scalar<dv::VAddsOp>(ubOut, elems, 1.0);
-      return unary<dv::VRecOp>(ubOut, elems);
-    case Step::Tanh: // 2 / (1 + e^-2x) - 1
-      scalar<dv::VMulsOp>(ubOut, elems, -2.0);
-      unary<dv::VExpOp>(ubOut, elems);
-      scalar<dv::VAddsOp>(ubOut, elems, 1.0);
-      unary<dv::VRecOp>(ubOut, elems);
-      scalar<dv::VMulsOp>(ubOut, elems, 2.0);
-      return scalar<dv::VAddsOp>(ubOut, elems, -1.0);
-    default: llvm_unreachable("not a unary step");
-    }
-  }
-
-  void scalarStep(const Step &e, int64_t elems) {
-    double c = e.value;
-    switch (e.op) {
-    case Step::Add: return scalar<dv::VAddsOp>(ubOut, elems, c);
-    case Step::Mul: return scalar<dv::VMulsOp>(ubOut, elems, c);
-    case Step::Max: return scalar<dv::VMaxsOp>(ubOut, elems, c);
-    case Step::Min: return scalar<dv::VMinsOp>(ubOut, elems, c);
-    case Step::Sub: // x - c = x + (-c); c - x = -x + c
-      if (e.left)
-        unary<dv::VNegOp>(ubOut, elems);
-      return scalar<dv::VAddsOp>(ubOut, elems, e.left ? c : -c);
-    case Step::Div: // x / c = x * (1/c); c / x = (1/x) * c
-      if (e.left)
-        unary<dv::VRecOp>(ubOut, elems);
-      return scalar<dv::VMulsOp>(ubOut, elems, e.left ? c : 1.0 / c);
-    default: llvm_unreachable("not a binary step");
     }
   }
 
@@ -715,6 +552,7 @@ private:
   Value bid;
   int64_t aRow = 0;
   Value ubA, ubB, ubOut, ubBcast, ubPartial, ubSums, ubRow, ubOne, ubElem, ubOther;
+  FlatTileEmitter flat; // the epilogue's vector instructions
 };
 
 /// Whether this template takes `func` (launched by `call`): a matmul it

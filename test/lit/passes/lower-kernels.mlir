@@ -266,7 +266,7 @@ func.func @near_misses(%x: tensor<8x64xf32>, %w: tensor<64x32xf32>, %b: tensor<3
   %2 = call @k2_add(%i, %i) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   return %1, %2 : tensor<8x32xf32>, tensor<4xi32>
 }
-// expected-error @+1 {{kernel k0_matmul (from /MatMul): sin has no Cube epilogue yet}}
+// expected-error @+1 {{kernel k0_matmul (from /MatMul): sin has no epilogue form}}
 func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) -> tensor<8x32xf32>
     attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul"]} {
   %0 = vg.matmul %arg0, %arg1 : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>

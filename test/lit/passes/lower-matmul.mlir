@@ -342,14 +342,14 @@ func.func @near_misses(%x: tensor<8x64xf32>, %w: tensor<64x32xf32>, %a3: tensor<
   %3 = call @k3_matmul(%x, %v) : (tensor<8x64xf32>, tensor<64xf32>) -> tensor<8xf32>
   return %0, %1, %2, %3 : tensor<8x32xf32>, tensor<8x32xf32>, tensor<2x8x32xf32>, tensor<8xf32>
 }
-// expected-error @+1 {{kernel k0_matmul (from /MatMul, /Sin): sin has no Cube epilogue yet}}
+// expected-error @+1 {{kernel k0_matmul (from /MatMul, /Sin): sin has no epilogue form}}
 func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) -> tensor<8x32xf32>
     attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul", "/Sin"]} {
   %0 = vg.matmul %arg0, %arg1 : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
   %1 = vg.sin %0 : tensor<8x32xf32>
   return %1 : tensor<8x32xf32>
 }
-// expected-error @+1 {{kernel k1_matmul (from /MatMul, /Neg, /Mul): neg beside the matmul's epilogue chain has no Cube lowering yet}}
+// expected-error @+1 {{kernel k1_matmul (from /MatMul, /Neg, /Mul): neg beside the matmul's epilogue chain}}
 func.func private @k1_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>, %arg2: tensor<8x32xf32>) -> tensor<8x32xf32>
     attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul", "/Neg", "/Mul"]} {
   %0 = vg.matmul %arg0, %arg1 : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
