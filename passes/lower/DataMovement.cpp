@@ -45,6 +45,8 @@
 // each tile in UB with vconv between load and store. Small constants the
 // partition cloned into a concat (or copying slice) kernel become arguments.
 //
+// Bools (i1) are copied as the bytes they are in GM (u8).
+//
 // Rejected (one-line diagnostics): conversions other than f16 <-> f32,
 // element types the ISA has no copies of (i64), empty tensors, and boxes
 // needing more than kMaxUnrolledCopies copies of a four-deep loop nest.
@@ -222,13 +224,30 @@ SmallVector<BoxDim> readBox(Operation *mover) {
   return dims;
 }
 
+/// Bools (i1) are one byte an element in GM (0 or 1), as the elementwise
+/// template stores them: copied as u8.
+Type copiedElement(Type element) {
+  if (element.isInteger(1))
+    return IntegerType::get(element.getContext(), 8, IntegerType::Unsigned);
+  return element;
+}
+
+GmSignature byteBoolSignature(func::CallOp call) {
+  GmSignature signature = gmSignature(call);
+  for (auto [type, element] : llvm::zip(signature.types, signature.elements)) {
+    element = copiedElement(element);
+    type = dv::GmType::get(call.getContext(), cast<dv::GmType>(type).getShape(), element);
+  }
+  return signature;
+}
+
 /// Builds the boxes of the kernel's op; "" on success, else why not.
 std::string analyze(func::FuncOp func, func::CallOp call, Operation *mover, Plan &plan) {
   StringRef name = opName(mover);
   SmallVector<Value> sources; // each box's source tensor in the kernel
-  GmSignature signature = gmSignature(call);
+  GmSignature signature = byteBoolSignature(call);
   auto noteElements = [&](BoxCopy &box, Value source) -> std::string {
-    box.srcElement = box.srcArg == kHoistedConstant ? storageElementType(source)
+    box.srcElement = box.srcArg == kHoistedConstant ? copiedElement(storageElementType(source))
                                                      : signature.elements[box.srcArg];
     box.dstElement = signature.elements[box.dstArg];
     for (Type element : {box.srcElement, box.dstElement}) {
@@ -760,7 +779,7 @@ LogicalResult lowerDataMovement(func::FuncOp func, func::CallOp call, const soc:
       usedElems[element] = std::max(usedElems[element], elems);
   }
 
-  GmSignature signature = gmSignature(call);
+  GmSignature signature = byteBoolSignature(call);
   OpBuilder b(ctx);
   Block *entry = beginKernel(b, func, signature.types, blockDim, "vector");
   llvm::DenseMap<Type, TilePair> tilePairs;

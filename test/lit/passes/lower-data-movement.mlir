@@ -407,3 +407,27 @@ module {
     return %t : tensor<4x3xi64>
   }
 }
+
+// -----
+
+// Bools (i1) are one byte an element in GM, as the elementwise template
+// stores them: the slice copies them as ui8 (8-byte bursts, source row
+// stride 40 bytes: gap 32; each row padded to 32 B in UB).
+// CHECK-LABEL: dv.kernel @k0_slice
+// CHECK-SAME: (%[[IN:.+]]: !dv.gm<4x40xui8>, %[[OUT:.+]]: !dv.gm<4x8xui8>)
+// CHECK: %[[TILE:.+]] = dv.alloc : !dv.buf<ub, 128xui8>
+// CHECK: %[[SRC:.+]] = dv.view %[[IN]][8] : !dv.gm<4x40xui8> to !dv.gm<128xui8>
+// CHECK: dv.copy %[[SRC]] to %[[TILE]] {burst_bytes = 8 : i64, bursts = 4 : i64, dst_gap = 24 : i64, src_gap = 32 : i64}
+// CHECK: %[[DST:.+]] = dv.view %[[OUT]][0] : !dv.gm<4x8xui8> to !dv.gm<32xui8>
+// CHECK: dv.copy %[[TILE]] to %[[DST]] {burst_bytes = 8 : i64, bursts = 4 : i64, src_gap = 24 : i64}
+module {
+  func.func @graph(%x: tensor<4x40xi1>) -> tensor<4x8xi1> {
+    %y = call @k0_slice(%x) : (tensor<4x40xi1>) -> tensor<4x8xi1>
+    return %y : tensor<4x8xi1>
+  }
+  func.func private @k0_slice(%a: tensor<4x40xi1>) -> tensor<4x8xi1>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %s = vg.slice %a {starts = array<i64: 8>, ends = array<i64: 16>, axes = array<i64: 1>, steps = array<i64: 1>} : (tensor<4x40xi1>) -> tensor<4x8xi1>
+    return %s : tensor<4x8xi1>
+  }
+}
