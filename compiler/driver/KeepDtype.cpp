@@ -18,7 +18,7 @@ namespace {
 
 /// The modes Vinci implements, then ATC's others (named in errors).
 constexpr const char *kImplementedModes[] = {"force_fp16", "allow_mix_precision",
-                                             "must_keep_origin_dtype"};
+                                             "allow_fp32_to_fp16", "must_keep_origin_dtype"};
 constexpr const char *kBf16Modes[] = {"allow_mix_precision_bf16", "allow_fp32_to_bf16"};
 
 std::string join(llvm::ArrayRef<const char *> names) {
@@ -82,11 +82,6 @@ std::string resolvePrecisionMode(const std::string &requested, const soc::SocSpe
     error = "--precision_mode " + requested + " (bf16 storage on " + soc.name +
             ") is not implemented yet; available: " + join(kImplementedModes) +
             " (docs/precision.md)";
-    return "";
-  }
-  if (requested == "allow_fp32_to_fp16") {
-    error = "--precision_mode allow_fp32_to_fp16 is not implemented yet; available: " +
-            join(kImplementedModes) + " (docs/precision.md)";
     return "";
   }
   error = "unknown --precision_mode '" + requested + "' (known: " + join(kImplementedModes) +

@@ -69,6 +69,32 @@ static bool kernelBodyKeepsDtype(func::FuncOp kernel) {
       .wasInterrupted();
 }
 
+/// The outlined kernel `call` launches. Not a symbol-table lookup: while a
+/// template lowers a kernel, its dv.kernel and its func share the name.
+static func::FuncOp calledKernel(ModuleOp module, func::CallOp call) {
+  if (module)
+    for (auto kernel : module.getOps<func::FuncOp>())
+      if (kernel.getSymName() == call.getCallee())
+        return kernel;
+  return {};
+}
+
+/// allow_fp32_to_fp16 (ATC: an op keeps fp32 where its unit takes fp32,
+/// else fp16): on the 310P every kernel but a Cube one keeps its types.
+static bool keepsUnderFp32ToFp16(Operation *op, ModuleOp module) {
+  auto isVector = [](func::FuncOp kernel) {
+    auto kind = kernel ? kernel->getAttrOfType<StringAttr>("vinci.kernel") : StringAttr();
+    return kind && kind.getValue() != "cube";
+  };
+  if (auto kernel = dyn_cast<func::FuncOp>(op))
+    return isVector(kernel);
+  if (auto call = dyn_cast<func::CallOp>(op))
+    return isVector(calledKernel(module, call));
+  // A weight follows the kernels that read it (storageElementType).
+  return op->getDialect() && op->getDialect()->getNamespace() == "vg" &&
+         !isa<vg::ConstantOp>(op) && classifyOp(op) != OpRole::Cube;
+}
+
 bool keepsOriginDtype(Operation *op) {
   if (!op)
     return false;
@@ -78,16 +104,12 @@ bool keepsOriginDtype(Operation *op) {
   auto mode = module ? module->getAttrOfType<StringAttr>("vinci.precision_mode") : StringAttr();
   if (mode && mode.getValue() == "must_keep_origin_dtype")
     return true;
+  if (mode && mode.getValue() == "allow_fp32_to_fp16" && keepsUnderFp32ToFp16(op, module))
+    return true;
   if (auto kernel = dyn_cast<func::FuncOp>(op))
     return kernel->hasAttr("vinci.kernel") && kernelBodyKeepsDtype(kernel);
-  if (auto call = dyn_cast<func::CallOp>(op)) {
-    // Not a symbol-table lookup: while a template lowers a kernel, its
-    // dv.kernel and its func share the name.
-    if (module)
-      for (auto kernel : module.getOps<func::FuncOp>())
-        if (kernel.getSymName() == call.getCallee())
-          return kernelBodyKeepsDtype(kernel);
-  }
+  if (auto call = dyn_cast<func::CallOp>(op))
+    return kernelBodyKeepsDtype(calledKernel(module, call));
   return false;
 }
 

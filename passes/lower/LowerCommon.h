@@ -88,8 +88,10 @@ inline constexpr llvm::StringLiteral kKeepDtypeAttr = "vinci.keep_dtype";
 /// Whether `op` (a vg op, an outlined kernel's func, its call or the
 /// dv.launch that replaced the call) computes and stores its float tensors
 /// in their own type rather than f16: the module's `vinci.precision_mode`
-/// is "must_keep_origin_dtype", or the op carries `vinci.keep_dtype`, or
-/// (for a kernel, its call or launch) any op of the kernel's body does.
+/// is "must_keep_origin_dtype", or "allow_fp32_to_fp16" and `op` is not
+/// Cube work (a Cube kernel, matmul or conv), or the op carries
+/// `vinci.keep_dtype`, or (for a kernel, its call or launch) any op of the
+/// kernel's body does.
 bool keepsOriginDtype(mlir::Operation *op);
 /// The element type a graph tensor has in GM: graph inputs and outputs keep
 /// theirs, as does a tensor whose producer keepsOriginDtype and a constant

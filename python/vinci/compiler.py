@@ -11,9 +11,10 @@ import sys
 from .errors import CompileError, UnsupportedOperatorError
 
 # ATC's --precision_mode names that vinci-compile implements (docs/precision.md);
-# the driver checks the mode, so ATC's others (the bf16 ones, allow_fp32_to_fp16)
-# fail with its one-line message, which names the SoC that has bf16.
-PRECISION_MODES = ("force_fp16", "allow_mix_precision", "must_keep_origin_dtype")
+# the driver checks the mode, so ATC's others (the bf16 ones) fail with its
+# one-line message, which names the SoC that has bf16.
+PRECISION_MODES = ("force_fp16", "allow_mix_precision", "allow_fp32_to_fp16",
+                   "must_keep_origin_dtype")
 
 # vinci-compile's options that vinci.compile passes through (besides output,
 # soc_version and precision_mode, which are named arguments).
@@ -86,7 +87,8 @@ def compile(module_or_onnx_path, example_inputs=None, output="m.om", soc_version
 
     precision_mode: ATC's --precision_mode: "force_fp16" (float tensors stored
     as fp16), "allow_mix_precision" (softmax, norms and sum-like reductions
-    keep fp32) or "must_keep_origin_dtype" (fp32 stays fp32; docs/precision.md).
+    keep fp32), "allow_fp32_to_fp16" (Vector kernels keep fp32, Cube ones
+    fp16) or "must_keep_origin_dtype" (fp32 stays fp32; docs/precision.md).
 
     options: vinci-compile's, by their command-line names: input_shape (a
     string "x:1,3,224,224;y:1,128" or a dict {"x": (1, 3, 224, 224)}),

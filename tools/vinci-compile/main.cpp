@@ -33,6 +33,7 @@ int main(int argc, char **argv) {
   app.add_option("--precision_mode", options.precisionMode,
                  "ATC's precision modes: force_fp16 (default: float tensors stored as fp16), "
                  "allow_mix_precision (softmax, norms and reductions keep fp32), "
+                 "allow_fp32_to_fp16 (Vector kernels keep fp32, Cube kernels fp16), "
                  "must_keep_origin_dtype (fp32 stays fp32; fp32 matmuls run on the Vector "
                  "unit); docs/precision.md");
   app.add_option("--keep_dtype", options.keepDtype,
