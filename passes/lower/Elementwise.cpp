@@ -995,29 +995,47 @@ private:
     return binary<dv::VMulOp>(sinR, sign);
   }
 
-  /// erf(x): for |x| < 0.5 the odd Taylor series to x^11 (relative error
-  /// below 3e-8 there); elsewhere Abramowitz & Stegun 7.1.26, 1 - t (a1 +
-  /// t (a2 + ...)) e^(-x^2) with t = 1 / (1 + p |x|) (absolute error below
-  /// 1.5e-7), its sign restored from x.
-  Value erf(Value x) {
+  /// erf(x) in pieces: for |x| < 0.5 the odd Taylor series to x^11
+  /// (relative error below 3e-8 there); elsewhere Abramowitz & Stegun
+  /// 7.1.26, erf|x| = 1 - tail with tail = t (a1 + t (a2 + ...)) e^(-x^2),
+  /// t = 1 / (1 + p |x|) (absolute error below 1.5e-7).
+  struct ErfPieces {
+    Value series, tail, magnitude;
+  };
+  ErfPieces erfPieces(Value x) {
     Value z = binary<dv::VMulOp>(x, x);
     const double taylor[] = {-1.0 / 1320.0, 1.0 / 216.0, -1.0 / 42.0, 1.0 / 10.0, -1.0 / 3.0};
     Value series = scalar<dv::VMulsOp>(z, taylor[0]);
     for (double c : ArrayRef<double>(taylor).drop_front())
       series = binary<dv::VMulOp>(scalar<dv::VAddsOp>(series, c), z);
     // x (1 + z (...)) 2 / sqrt(pi)
-    Value small = scalar<dv::VMulsOp>(binary<dv::VMulOp>(scalar<dv::VAddsOp>(series, 1.0), x),
-                                      M_2_SQRTPI);
+    series = scalar<dv::VMulsOp>(binary<dv::VMulOp>(scalar<dv::VAddsOp>(series, 1.0), x),
+                                 M_2_SQRTPI);
     Value a = unary<dv::VAbsOp>(x);
     Value t = unary<dv::VRecOp>(scalar<dv::VAddsOp>(scalar<dv::VMulsOp>(a, 0.3275911), 1.0));
     const double as[] = {1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592};
     Value poly = scalar<dv::VMulsOp>(t, as[0]);
     for (double c : ArrayRef<double>(as).drop_front())
       poly = binary<dv::VMulOp>(scalar<dv::VAddsOp>(poly, c), t);
-    Value tail = binary<dv::VMulOp>(poly, unary<dv::VExpOp>(unary<dv::VNegOp>(z)));
-    Value large = scalar<dv::VAddsOp>(unary<dv::VNegOp>(tail), 1.0);
+    return {series, binary<dv::VMulOp>(poly, unary<dv::VExpOp>(unary<dv::VNegOp>(z))), a};
+  }
+
+  /// erf(x): the series below |x| = 0.5, else (1 - tail) with x's sign.
+  Value erf(Value x) {
+    ErfPieces p = erfPieces(x);
+    Value large = scalar<dv::VAddsOp>(unary<dv::VNegOp>(p.tail), 1.0);
     Value signedLarge = select(dv::CmpMode::LT, x, Value(), 0.0, unary<dv::VNegOp>(large), large);
-    return select(dv::CmpMode::LT, a, Value(), 0.5, small, signedLarge);
+    return select(dv::CmpMode::LT, p.magnitude, Value(), 0.5, p.series, signedLarge);
+  }
+
+  /// 1 + erf(x) with no cancellation where erf(x) nears -1: the tail itself
+  /// for x <= -0.5 (gelu's left side keeps its relative accuracy).
+  Value onePlusErf(Value x) {
+    ErfPieces p = erfPieces(x);
+    Value right = scalar<dv::VAddsOp>(unary<dv::VNegOp>(p.tail), 2.0);
+    Value outer = select(dv::CmpMode::LT, x, Value(), 0.0, p.tail, right);
+    return select(dv::CmpMode::LT, p.magnitude, Value(), 0.5, scalar<dv::VAddsOp>(p.series, 1.0),
+                  outer);
   }
 
   /// tanh(x) = 2 * sigmoid(2x) - 1 = 2 / (1 + e^-2x) - 1: saturates
@@ -1031,15 +1049,15 @@ private:
   /// gelu: x * Phi(x), with Phi(x) = (1 + erf(x / sqrt 2)) / 2, or with
   /// approximate = "tanh", (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) / 2.
   Value gelu(Value x, bool tanhForm) {
-    Value inner;
+    Value onePlus;
     if (tanhForm) {
       Value cube = binary<dv::VMulOp>(binary<dv::VMulOp>(x, x), x);
       Value u = binary<dv::VAddOp>(x, scalar<dv::VMulsOp>(cube, 0.044715));
-      inner = tanh(scalar<dv::VMulsOp>(u, std::sqrt(2.0 / M_PI)));
+      onePlus = scalar<dv::VAddsOp>(tanh(scalar<dv::VMulsOp>(u, std::sqrt(2.0 / M_PI))), 1.0);
     } else {
-      inner = erf(scalar<dv::VMulsOp>(x, M_SQRT1_2));
+      onePlus = onePlusErf(scalar<dv::VMulsOp>(x, M_SQRT1_2));
     }
-    Value phi = scalar<dv::VMulsOp>(scalar<dv::VAddsOp>(inner, 1.0), 0.5);
+    Value phi = scalar<dv::VMulsOp>(onePlus, 0.5);
     return binary<dv::VMulOp>(x, phi);
   }
 

@@ -132,15 +132,17 @@ module attributes {vinci.precision_mode = "must_keep_origin_dtype"} {
 
 // -----
 
-// A standalone erf-form gelu (all fusions off): x * (1 + erf(x / sqrt 2)) / 2,
-// erf from the series below |x| = 0.5 and A&S 7.1.26 (with e^-x^2) above.
+// A standalone erf-form gelu: x * (1 + erf(x / sqrt 2)) / 2, erf from the
+// series below |x| = 0.5 and A&S 7.1.26 (tail = poly(t) e^-x^2) above;
+// 1 + erf is the tail itself for negative x (no cancellation), 2 - tail
+// for positive.
 // CHECK-LABEL: dv.kernel @k0_gelu
 // CHECK: dv.vmuls %{{.+}}, 0.707106769 : f32
 // CHECK: dv.vrec
 // CHECK: dv.vexp
+// CHECK: dv.vadds %{{.+}}, 2.000000e+00 : f32
 // CHECK: dv.vcmps lt %{{.+}}, 0.000000e+00 : f32
 // CHECK: dv.vcmps lt %{{.+}}, 5.000000e-01 : f32
-// CHECK: dv.vadds %{{.+}}, 1.000000e+00 : f32
 // CHECK: dv.vmuls %{{.+}}, 5.000000e-01 : f32
 // CHECK: dv.vmul
 module attributes {vinci.precision_mode = "must_keep_origin_dtype"} {
