@@ -1732,6 +1732,56 @@ LogicalResult convertHardmax(NodeImporter &n) {
   return n.define(y);
 }
 
+// gather_elements(data, idx, axis) -> gather(flatten(data), flat) with
+// flat = (idx < 0 ? idx + d : idx) * stride(axis) + base, base holding the
+// offset of each index position's other coordinates in data.
+LogicalResult convertGatherElements(NodeImporter &n) {
+  RankedTensorType data = n.typeOf(0), indices = n.typeOf(1);
+  int64_t rank = data.getRank();
+  if (indices.getRank() != rank || rank == 0)
+    return n.fail("data and indices must have the same rank (1 or more), got " + Twine(rank) +
+                  " and " + Twine(indices.getRank()));
+  int64_t axis = n.attrInt("axis", 0);
+  std::optional<int64_t> resolved = vg::normalizeAxis(axis, rank);
+  if (!resolved)
+    return n.fail("axis " + Twine(axis) + " is out of range for rank " + Twine(rank));
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * data.getDimSize(d + 1);
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *resolved && indices.getDimSize(d) > data.getDimSize(d))
+      return n.fail("indices dim " + Twine(d) + " (" + Twine(indices.getDimSize(d)) +
+                    ") exceeds data's (" + Twine(data.getDimSize(d)) + ")");
+  SmallVector<double> base;
+  SmallVector<int64_t> position(rank, 0);
+  for (int64_t flat = 0; flat < indices.getNumElements(); ++flat) {
+    int64_t offset = 0;
+    for (int64_t d = 0, rest = flat; d < rank; ++d) {
+      int64_t inner = 1;
+      for (int64_t e = d + 1; e < rank; ++e)
+        inner *= indices.getDimSize(e);
+      position[d] = rest / inner;
+      rest %= inner;
+      if (d != *resolved)
+        offset += position[d] * strides[d];
+    }
+    base.push_back(double(offset));
+  }
+  Value idx = n.in(1);
+  Type indexType = indices.getElementType();
+  auto c = [&](double value) { return n.scalar(indexType, value); };
+  FailureOr<Value> wrapped =
+      apply(n, "vg.where",
+            {apply(n, "vg.less", {idx, c(0)}),
+             apply(n, "vg.add", {idx, c(double(data.getDimSize(*resolved)))}), idx});
+  if (strides[*resolved] != 1)
+    wrapped = apply(n, "vg.mul", {wrapped, c(double(strides[*resolved]))});
+  FailureOr<Value> flatIndex = apply(n, "vg.add", {wrapped, constantOf(n, indices, base)});
+  FailureOr<Value> table =
+      n.make1("vg.reshape", {n.in(0)}, {n.i64s("shape", {data.getNumElements()})});
+  return n.define(apply(n, "vg.gather", {table, flatIndex}, {n.i64("axis", 0)}));
+}
+
 // Windows of `size` points, N = size (periodic) or size - 1 (symmetric):
 // hann(k) -> 1/2 - 1/2 cos(2 pi k / N), hamming(k) -> 25/46 - 21/46 cos(2 pi k / N),
 // blackman(k) -> 0.42 - 0.5 cos(2 pi k / N) + 0.08 cos(4 pi k / N); a constant
@@ -1826,6 +1876,7 @@ const llvm::StringMap<Converter> &converters() {
     map["SpaceToDepth"] = convertDepthSpace;
     map["LRN"] = convertLrn;
     map["Hardmax"] = convertHardmax;
+    map["GatherElements"] = convertGatherElements;
     for (StringRef op : {"HannWindow", "HammingWindow", "BlackmanWindow"})
       map[op] = convertWindow;
     return map;
