@@ -253,13 +253,18 @@ std::string plan(const Shape &s, Plan &p, const soc::SocSpec &soc) {
   p.Kt = s.tb ? std::min<int64_t>(roundUp(s.K, kLanes), 512)
               : std::min<int64_t>(s.K, maxRepeat / 8 * 8);
   int64_t ub = static_cast<int64_t>(soc.bufferBytes(soc::Space::UB));
+  // K shrinks first: a K tile only sets how often the loads go, while
+  // fewer rows re-read B per M tile and fewer columns re-read A per N tile
+  // (and spread each broadcast over fewer chunks).
   while (ubBytes(s, p.Mt, p.Nt, p.Kt) > ub) {
-    if (p.Kt > kLanes && p.Kt >= p.Nt)
+    if (p.Kt > kLanes)
       p.Kt = s.tb ? roundUp(p.Kt / 2, kLanes) : roundUp(p.Kt / 2, 8);
     else if (p.Mt > 8)
       p.Mt = roundUp(p.Mt / 2, 8);
     else if (p.Nt > kLanes)
       p.Nt = roundUp(p.Nt / 2, kLanes);
+    else if (!s.tb && p.Kt > 8)
+      p.Kt = roundUp(p.Kt / 2, 8);
     else
       return "no fp32 Vector matmul tile fits UB";
   }
