@@ -15,8 +15,9 @@
 // Axes whose matrix is the identity (scale 1 under most transforms) are
 // skipped. Nearest matrices are one-hot, so nearest resizes are exact;
 // linear and cubic weights round to fp16 under force_fp16. Left alone (the
-// backend then says resize has no template): dynamic shapes, non-f32
-// tensors, and tf_crop_and_resize (vg.resize carries no roi).
+// backend then says resize has no template): dynamic shapes, tensors other
+// than f32 and f16 (whose matrices are f16), and tf_crop_and_resize
+// (vg.resize carries no roi).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/graph/ConstantData.h"
@@ -149,10 +150,22 @@ std::string blobPrefix(Location loc) {
   return "resize";
 }
 
+/// The matrix in the resized tensor's element type: f32 (a blob when
+/// large), or f16 rounded to nearest even (inline).
 Value matrixConstant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                     ArrayRef<float> values, const std::string &name) {
-  return f32Constant(b, loc, shape, values,
-                     int64_t(values.size()) > kMaxInlineElements ? name : std::string());
+                     ArrayRef<float> values, const std::string &name, Type element) {
+  if (element.isF32())
+    return f32Constant(b, loc, shape, values,
+                       int64_t(values.size()) > kMaxInlineElements ? name : std::string());
+  SmallVector<APFloat> rounded;
+  for (float v : values) {
+    APFloat value(v);
+    bool lost;
+    value.convert(APFloat::IEEEhalf(), APFloat::rmNearestTiesToEven, &lost);
+    rounded.push_back(value);
+  }
+  return vg::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(RankedTensorType::get(shape, element), rounded));
 }
 
 Value reshape(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> shape) {
@@ -166,8 +179,8 @@ Value reshape(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> shape) 
 void decompose(vg::ResizeOp resize) {
   RankedTensorType inType = resize.getInput().getType();
   auto outType = cast<RankedTensorType>(resize.getType());
-  if (!inType.hasStaticShape() || !outType.hasStaticShape() ||
-      !isa<Float32Type>(inType.getElementType()))
+  Type element = inType.getElementType();
+  if (!inType.hasStaticShape() || !outType.hasStaticShape() || !(element.isF32() || element.isF16()))
     return;
   ResizeMode m{resize.getMode(), resize.getCoordinateTransformationMode(),
                resize.getNearestMode()};
@@ -206,15 +219,14 @@ void decompose(vg::ResizeOp resize) {
       after *= shape[d];
     SmallVector<int64_t> resized(shape);
     resized[axis] = out;
-    auto f32 = b.getF32Type();
     if (axis == rank - 1) {
       // Y [.., OW] = X [.., W] x R^T.
       std::vector<float> transposed(in * out);
       for (int64_t r = 0; r < out; ++r)
         for (int64_t c = 0; c < in; ++c)
           transposed[c * out + r] = float(matrix[r * in + c]);
-      Value weight = matrixConstant(b, loc, {in, out}, transposed, name);
-      value = vg::MatMulOp::create(b, loc, RankedTensorType::get(resized, f32), value, weight);
+      Value weight = matrixConstant(b, loc, {in, out}, transposed, name, element);
+      value = vg::MatMulOp::create(b, loc, RankedTensorType::get(resized, element), value, weight);
     } else {
       // Y[p] [O, Q] = R [O, I] x X[p] [I, Q], R repeated over p.
       std::vector<float> repeated;
@@ -228,10 +240,10 @@ void decompose(vg::ResizeOp resize) {
         rhsShape.insert(rhsShape.begin(), before);
         resultShape.insert(resultShape.begin(), before);
       }
-      Value weight = matrixConstant(b, loc, lhsShape, repeated, name);
+      Value weight = matrixConstant(b, loc, lhsShape, repeated, name, element);
       Value rhs = reshape(b, loc, value, rhsShape);
       Value product =
-          vg::MatMulOp::create(b, loc, RankedTensorType::get(resultShape, f32), weight, rhs);
+          vg::MatMulOp::create(b, loc, RankedTensorType::get(resultShape, element), weight, rhs);
       value = reshape(b, loc, product, resized);
     }
     shape = resized;

@@ -223,9 +223,10 @@ def DecomposeResize : Pass<"vinci-decompose-resize", "mlir::ModuleOp"> {
     2-D weight on the right only). Axes whose matrix is the identity are
     skipped; a resize that is the identity on every axis disappears.
     Matrices above 256 elements are resource blobs named
-    `<node>.resize_axis<a>`. Nearest matrices are one-hot (exact). Left
-    alone: dynamic shapes, non-f32 tensors, tf_crop_and_resize (vg.resize
-    carries no roi).
+    `<node>.resize_axis<a>` (f16 tensors get inline f16 matrices).
+    Nearest matrices are one-hot (exact). Left alone: dynamic shapes,
+    tensors other than f32 / f16, tf_crop_and_resize (vg.resize carries no
+    roi).
 
     Before:
     ```mlir

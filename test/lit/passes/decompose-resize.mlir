@@ -84,13 +84,27 @@ func.func @shift_at_scale_one(%x: tensor<1x3xf32>) -> tensor<1x3xf32> {
 
 // -----
 
-// Near-miss: an f16 tensor (the matrices are made in f32) is left alone.
-// CHECK-LABEL: func.func @f16_left_alone
-// CHECK: vg.resize
-// CHECK-NOT: vg.matmul
-func.func @f16_left_alone(%x: tensor<1x1x2x2xf16>) -> tensor<1x1x4x4xf16> {
+// An f16 tensor gets f16 matrices (and f16 matmuls).
+// CHECK-LABEL: func.func @f16_matrices
+// CHECK-SAME: (%[[X:.+]]: tensor<1x1x2x2xf16>)
+// CHECK: %[[RW:.+]] = vg.constant dense<{{\[}}[1.000000e+00, 1.000000e+00, 0.000000e+00, 0.000000e+00], [0.000000e+00, 0.000000e+00, 1.000000e+00, 1.000000e+00]]> : tensor<2x4xf16>
+// CHECK: vg.matmul %[[X]], %[[RW]] : (tensor<1x1x2x2xf16>, tensor<2x4xf16>) -> tensor<1x1x2x4xf16>
+// CHECK: vg.constant {{.*}} : tensor<4x2xf16>
+// CHECK-NOT: vg.resize
+func.func @f16_matrices(%x: tensor<1x1x2x2xf16>) -> tensor<1x1x4x4xf16> {
   %y = vg.resize %x {mode = "nearest", scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x1x2x2xf16>) -> tensor<1x1x4x4xf16>
   return %y : tensor<1x1x4x4xf16>
+}
+
+// -----
+
+// Near-miss: a dynamic dim leaves the resize alone (no matrix size).
+// CHECK-LABEL: func.func @dynamic_left_alone
+// CHECK: vg.resize
+// CHECK-NOT: vg.matmul
+func.func @dynamic_left_alone(%x: tensor<?x1x2x2xf32>) -> tensor<?x1x4x4xf32> {
+  %y = vg.resize %x {mode = "nearest", scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<?x1x2x2xf32>) -> tensor<?x1x4x4xf32>
+  return %y : tensor<?x1x4x4xf32>
 }
 
 // -----
