@@ -10,6 +10,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include <functional>
+
 using namespace mlir;
 
 namespace vinci::lower {
@@ -172,6 +174,29 @@ GmSignature gmSignature(func::CallOp call) {
   for (Value result : call.getResults())
     add(result);
   return signature;
+}
+
+void emitLoopNest(OpBuilder &b, Location loc, ArrayRef<int64_t> trips,
+                  function_ref<void(ArrayRef<Value>)> body) {
+  SmallVector<Value> ivs;
+  std::function<void()> nest = [&]() {
+    if (ivs.size() == trips.size())
+      return body(ivs);
+    int64_t trip = trips[ivs.size()];
+    if (trip <= 1) {
+      ivs.push_back(Value());
+      nest();
+      ivs.pop_back();
+      return;
+    }
+    auto loop = dv::LoopOp::create(b, loc, trip);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&loop.getBody().front());
+    ivs.push_back(loop.getInductionVar());
+    nest();
+    ivs.pop_back();
+  };
+  nest();
 }
 
 Block *beginKernel(OpBuilder &b, func::FuncOp func, ArrayRef<Type> gmTypes, int64_t blockDim,

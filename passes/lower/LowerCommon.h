@@ -69,6 +69,13 @@ struct GmSignature {
 };
 GmSignature gmSignature(mlir::func::CallOp call);
 
+/// Emits nested dv.loops with the given trip counts at `b` and calls
+/// `body` inside with one induction variable per trip count; a trip count
+/// of 1 (or 0) makes no loop and passes a null value, which an affine
+/// offset term then drops.
+void emitLoopNest(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<int64_t> trips,
+                  llvm::function_ref<void(llvm::ArrayRef<mlir::Value>)> body);
+
 /// Creates the dv.kernel that replaces `func` (same name, one GM argument
 /// per type) and puts `b` at the start of its body; returns the body.
 mlir::Block *beginKernel(mlir::OpBuilder &b, mlir::func::FuncOp func,

@@ -358,20 +358,8 @@ private:
   IntegerAttr I(int64_t v) { return b.getI64IntegerAttr(v); }
   DenseI64ArrayAttr strides(ArrayRef<int64_t> v) { return b.getDenseI64ArrayAttr(v); }
 
-  void loops(ArrayRef<int64_t> trips, function_ref<void(ArrayRef<Value>)> body,
-             SmallVector<Value> ivs = {}) {
-    if (ivs.size() == trips.size())
-      return body(ivs);
-    int64_t trip = trips[ivs.size()];
-    if (trip <= 1) {
-      ivs.push_back(Value());
-      return loops(trips, body, ivs);
-    }
-    auto loop = dv::LoopOp::create(b, loc, trip);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&loop.getBody().front());
-    ivs.push_back(loop.getInductionVar());
-    loops(trips, body, ivs);
+  void loops(ArrayRef<int64_t> trips, function_ref<void(ArrayRef<Value>)> body) {
+    emitLoopNest(b, loc, trips, body);
   }
 
   Value alloc(int64_t elems) {
