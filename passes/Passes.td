@@ -230,10 +230,19 @@ def LowerKernels : Pass<"vinci-lower-kernels", "mlir::ModuleOp"> {
     (vinci-allocate-buffers places them) and no set_flag/wait_flag
     (vinci-insert-sync adds them).
 
-    Storage precision is force_fp16: a float tensor that is a graph input or
-    output (or a reshape-like view of one) keeps its type in GM; weights and
-    intermediates are f16 in GM. Kernels compute in f16 in UB and convert
-    f32 GM data with dv.vconv after loading / before storing.
+    Storage precision follows the module's `vinci.precision_mode` and
+    `vinci.keep_dtype` (docs/precision.md): a float tensor that is a graph
+    input or output (or a reshape-like view of one) keeps its type in GM;
+    under force_fp16 weights and intermediates are f16 in GM, and a kernel
+    that keeps its types stores f32. Kernels compute in f16 in UB and convert
+    f32 GM data with dv.vconv after loading / before storing, unless they
+    keep their types.
+
+    Template "vector_matmul" (Vector, tried before the Cube's "matmul"): a
+    Cube-kind matmul kernel that keeps fp32, with f32 operands in GM, runs
+    in fp32 on the Vector unit (vbrcb + vmla with repeat stride 0, or
+    vmul/vmla + vcadd dot products for transpose_b), since the 310P Cube
+    takes no fp32.
 
     Template "elementwise" (Vector): float elementwise ops (add, sub, mul,
     div, max, min, relu, leaky_relu, exp, log, sqrt, reciprocal, abs, neg,
