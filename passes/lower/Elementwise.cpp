@@ -36,7 +36,8 @@
 // division truncates and mod is a - floor(a / b) b (fmod: trunc) through
 // s32; results out of an 8-bit range saturate (ONNX wraps: partial). The
 // vector unit has no 16-bit or 64-bit integer, u32 or f64 type: those
-// tensors are rejected by name.
+// tensors are rejected by name. bf16 tensors compute in f32 on SoCs that
+// have bf16 (Ascend910B-class); on the 310P the error names such a target.
 //
 // Bools (i1) are one byte an element in GM (0 or 1, u8 to the vector unit,
 // as the .om and numpy store them) and 0/1 in the compute type in UB:
@@ -111,6 +112,27 @@ Type elementOf(Type tensor) { return cast<RankedTensorType>(tensor).getElementTy
 /// 2^24 in magnitude): a float kernel computes them in f32.
 bool isF32ExactInteger(Type type) {
   return type.isSignlessInteger(8) || type.isUnsignedInteger(8) || type.isSignlessInteger(32);
+}
+
+/// Whether the vector unit of `soc` holds `type`: f16, f32, bools, the
+/// integers f32 computes exactly, and bf16 where the SoC has it.
+bool hasVectorForm(Type type, const soc::SocSpec &soc) {
+  return isSupportedFloat(type) || isBool(type) || isF32ExactInteger(type) ||
+         (type.isBF16() && soc.supports_bf16);
+}
+
+/// Why `what` (tensors or results) of `type` have no vector form.
+std::string noVectorForm(StringRef what, Type type, const soc::SocSpec &soc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << what << " of " << type;
+  if (type.isBF16())
+    os << ": " << soc.name << " has no bf16 (Ascend910B-class targets do: --soc_version "
+       << "Ascend910B)";
+  else
+    os << " have no lowering template yet (f16/f32/bool/i8/u8/i32; the vector unit has no "
+          "other integer or f64 type)";
+  return text;
 }
 
 /// The ops the i32 path computes with the vector unit's i32 instructions.
@@ -341,9 +363,10 @@ Type kernelComputeType(func::FuncOp func) {
     return IntegerType::get(ctx, 32);
   // Integers in a float kernel (8-bit ones, or i32 beside floats or under
   // ops with no i32 instruction): f32 holds them exactly.
+  // bf16 too: f16 would round it a second time.
   auto isInteger = [](Type type) {
     Type element = elementOf(type);
-    return isa<IntegerType>(element) && !isBool(element);
+    return (isa<IntegerType>(element) && !isBool(element)) || element.isBF16();
   };
   auto fnType = func.getFunctionType();
   bool anyInteger = llvm::any_of(fnType.getInputs(), isInteger) ||
@@ -403,30 +426,13 @@ std::string elementwiseMismatch(func::FuncOp func) {
   auto shape = cast<RankedTensorType>(results.front()).getShape();
   if (isIntegerKernel(func))
     return integerMismatch(func, shape);
-  for (BlockArgument arg : func.getArguments()) {
-    auto tensor = cast<RankedTensorType>(arg.getType());
-    if (!isSupportedFloat(tensor.getElementType()) && !isBool(tensor.getElementType()) &&
-        !isF32ExactInteger(tensor.getElementType())) {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      os << "tensors of " << tensor.getElementType()
-         << " have no lowering template yet (f16/f32/bool/i8/u8/i32; the vector unit has no "
-            "other integer or f64 type)";
-      return text;
-    }
-  }
-  for (Type type : results) {
-    auto tensor = cast<RankedTensorType>(type);
-    if (!isSupportedFloat(tensor.getElementType()) && !isBool(tensor.getElementType()) &&
-        !isF32ExactInteger(tensor.getElementType())) {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      os << "results of " << tensor.getElementType()
-         << " have no lowering template yet (f16/f32/bool/i8/u8/i32; the vector unit has no "
-            "other integer or f64 type)";
-      return text;
-    }
-  }
+  const soc::SocSpec &soc = dv::getSoc(func);
+  for (Type type : func.getFunctionType().getInputs())
+    if (!hasVectorForm(elementOf(type), soc))
+      return noVectorForm("tensors", elementOf(type), soc);
+  for (Type type : results)
+    if (!hasVectorForm(elementOf(type), soc))
+      return noVectorForm("results", elementOf(type), soc);
   for (Operation &op : func.getBody().front()) {
     if (isa<func::ReturnOp>(op))
       continue;
@@ -447,9 +453,7 @@ std::string elementwiseMismatch(func::FuncOp func) {
       return (opName(&op) + " has no lowering template yet").str();
     auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
     Type resultElement = resultType.getElementType();
-    if (!isSupportedFloat(resultElement) && !isBool(resultElement) &&
-        !isF32ExactInteger(resultElement))
-    {
+    if (!hasVectorForm(resultElement, soc)) {
       std::string text;
       llvm::raw_string_ostream os(text);
       os << opName(&op) << " to " << resultElement << " has no lowering template yet";
@@ -463,8 +467,7 @@ std::string elementwiseMismatch(func::FuncOp func) {
     int tensors = 0;
     for (Value operand : op.getOperands()) {
       auto type = cast<RankedTensorType>(operand.getType());
-      if (!isSupportedFloat(type.getElementType()) && !isBool(type.getElementType()) &&
-          !isF32ExactInteger(type.getElementType()))
+      if (!hasVectorForm(type.getElementType(), soc))
         return (opName(&op) + " on a non-float operand has no lowering template yet").str();
       if (scalarImmediate(operand))
         continue;
@@ -862,10 +865,10 @@ private:
   }
 
   /// A float cast of a UB value: under force_fp16 f16 <-> f32 casts are the
-  /// same f16 values; computing in f32, a cast to f16 rounds to f16 (vconv
-  /// there and back) as the graph says.
+  /// same f16 values; computing in f32, a cast to f16 or bf16 rounds to it
+  /// (vconv there and back) as the graph says.
   Value castTo(Value x, Type to) {
-    if (!computeType.isF32() || !to.isF16())
+    if (!computeType.isF32() || !(to.isF16() || to.isBF16()))
       return x;
     Value half = alloc(to);
     convert(x, half);

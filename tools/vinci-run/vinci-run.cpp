@@ -55,7 +55,10 @@ std::string shapeText(const int64_t* dims, size_t rank) {
 void checkInput(const vinci_tensor_desc& desc, uint32_t index, const std::string& path,
                 const HostTensor& tensor) {
   const std::string what = fmt::format("input {} '{}' ({})", index, desc.name, path);
-  if (tensor.dtype != desc.dtype)
+  // numpy has no bfloat16: its bit patterns come as uint16, as encodeNpy
+  // writes bf16 outputs.
+  const bool bf16Bits = desc.dtype == VINCI_DTYPE_BF16 && tensor.dtype == VINCI_DTYPE_U16;
+  if (tensor.dtype != desc.dtype && !bf16Bits)
     die(fmt::format("{}: dtype is {}, the model expects {}", what, vinci_dtype_name(tensor.dtype),
                     vinci_dtype_name(desc.dtype)));
   const bool dense = desc.format == VINCI_FORMAT_ND || desc.format == VINCI_FORMAT_NCHW;

@@ -222,3 +222,36 @@ module {
     return %r : tensor<16xui16>
   }
 }
+
+// -----
+
+// bf16 where the SoC has it (Ascend910B): computed in f32, vconv both ways.
+// CHECK-LABEL: dv.kernel @k0_cast
+// CHECK: dv.vconv {{.+}} : !dv.buf<ub, 64xf32> to !dv.buf<ub, 64xbf16>
+module attributes {dv.soc = "Ascend910B"} {
+  func.func @graph(%x: tensor<12xf32>) -> tensor<12xbf16> {
+    %r = call @k0_cast(%x) : (tensor<12xf32>) -> tensor<12xbf16>
+    return %r : tensor<12xbf16>
+  }
+  func.func private @k0_cast(%a: tensor<12xf32>) -> tensor<12xbf16>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.cast %a {to = bf16} : (tensor<12xf32>) -> tensor<12xbf16>
+    return %r : tensor<12xbf16>
+  }
+}
+
+// -----
+
+// The 310P has no bf16: the error says which SoC has it.
+module {
+  func.func @graph(%x: tensor<12xf32>) -> tensor<12xbf16> {
+    %r = call @k0_cast(%x) : (tensor<12xf32>) -> tensor<12xbf16>
+    return %r : tensor<12xbf16>
+  }
+  // expected-error @+1 {{kernel k0_cast: results of bf16: Ascend310P3 has no bf16 (Ascend910B-class targets do: --soc_version Ascend910B)}}
+  func.func private @k0_cast(%a: tensor<12xf32>) -> tensor<12xbf16>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.cast %a {to = bf16} : (tensor<12xf32>) -> tensor<12xbf16>
+    return %r : tensor<12xbf16>
+  }
+}
