@@ -128,7 +128,9 @@ bool weightBytes(vg::ConstantOp constant, Type storage, std::vector<uint8_t> &by
     }
     return true;
   }
-  if (element != storage) {
+  // Bools are unpacked to one byte (0 or 1) above: what a u8 argument holds.
+  bool boolAsByte = element.isInteger(1) && storage.isUnsignedInteger(8);
+  if (element != storage && !boolAsByte) {
     error = "weight of type " + typeText(type) + " cannot be stored as " + typeText(storage);
     return false;
   }
