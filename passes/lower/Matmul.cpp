@@ -474,20 +474,8 @@ private:
     return plan.split == split ? Aff::of(bid, per) : Aff();
   }
 
-  void loopNest(ArrayRef<int64_t> trips, function_ref<void(ArrayRef<Value>)> body,
-                SmallVector<Value> ivs = {}) {
-    if (ivs.size() == trips.size())
-      return body(ivs);
-    int64_t trip = trips[ivs.size()];
-    if (trip <= 1) {
-      ivs.push_back(Value());
-      return loopNest(trips, body, ivs);
-    }
-    auto loop = dv::LoopOp::create(b, loc, trip);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&loop.getBody().front());
-    ivs.push_back(loop.getInductionVar());
-    loopNest(trips, body, ivs);
+  void loopNest(ArrayRef<int64_t> trips, function_ref<void(ArrayRef<Value>)> body) {
+    emitLoopNest(b, loc, trips, body);
   }
 
   IntegerAttr I(int64_t v) { return b.getI64IntegerAttr(v); }
