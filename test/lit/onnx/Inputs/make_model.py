@@ -103,9 +103,25 @@ def two_inputs():
                  14)
 
 
+def einsum_contraction():
+    # abc,cad->bd: a summed from both operands, c contracted, b and d kept.
+    a = helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3, 4])
+    b = helper.make_tensor_value_info("b", TensorProto.FLOAT, [4, 2, 5])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 5])
+    return model([helper.make_node("Einsum", ["a", "b"], ["y"], name="einsum",
+                                   equation="abc,cad->bd")], [a, b], [y], 12)
+
+
+def einsum_three_operands():
+    xs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2, 2]) for n in "abc"]
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])
+    return model([helper.make_node("Einsum", ["a", "b", "c"], ["y"], name="chain",
+                                   equation="ij,jk,kl->il")], xs, [y], 12)
+
+
 MODELS = {f.__name__: f for f in
           [shape_chain, torch_expand, softmax_opset11, legacy_broadcast, external_weights,
-           two_inputs]}
+           two_inputs, einsum_contraction, einsum_three_operands]}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
