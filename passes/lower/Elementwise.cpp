@@ -114,6 +114,18 @@ bool isF32ExactInteger(Type type) {
   return type.isSignlessInteger(8) || type.isUnsignedInteger(8) || type.isSignlessInteger(32);
 }
 
+/// A one-element constant's value, float or integer (a scalar immediate:
+/// vadds/vmuls/vcmps... take f32 bits for floats, s32 for integers).
+std::optional<double> immediate(Value value) {
+  if (std::optional<double> f = scalarImmediate(value))
+    return f;
+  auto constant = value.getDefiningOp<vg::ConstantOp>();
+  if (!constant || constant.getValue().getNumElements() != 1 ||
+      !isa<IntegerType>(constant.getValue().getElementType()))
+    return std::nullopt;
+  return double((*constant.getValue().tryGetValues<APInt>()->begin()).getSExtValue());
+}
+
 /// Whether the vector unit of `soc` holds `type`: f16, f32, bools, the
 /// integers f32 computes exactly, and bf16 where the SoC has it.
 bool hasVectorForm(Type type, const soc::SocSpec &soc) {
@@ -395,8 +407,12 @@ std::string integerMismatch(func::FuncOp func, ArrayRef<int64_t> shape) {
   for (Operation &op : func.getBody().front()) {
     if (isa<func::ReturnOp>(op))
       continue;
-    if (isa<vg::ConstantOp>(op))
-      return "an i32 constant inside the kernel has no lowering template yet";
+    if (isa<vg::ConstantOp>(op)) {
+      if (!immediate(op.getResult(0)))
+        return "an i32 constant of more than one element inside the kernel has no lowering "
+               "template yet";
+      continue;
+    }
     if (!isa<vg::AddOp, vg::SubOp, vg::MulOp, vg::MaxOp, vg::MinOp, vg::AbsOp, vg::NegOp,
              vg::ReluOp, vg::WhereOp, vg::SignOp>(op) &&
         !isCompareOp(&op) && !isLogicOp(&op))
@@ -437,7 +453,7 @@ std::string elementwiseMismatch(func::FuncOp func) {
     if (isa<func::ReturnOp>(op))
       continue;
     if (auto constant = dyn_cast<vg::ConstantOp>(op)) {
-      if (!scalarImmediate(constant.getResult()))
+      if (!immediate(constant.getResult()))
         return "a constant of more than one element inside the kernel has no lowering template yet";
       continue;
     }
@@ -469,13 +485,13 @@ std::string elementwiseMismatch(func::FuncOp func) {
       auto type = cast<RankedTensorType>(operand.getType());
       if (!hasVectorForm(type.getElementType(), soc))
         return (opName(&op) + " on a non-float operand has no lowering template yet").str();
-      if (scalarImmediate(operand))
+      if (immediate(operand))
         continue;
       ++tensors;
     }
     if (tensors == 0)
       return (opName(&op) + " of two constants has no lowering template (fold it)").str();
-    if (isa<vg::PReluOp>(op) && scalarImmediate(op.getOperand(0)))
+    if (isa<vg::PReluOp>(op) && immediate(op.getOperand(0)))
       return "prelu of a constant input has no lowering template yet";
   }
   for (Type type : results)
@@ -846,8 +862,8 @@ private:
   /// otherwise e^(b ln a), defined for a > 0 (NaN for a negative base, as
   /// in fp32 pow with a non-integer exponent).
   Value pow(Operation *op) {
-    std::optional<double> base = scalarImmediate(op->getOperand(0));
-    std::optional<double> exponent = scalarImmediate(op->getOperand(1));
+    std::optional<double> base = immediate(op->getOperand(0));
+    std::optional<double> exponent = immediate(op->getOperand(1));
     Value lhs = values.lookup(op->getOperand(0)), rhs = values.lookup(op->getOperand(1));
     if (base) // c ^ b = e^(b ln c)
       return unary<dv::VExpOp>(scalar<dv::VMulsOp>(rhs, std::log(*base)));
@@ -914,7 +930,7 @@ private:
 
   /// The value of operand i in UB: its buffer, or an immediate filled in.
   Value operandValue(Operation *op, unsigned i) {
-    if (std::optional<double> c = scalarImmediate(op->getOperand(i)))
+    if (std::optional<double> c = immediate(op->getOperand(i)))
       return filled(*c);
     return values.lookup(op->getOperand(i));
   }
@@ -929,9 +945,9 @@ private:
                            .Case<vg::GreaterOp>([](auto) { return dv::CmpMode::GT; })
                            .Case<vg::GreaterOrEqualOp>([](auto) { return dv::CmpMode::GE; });
     Value ones = filled(1.0), zeros = filled(0.0);
-    if (std::optional<double> rhs = scalarImmediate(op->getOperand(1)))
+    if (std::optional<double> rhs = immediate(op->getOperand(1)))
       return select(mode, values.lookup(op->getOperand(0)), Value(), *rhs, ones, zeros);
-    if (std::optional<double> lhs = scalarImmediate(op->getOperand(0))) {
+    if (std::optional<double> lhs = immediate(op->getOperand(0))) {
       dv::CmpMode mirrored = mode == dv::CmpMode::LT   ? dv::CmpMode::GT
                              : mode == dv::CmpMode::LE ? dv::CmpMode::GE
                              : mode == dv::CmpMode::GT ? dv::CmpMode::LT
@@ -1083,8 +1099,8 @@ private:
     auto in = [&](unsigned i) { return values.lookup(op->getOperand(i)); };
     // Binary ops: two tensors, or a tensor and a scalar immediate.
     if (isa<vg::AddOp, vg::SubOp, vg::MulOp, vg::DivOp, vg::MaxOp, vg::MinOp>(op)) {
-      std::optional<double> lhsImm = scalarImmediate(op->getOperand(0));
-      std::optional<double> rhsImm = scalarImmediate(op->getOperand(1));
+      std::optional<double> lhsImm = immediate(op->getOperand(0));
+      std::optional<double> rhsImm = immediate(op->getOperand(1));
       if (!lhsImm && !rhsImm)
         return llvm::TypeSwitch<Operation *, Value>(op)
             .Case<vg::AddOp>([&](auto) { return binary<dv::VAddOp>(in(0), in(1)); })
@@ -1115,7 +1131,7 @@ private:
     // prelu(x, slope) = max(x, 0) + slope * min(x, 0): x exactly where
     // x >= 0, one rounding of slope * x elsewhere; a scalar slope is vlrelu.
     if (isa<vg::PReluOp>(op)) {
-      if (std::optional<double> slope = scalarImmediate(op->getOperand(1)))
+      if (std::optional<double> slope = immediate(op->getOperand(1)))
         return scalar<dv::VLeakyReluOp>(in(0), *slope);
       Value negative = binary<dv::VMulOp>(scalar<dv::VMinsOp>(in(0), 0.0), in(1));
       return binary<dv::VAddOp>(unary<dv::VReluOp>(in(0)), negative);

@@ -283,12 +283,13 @@ func.func private @k1_add(%arg0: tensor<8x32xf32>, %arg1: tensor<32xf32>) -> ten
   return %0 : tensor<8x32xf32>
 }
 // i32 kernels take the vector unit's i32 ops (add/sub/mul/max/min/abs/neg/
-// relu, compares, where, sign) on tensors only: no i32 immediates.
-// expected-error @+1 {{kernel k2_add (from /AddInt): an i32 constant inside the kernel has no lowering template yet}}
+// relu, compares, where, sign) on tensors and scalar immediates; a tensor
+// constant has no form.
+// expected-error @+1 {{kernel k2_add (from /AddInt): an i32 constant of more than one element inside the kernel has no lowering template yet}}
 func.func private @k2_add(%arg0: tensor<4xi32>, %arg1: tensor<4xi32>) -> tensor<4xi32>
     attributes {vinci.kernel = "vector", vinci.source_nodes = ["/AddInt"]} {
-  %c = vg.constant dense<3> : tensor<i32>
-  %0 = vg.add %arg0, %c : (tensor<4xi32>, tensor<i32>) -> tensor<4xi32>
+  %c = vg.constant dense<[1, 2, 3, 4]> : tensor<4xi32>
+  %0 = vg.add %arg0, %c : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   return %0 : tensor<4xi32>
 }
 

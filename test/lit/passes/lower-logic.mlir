@@ -255,3 +255,26 @@ module {
     return %r : tensor<12xbf16>
   }
 }
+
+// -----
+
+// i32 immediates (a negative index made positive: where(i < 0, i + 5, i)):
+// vcmps and vadds take s32 scalars.
+// CHECK-LABEL: dv.kernel @k0_where
+// CHECK: dv.vcmps lt %{{.+}}, 0 : i32
+// CHECK: dv.vadds %{{.+}}, 5 : i32
+module {
+  func.func @graph(%i: tensor<64xi32>) -> tensor<64xi32> {
+    %r = call @k0_where(%i) : (tensor<64xi32>) -> tensor<64xi32>
+    return %r : tensor<64xi32>
+  }
+  func.func private @k0_where(%i: tensor<64xi32>) -> tensor<64xi32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %zero = vg.constant dense<0> : tensor<i32>
+    %five = vg.constant dense<5> : tensor<i32>
+    %neg = vg.less %i, %zero : (tensor<64xi32>, tensor<i32>) -> tensor<64xi1>
+    %up = vg.add %i, %five : (tensor<64xi32>, tensor<i32>) -> tensor<64xi32>
+    %r = vg.where %neg, %up, %i : (tensor<64xi1>, tensor<64xi32>, tensor<64xi32>) -> tensor<64xi32>
+    return %r : tensor<64xi32>
+  }
+}
