@@ -231,7 +231,8 @@ private:
     Placement placement;
     placement.size = elementCount(type.getShape()) *
                      format::dtypeSize(static_cast<uint8_t>(dtypeOf(type.getElementType())));
-    if (!hostElement) {
+    // An empty tensor has nothing to convert: no arena buffer for it.
+    if (!hostElement || placement.size == 0) {
       placement.space = space;
       placement.index = isInput ? writer.addInput(io) : writer.addOutput(io);
       placements[storage] = placement;
