@@ -5,4 +5,4 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 /usr/bin/python3 "$root/test/e2e/node_tests.py" --bin "${VINCI_BIN:-$root/build/bin}" \
-  --write-doc "$@" | tail -n 3
+  --write-doc "$@" | grep -e '^node tests (.*passed, ' -e 'must-pass tests pass' -e '^wrote '
