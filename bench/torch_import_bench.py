@@ -21,27 +21,15 @@ sys.path.insert(0, os.path.join(ROOT, "build", "python"))
 sys.path.insert(0, os.path.join(ROOT, "test", "python"))
 
 import torch  # noqa: E402
-from torch import nn  # noqa: E402
 
 import vinci  # noqa: E402
 from vinci import torch_import  # noqa: E402
-from test_torch_import import BertLayer  # noqa: E402
-
-
-class Encoder(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.layers = nn.ModuleList(BertLayer(768, 12, 3072) for _ in range(12))
-
-    def forward(self, hidden_states, attention_mask):
-        for layer in self.layers:
-            hidden_states = layer(hidden_states, attention_mask)
-        return hidden_states
+from test_torch_import import BertBaseEncoder  # noqa: E402
 
 
 def main():
     torch.manual_seed(0)
-    model = Encoder().eval()
+    model = BertBaseEncoder().eval()
     inputs = (torch.rand(1, 128, 768), torch.zeros(1, 1, 1, 128))
     names = ["hidden_states", "attention_mask"]
     work = tempfile.mkdtemp(prefix="vinci-torch-bench-")

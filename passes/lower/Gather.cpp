@@ -30,21 +30,6 @@ using namespace mlir;
 namespace vinci::lower {
 namespace {
 
-vg::GatherOp soleGather(func::FuncOp func) {
-  vg::GatherOp gather;
-  for (Operation &op : func.getBody().front()) {
-    if (isa<func::ReturnOp>(op))
-      continue;
-    auto candidate = dyn_cast<vg::GatherOp>(op);
-    if (!candidate || gather)
-      return {};
-    gather = candidate;
-  }
-  return gather;
-}
-
-
-
 /// The geometry of one gather: out[outer][count][inner] from
 /// data[outer][tableRows][inner].
 struct GatherShape {
@@ -66,7 +51,7 @@ int64_t ubBudget(const soc::SocSpec &soc) {
 }
 
 std::optional<std::string> gatherMismatch(func::FuncOp func) {
-  auto gather = soleGather(func);
+  auto gather = soleOp<vg::GatherOp>(func);
   if (!gather)
     return std::nullopt;
   auto isArgument = [&](Value v) { return isa<BlockArgument>(v); };
@@ -105,7 +90,7 @@ std::optional<std::string> gatherMismatch(func::FuncOp func) {
 }
 
 LogicalResult lowerGather(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
-  auto gather = soleGather(func);
+  auto gather = soleOp<vg::GatherOp>(func);
   MLIRContext *ctx = func.getContext();
   Location loc = func.getLoc();
   GmSignature signature = gmSignature(call);

@@ -144,6 +144,19 @@ Type storageElementType(Value tensor) {
   return Float16Type::get(tensor.getContext());
 }
 
+bool isConstantOp(Operation *op) { return isa<vg::ConstantOp>(op); }
+
+SoftmaxSafety softmaxSafetyOf(func::FuncOp kernel) {
+  SoftmaxSafety safety;
+  auto module = kernel->getParentOfType<ModuleOp>();
+  if (!module)
+    return safety;
+  if (auto clip = module->getAttrOfType<FloatAttr>("vinci.softmax_clip"))
+    safety.clip = clip.getValueAsDouble();
+  safety.protect = !module->hasAttr("vinci.softmax_unprotected");
+  return safety;
+}
+
 /// A one-element float constant's value (a scalar immediate).
 std::optional<double> scalarImmediate(Value value) {
   auto constant = value.getDefiningOp<vg::ConstantOp>();

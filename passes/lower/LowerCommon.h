@@ -106,6 +106,35 @@ bool keepsOriginDtype(mlir::Operation *op);
 /// tensor is f16 (force_fp16, and allow_mix_precision outside the ops it
 /// keeps in fp32).
 mlir::Type storageElementType(mlir::Value tensor);
+/// How vg.softmax is protected in reduced precision: the module attributes
+/// the driver sets (vinci.softmax_clip from --softmax_clip; and
+/// vinci.softmax_unprotected when the SoftmaxProtection switch is off). The
+/// shifted logits are clipped to [-clip, 0] before exp.
+struct SoftmaxSafety {
+  bool protect = true;
+  double clip = 50.0;
+};
+SoftmaxSafety softmaxSafetyOf(mlir::func::FuncOp kernel);
+
+/// Whether `op` is a vg.constant (a kernel's immediate or tensor constant).
+bool isConstantOp(mlir::Operation *op);
+/// The kernel's one op, of type OpTy, when its body holds nothing else but
+/// the return (and constants, with `skipConstants`); null otherwise.
+template <typename OpTy>
+OpTy soleOp(mlir::func::FuncOp kernel, bool skipConstants = false) {
+  OpTy found;
+  for (mlir::Operation &op : kernel.getBody().front()) {
+    if (mlir::isa<mlir::func::ReturnOp>(op) ||
+        (skipConstants && isConstantOp(&op)))
+      continue;
+    auto candidate = mlir::dyn_cast<OpTy>(op);
+    if (!candidate || found)
+      return {};
+    found = candidate;
+  }
+  return found;
+}
+
 /// A one-element float constant's value (a scalar immediate).
 std::optional<double> scalarImmediate(mlir::Value value);
 llvm::StringRef opName(mlir::Operation *op);

@@ -102,10 +102,8 @@ struct MatmulInfo {
   /// The epilogue ends with a softmax over the last axis: N tiles and block
   /// parts span all N columns, so each tile holds whole rows.
   bool rowSoftmax = false;
-  /// The softmax's protection (the module's vinci.softmax_unprotected and
-  /// vinci.softmax_clip, as the rows template reads them).
-  bool softmaxProtect = true;
-  double softmaxClip = 50.0;
+  /// The softmax's protection (LowerCommon's softmaxSafetyOf).
+  SoftmaxSafety softmax;
   /// The kernel goes on with attention's PV matmul after the softmax: V is
   /// argument `vArg`, [batch.., N, headDim]; the kernel's output is
   /// [batch.., M, headDim] (head-merged when storeHeadMerged).
@@ -405,7 +403,7 @@ public:
       ubFold = allocNd(Mt * 16 + kRowRepeatSlack, f32);
       ubRowsBc = allocNd(Mt * 16 + kRowRepeatSlack, f32);
       ubStat = allocNd(kStatLanes, f32);
-      if (info.softmaxProtect)
+      if (info.softmax.protect)
         ubLive = allocNd(kStatLanes, f32);
     }
     // Epilogue operands: raw buffers per GM element type, converted ones in
@@ -751,7 +749,7 @@ private:
         });
     };
     auto stat = [&](Value buf) { return ndView(buf, 0, statRepeats * 64); };
-    if (info.softmaxProtect) {
+    if (info.softmax.protect) {
       double range = double(std::numeric_limits<float>::max());
       tileScalar<dv::VMinsOp>(out, elems, range);
       tileScalar<dv::VMaxsOp>(out, elems, -range);
@@ -764,11 +762,11 @@ private:
                           I(statRepeats), DenseI64ArrayAttr(), DenseI64ArrayAttr(),
                           DenseI64ArrayAttr());
       withRowStatistic(/*subtract=*/true); // x - max <= 0
-      tileScalar<dv::VMaxsOp>(out, elems, -info.softmaxClip);
+      tileScalar<dv::VMaxsOp>(out, elems, -info.softmax.clip);
     }
     tileUnary<dv::VExpOp>(out, elems);
     rowStatistic(/*max=*/false);
-    if (info.softmaxProtect) // a fully masked row divides by +inf: zeros
+    if (info.softmax.protect) // a fully masked row divides by +inf: zeros
       dv::VDivOp::create(b, loc, stat(ubStat), stat(ubLive), stat(ubStat), I(statRepeats),
                          DenseI64ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr());
     withRowStatistic(/*subtract=*/false);
@@ -1084,11 +1082,7 @@ LogicalResult lowerMatmul(func::FuncOp func, func::CallOp call, const soc::SocSp
   std::string why = analyzeMatmul(func, findMatmul(func), info);
   if (!why.empty())
     return func.emitError() << why;
-  if (auto module = func->getParentOfType<ModuleOp>()) {
-    info.softmaxProtect = !module->hasAttr("vinci.softmax_unprotected");
-    if (auto clip = module->getAttrOfType<FloatAttr>("vinci.softmax_clip"))
-      info.softmaxClip = clip.getValueAsDouble();
-  }
+  info.softmax = softmaxSafetyOf(func);
 
   GmSignature signature = gmSignature(call);
   SmallVector<Type> &gmTypes = signature.types, &gmElements = signature.elements;

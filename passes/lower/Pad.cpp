@@ -42,19 +42,6 @@ constexpr int64_t kConvertLanes = 64;
 /// Elements of the fill tile.
 constexpr int64_t kFillElems = 4096;
 
-vg::PadOp solePad(func::FuncOp func) {
-  vg::PadOp pad;
-  for (Operation &op : func.getBody().front()) {
-    if (isa<func::ReturnOp, vg::ConstantOp>(op))
-      continue;
-    auto p = dyn_cast<vg::PadOp>(op);
-    if (!p || pad)
-      return {};
-    pad = p;
-  }
-  return pad;
-}
-
 /// The pad as planes: input [L, H, W] -> output [L, H', W'] placed at (top, left).
 struct PadShape {
   int64_t planes = 1, h = 1, w = 1, outH = 1, outW = 1, top = 0, left = 0;
@@ -90,7 +77,7 @@ std::string analyze(vg::PadOp pad, PadShape &shape) {
 }
 
 std::optional<std::string> padMismatch(func::FuncOp func) {
-  vg::PadOp pad = solePad(func);
+  vg::PadOp pad = soleOp<vg::PadOp>(func, /*skipConstants=*/true);
   if (!pad)
     return std::nullopt;
   PadShape shape;
@@ -98,7 +85,7 @@ std::optional<std::string> padMismatch(func::FuncOp func) {
 }
 
 LogicalResult lowerPad(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
-  vg::PadOp pad = solePad(func);
+  vg::PadOp pad = soleOp<vg::PadOp>(func, /*skipConstants=*/true);
   PadShape s;
   if (std::string why = analyze(pad, s); !why.empty())
     return func.emitError() << "kernel " << func.getSymName() << ": " << why;

@@ -95,29 +95,6 @@ constexpr int64_t kLanes = 64;
 constexpr int64_t kChunk = 248;
 /// Most rows a tile of the softmax / norm path (one copy in and out a tile).
 constexpr int64_t kMaxTileRows = 32;
-/// Shifted softmax logits are clipped to [-clip, 0] before exp; the
-/// driver's --softmax_clip sets the module's vinci.softmax_clip.
-constexpr double kDefaultSoftmaxClip = 50.0;
-
-/// How vg.softmax is protected in reduced precision (module attributes the
-/// driver sets: vinci.softmax_clip, and vinci.softmax_unprotected when the
-/// SoftmaxProtection switch is off).
-struct SoftmaxSafety {
-  bool protect = true;
-  double clip = kDefaultSoftmaxClip;
-};
-
-SoftmaxSafety softmaxSafetyOf(func::FuncOp func) {
-  SoftmaxSafety safety;
-  auto module = func->getParentOfType<ModuleOp>();
-  if (!module)
-    return safety;
-  if (auto clip = module->getAttrOfType<FloatAttr>("vinci.softmax_clip"))
-    safety.clip = clip.getValueAsDouble();
-  safety.protect = !module->hasAttr("vinci.softmax_unprotected");
-  return safety;
-}
-
 enum class RowKind {
   Softmax, LogSoftmax, LayerNorm, RmsNorm, Sum, Mean, Max, Min, L2, Prod, ArgMax, ArgMin
 };

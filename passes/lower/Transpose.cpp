@@ -46,19 +46,6 @@ constexpr size_t kMaxLoopDepth = 4;
 /// Lanes of one f16 <-> f32 vconv repeat (256 bytes of f32).
 constexpr int64_t kVconvLanes = 64;
 
-vg::TransposeOp soleTranspose(func::FuncOp func) {
-  vg::TransposeOp transpose;
-  for (Operation &op : func.getBody().front()) {
-    if (isa<func::ReturnOp>(op))
-      continue;
-    auto candidate = dyn_cast<vg::TransposeOp>(op);
-    if (!candidate || transpose)
-      return {};
-    transpose = candidate;
-  }
-  return transpose;
-}
-
 SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
   SmallVector<int64_t> strides(shape.size(), 1);
   for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
@@ -75,7 +62,6 @@ SmallVector<int64_t> permutation(vg::TransposeOp transpose) {
     reversed.push_back(d);
   return reversed;
 }
-
 
 /// An output dim iterated around the copies: extent and element steps in
 /// the source and the destination.
@@ -239,7 +225,7 @@ LogicalResult lowerTileTranspose(func::FuncOp func, func::CallOp call, const Til
 }
 
 std::optional<std::string> transposeMismatch(func::FuncOp func) {
-  auto transpose = soleTranspose(func);
+  auto transpose = soleOp<vg::TransposeOp>(func);
   if (!transpose)
     return std::nullopt;
   int64_t rank = transpose.getInput().getType().getRank();
@@ -276,7 +262,7 @@ std::optional<std::string> transposeMismatch(func::FuncOp func) {
 }
 
 LogicalResult lowerTranspose(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
-  auto transpose = soleTranspose(func);
+  auto transpose = soleOp<vg::TransposeOp>(func);
   MLIRContext *ctx = func.getContext();
   Location loc = func.getLoc();
   GmSignature signature = gmSignature(call);

@@ -61,6 +61,20 @@ class BertLayer(nn.Module):
         return self.output_norm(x + self.output(F.gelu(self.intermediate(x))))
 
 
+class BertBaseEncoder(nn.Module):
+    """BERT-base's encoder: 12 BertLayers of hidden 768, 12 heads, FFN 3072
+    (no embeddings); bench/torch_import_bench.py times it."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList(BertLayer(768, 12, 3072) for _ in range(12))
+
+    def forward(self, hidden_states, attention_mask):
+        for layer in self.layers:
+            hidden_states = layer(hidden_states, attention_mask)
+        return hidden_states
+
+
 class BertModel(nn.Module):
     """BERT as Hugging Face writes it, small: embeddings looked up by int64 ids
     (position ids from a buffer, token types from zeros_like), an int64
@@ -217,19 +231,9 @@ class TorchImportTest(unittest.TestCase):
         """The issue's bar: a torch-imported BERT-base encoder (12 layers, seq
         128) compiles to as many kernels as its ONNX export."""
 
-        class Encoder(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.layers = nn.ModuleList(BertLayer(768, 12, 3072) for _ in range(12))
-
-            def forward(self, hidden_states, attention_mask):
-                for layer in self.layers:
-                    hidden_states = layer(hidden_states, attention_mask)
-                return hidden_states
-
         torch.manual_seed(0)
         inputs = (torch.rand(1, 128, 768), torch.zeros(1, 1, 1, 128))
-        self.compare_with_onnx(Encoder(), inputs, ["hidden_states", "attention_mask"],
+        self.compare_with_onnx(BertBaseEncoder(), inputs, ["hidden_states", "attention_mask"],
                                "bert_base")
 
     def test_gpt2_block_imports_into_vg(self):
