@@ -217,4 +217,16 @@ int64_t cubeStoreHeadSplitDim(Operation *consumer, Operation *cubeAnchor) {
   return headDim;
 }
 
+/// The value a graph tensor is a view of (through the views of
+/// KernelRules' isViewOp, which stay in the graph and share their source's
+/// GM bytes).
+mlir::Value viewRoot(mlir::Value value) {
+  while (Operation *op = value.getDefiningOp()) {
+    if (!isViewOp(op))
+      break;
+    value = op->getOperand(0);
+  }
+  return value;
+}
+
 } // namespace vinci

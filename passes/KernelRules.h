@@ -39,6 +39,9 @@ OpRole classifyOp(mlir::Operation *op);
 bool isViewOp(mlir::Operation *op);
 /// Whether `value` or a view of it is returned by the graph function.
 bool reachesGraphOutput(mlir::Value value);
+/// The value a graph tensor is a view of (through the views of isViewOp,
+/// which stay in the graph and share their source's GM bytes).
+mlir::Value viewRoot(mlir::Value value);
 /// Where view result `viewResult` starts within its source, in elements.
 int64_t viewElementOffset(mlir::OpResult viewResult);
 llvm::StringRef kernelKindName(KernelKind kind);

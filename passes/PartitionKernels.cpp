@@ -1,7 +1,7 @@
 //===- PartitionKernels.cpp - group vg ops into kernels and outline them --===//
 #include "passes/KernelRules.h"
 #include "passes/Passes.h"
-#include "passes/lower/LowerCommon.h"
+#include "passes/Precision.h"
 
 #include "vg/VgOps.h"
 
@@ -66,7 +66,7 @@ bool matmulKeepsF32(Operation *anchor) {
   auto isF32 = [](Value v) {
     return cast<RankedTensorType>(v.getType()).getElementType().isF32();
   };
-  return lower::keepsOriginDtype(anchor) &&
+  return keepsOriginDtype(anchor) &&
          (llvm::any_of(anchor->getOperands(), isF32) || llvm::any_of(anchor->getResults(), isF32));
 }
 

@@ -2,7 +2,7 @@
 #include "plan/TaskGraph.h"
 
 #include "passes/KernelRules.h"
-#include "passes/lower/LowerCommon.h"
+#include "backend/lower/LowerCommon.h"
 #include "vg/VgOps.h"
 #include "vinci/backend/InPlace.h"
 
@@ -20,12 +20,12 @@ namespace vinci::backend {
 namespace {
 
 /// The bytes of a graph tensor in GM, in its storage type (the one the
-/// lowering gives it: lower::storageElementType).
+/// lowering gives it: storageElementType).
 uint64_t storageBytes(Value tensor) {
   auto type = dyn_cast<RankedTensorType>(tensor.getType());
   if (!type || !type.hasStaticShape())
     return 0;
-  Type element = lower::storageElementType(tensor);
+  Type element = storageElementType(tensor);
   uint64_t bits = element.isInteger(1) ? 8 : element.getIntOrFloatBitWidth();
   return static_cast<uint64_t>(type.getNumElements()) * bits / 8;
 }
@@ -35,7 +35,7 @@ uint64_t storageBytes(Value tensor) {
 std::string storageTypeName(Value tensor) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << lower::storageElementType(tensor);
+  os << storageElementType(tensor);
   return text;
 }
 
@@ -139,7 +139,7 @@ void estimate(TaskInfo &task, func::FuncOp kernel, func::CallOp call, const soc:
   // does one multiply-add, 2 flops, per lane).
   double cores = soc.ai_core_count;
   double cubeFlopsPerCycle = 2.0 * soc.cubeMacsPerCyclePerCore(soc::CubeInput::F16) * cores;
-  bool keepsFp32 = lower::keepsOriginDtype(call);
+  bool keepsFp32 = keepsOriginDtype(call);
   double lanes = double(soc.vector_bytes_per_repeat) / (keepsFp32 ? 4.0 : 2.0);
   double vectorFlopsPerCycle = lanes * cores;
   bool onVector = cube && lower::matmulRunsOnVector(kernel, call);

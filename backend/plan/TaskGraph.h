@@ -42,7 +42,7 @@ struct TaskGraph {
 /// Reads the partitioned graph function `graph` (calls to kernel functions
 /// of `module`), estimates each task and plans the arena. Every tensor is
 /// counted in its storage type, the one the lowering gives it
-/// (lower::storageElementType: the module's precision mode and
+/// (storageElementType: the module's precision mode and
 /// --keep_dtype decide it). Graph inputs and
 /// outputs are the caller's buffers and are not in the arena. Returns false
 /// with a one-line message if the graph is not partitioned or planning fails.

@@ -480,7 +480,7 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
   }
 
   // The softmax template reads its protection from the module; the
-  // lowering templates read the precision mode (passes/lower/LowerCommon).
+  // lowering templates read the precision mode (passes/Precision).
   mlir::Builder attrs(&context);
   (*module)->setAttr("vinci.precision_mode", attrs.getStringAttr(precisionMode));
   if (options.softmaxClip != CompileOptions().softmaxClip)

@@ -1,7 +1,7 @@
 //===- KeepDtype.cpp - --precision_mode and --keep_dtype, as ATC names them ===//
 #include "driver/KeepDtype.h"
 
-#include "passes/lower/LowerCommon.h"
+#include "passes/Precision.h"
 #include "vinci/soc.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -190,7 +190,7 @@ bool applyKeepDtype(mlir::ModuleOp module, const std::string &path,
     for (llvm::StringRef name : opNames)
       named |= names.contains(name);
     if (named)
-      op->setAttr(lower::kKeepDtypeAttr, keep);
+      op->setAttr(kKeepDtypeAttr, keep);
   });
   return true;
 }
@@ -205,7 +205,7 @@ void markMixPrecisionOps(mlir::ModuleOp module) {
   mlir::UnitAttr keep = mlir::UnitAttr::get(module.getContext());
   module.walk([&](mlir::Operation *op) {
     if (kSensitive.contains(op->getName().getStringRef()))
-      op->setAttr(lower::kKeepDtypeAttr, keep);
+      op->setAttr(kKeepDtypeAttr, keep);
   });
 }
 

@@ -2,7 +2,7 @@
 //
 // --precision_mode picks how float tensors are stored and computed
 // (docs/precision.md); the driver records it as the module attribute
-// `vinci.precision_mode`, which passes/lower/LowerCommon's keepsOriginDtype
+// `vinci.precision_mode`, which passes/Precision's keepsOriginDtype
 // and storageElementType read.
 //
 // --keep_dtype FILE names ops that keep their original float type whatever

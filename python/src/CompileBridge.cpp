@@ -1,6 +1,7 @@
 //===- CompileBridge.cpp - the Driver for the Python extension ------------===//
 #include "CompileBridge.h"
 
+#include "backend/Passes.h"
 #include "passes/Passes.h"
 #include "torch/TorchImporter.h"
 
@@ -15,7 +16,10 @@ namespace {
 // passes registered, as vinci-compile's main does.
 void registerPassesOnce() {
   static std::once_flag once;
-  std::call_once(once, [] { registerVinciPasses(); });
+  std::call_once(once, [] {
+    registerVinciPasses();
+    backend::registerVinciBackendPasses();
+  });
 }
 
 template <typename Run>

@@ -1,5 +1,6 @@
 //===- vinci-compile: the model compiler, with ATC's option names ---------===//
 #include "driver/Driver.h"
+#include "backend/Passes.h"
 #include "passes/Passes.h"
 
 #include <CLI/CLI.hpp>
@@ -7,6 +8,7 @@
 
 int main(int argc, char **argv) {
   vinci::registerVinciPasses();
+  vinci::backend::registerVinciBackendPasses();
   vinci::driver::CompileOptions options;
   CLI::App app{"vinci-compile: compile an ONNX model for Da Vinci NPUs (Ascend 310P)"};
   app.add_option("--model", options.model, "the model file (.onnx)");

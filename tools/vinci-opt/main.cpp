@@ -1,6 +1,7 @@
 //===- vinci-opt: mlir-opt with Vinci's dialects and passes ---------------===//
 #include "dv/DvOps.h"
 #include "dv/DvTestPasses.h"
+#include "backend/Passes.h"
 #include "passes/Passes.h"
 #include "passes/graph/Passes.h"
 #include "vg/VgOps.h"
@@ -16,6 +17,7 @@ int main(int argc, char **argv) {
   // Upstream passes the pipelines use (canonicalize, cse, ...).
   mlir::registerTransformsPasses();
   vinci::registerVinciPasses();
+  vinci::backend::registerVinciBackendPasses();
   vinci::graph::registerVinciGraphPasses();
   vinci::dv::registerTestPasses();
   return mlir::asMainReturnCode(

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "dv/DvOps.h"
-#include "passes/Passes.h"
+#include "backend/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -54,7 +54,7 @@ std::string runCase(const std::string &text, bool sync) {
   if (!module) return "does not parse";
   if (sync) {
     mlir::PassManager pm(&ctx);
-    pm.addPass(vinci::createInsertSync());
+    pm.addPass(vinci::backend::createInsertSync());
     if (mlir::failed(pm.run(*module))) return "pass failed";
   }
   auto kernels = module->getOps<dv::KernelOp>();

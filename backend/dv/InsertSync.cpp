@@ -30,7 +30,7 @@
 // block only sees the loop as one item.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Passes.h"
+#include "backend/Passes.h"
 
 #include "dv/DvOps.h"
 
@@ -42,14 +42,14 @@
 #include <functional>
 #include <vector>
 
-namespace vinci {
+namespace vinci::backend {
 #define GEN_PASS_DEF_INSERTSYNC
-#include "passes/Passes.h.inc"
-} // namespace vinci
+#include "backend/Passes.h.inc"
+} // namespace vinci::backend
 
 using namespace mlir;
 
-namespace vinci {
+namespace vinci::backend {
 namespace {
 
 constexpr unsigned kNumPipes = 6;  // S V M MTE1 MTE2 MTE3
@@ -715,4 +715,4 @@ struct InsertSyncPass : impl::InsertSyncBase<InsertSyncPass> {
 };
 
 } // namespace
-} // namespace vinci
+} // namespace vinci::backend

@@ -1,7 +1,7 @@
 //===- Epilogue.cpp - a matmul's elementwise epilogue chain ---------------===//
-#include "passes/lower/Epilogue.h"
+#include "backend/lower/Epilogue.h"
 
-#include "passes/lower/LowerCommon.h"
+#include "backend/lower/LowerCommon.h"
 
 #include "dv/DvOps.h"
 #include "vg/VgOps.h"

@@ -3,12 +3,14 @@
 // vinci-lower-kernels turns each outlined vg kernel into a dv.kernel with
 // one of the templates below; this header is what they share: the storage
 // precision rule, scalar immediates, and the template interface. A template
-// lives in its own file (passes/lower/<Name>.cpp) and is listed once in
+// lives in its own file (backend/lower/<Name>.cpp) and is listed once in
 // LowerKernels.cpp.
 //
 //===----------------------------------------------------------------------===//
-#ifndef VINCI_PASSES_LOWER_LOWERCOMMON_H
-#define VINCI_PASSES_LOWER_LOWERCOMMON_H
+#ifndef VINCI_BACKEND_LOWER_LOWERCOMMON_H
+#define VINCI_BACKEND_LOWER_LOWERCOMMON_H
+
+#include "passes/Precision.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -86,26 +88,6 @@ mlir::Block *beginKernel(mlir::OpBuilder &b, mlir::func::FuncOp func,
 mlir::LogicalResult finishKernel(mlir::Block *body, mlir::func::FuncOp func,
                                  mlir::func::CallOp call);
 
-/// The value a graph tensor is a view of (views: KernelRules' isViewOp,
-/// which also says whether a view reaches a graph output).
-mlir::Value viewRoot(mlir::Value value);
-/// The unit attribute that keeps an op's float types (set by the driver for
-/// --keep_dtype and allow_mix_precision; docs/precision.md).
-inline constexpr llvm::StringLiteral kKeepDtypeAttr = "vinci.keep_dtype";
-/// Whether `op` (a vg op, an outlined kernel's func, its call or the
-/// dv.launch that replaced the call) computes and stores its float tensors
-/// in their own type rather than f16: the module's `vinci.precision_mode`
-/// is "must_keep_origin_dtype", or "allow_fp32_to_fp16" and `op` is not
-/// Cube work (a Cube kernel, matmul or conv), or the op carries
-/// `vinci.keep_dtype`, or (for a kernel, its call or launch) any op of the
-/// kernel's body does.
-bool keepsOriginDtype(mlir::Operation *op);
-/// The element type a graph tensor has in GM: graph inputs and outputs keep
-/// theirs, as does a tensor whose producer keepsOriginDtype and a constant
-/// (a weight) that a kernel which keepsOriginDtype reads; every other float
-/// tensor is f16 (force_fp16, and allow_mix_precision outside the ops it
-/// keeps in fp32).
-mlir::Type storageElementType(mlir::Value tensor);
 /// How vg.softmax is protected in reduced precision: the module attributes
 /// the driver sets (vinci.softmax_clip from --softmax_clip; and
 /// vinci.softmax_unprotected when the SoftmaxProtection switch is off). The
@@ -141,4 +123,4 @@ llvm::StringRef opName(mlir::Operation *op);
 
 } // namespace vinci::lower
 
-#endif // VINCI_PASSES_LOWER_LOWERCOMMON_H
+#endif // VINCI_BACKEND_LOWER_LOWERCOMMON_H

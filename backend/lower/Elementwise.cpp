@@ -65,7 +65,7 @@
 // one tail tile with a smaller copy and masked last vector repeats.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/lower/LowerCommon.h"
+#include "backend/lower/LowerCommon.h"
 
 #include "dv/DvOps.h"
 #include "vg/VgOps.h"

@@ -7,8 +7,8 @@
 // its tile (NZ or ND) and reads the GM operands of Row/Elem/Full steps.
 //
 //===----------------------------------------------------------------------===//
-#ifndef VINCI_PASSES_LOWER_EPILOGUE_H
-#define VINCI_PASSES_LOWER_EPILOGUE_H
+#ifndef VINCI_BACKEND_LOWER_EPILOGUE_H
+#define VINCI_BACKEND_LOWER_EPILOGUE_H
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
@@ -83,4 +83,4 @@ private:
 
 } // namespace vinci::lower
 
-#endif // VINCI_PASSES_LOWER_EPILOGUE_H
+#endif // VINCI_BACKEND_LOWER_EPILOGUE_H

@@ -46,8 +46,8 @@
 // the remaining full steps and ends with the K tail. No double buffering yet.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/lower/Epilogue.h"
-#include "passes/lower/LowerCommon.h"
+#include "backend/lower/Epilogue.h"
+#include "backend/lower/LowerCommon.h"
 #include "passes/KernelRules.h"
 
 #include "dv/DvOps.h"

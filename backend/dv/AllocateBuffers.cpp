@@ -1,5 +1,5 @@
 //===- AllocateBuffers.cpp - place dv on-chip buffers in their spaces -----===//
-#include "passes/Passes.h"
+#include "backend/Passes.h"
 
 #include "dv/DvOps.h"
 #include "vinci/backend/MemoryPlan.h"
@@ -7,14 +7,14 @@
 
 #include "llvm/ADT/DenseMap.h"
 
-namespace vinci {
+namespace vinci::backend {
 #define GEN_PASS_DEF_ALLOCATEBUFFERS
-#include "passes/Passes.h.inc"
-} // namespace vinci
+#include "backend/Passes.h.inc"
+} // namespace vinci::backend
 
 using namespace mlir;
 
-namespace vinci {
+namespace vinci::backend {
 namespace {
 
 struct LiveRange {
@@ -134,4 +134,4 @@ struct AllocateBuffers : impl::AllocateBuffersBase<AllocateBuffers> {
 };
 
 } // namespace
-} // namespace vinci
+} // namespace vinci::backend

@@ -12,7 +12,7 @@
 // leaves out-of-range indices undefined and a wild read is never an option.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/lower/LowerCommon.h"
+#include "backend/lower/LowerCommon.h"
 
 #include "dv/DvOps.h"
 #include "vg/VgOps.h"

@@ -20,7 +20,7 @@
 // dims, element types other than f16 / f32, and rows that do not fit UB.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/lower/LowerCommon.h"
+#include "backend/lower/LowerCommon.h"
 
 #include "dv/DvOps.h"
 #include "vg/VgOps.h"

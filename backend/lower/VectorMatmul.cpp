@@ -35,8 +35,8 @@
 // needing more than the ISA's 4 nested loops is left to the Cube template.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/lower/Epilogue.h"
-#include "passes/lower/LowerCommon.h"
+#include "backend/lower/Epilogue.h"
+#include "backend/lower/LowerCommon.h"
 
 #include "dv/DvOps.h"
 #include "vg/VgOps.h"

@@ -3,18 +3,18 @@
 // Input: a module after vinci-partition-kernels (the graph function calls one
 // private func.func per kernel). Each kernel a template can lower becomes a
 // `dv.kernel` of the same name, its call a `dv.launch`. The templates live
-// in passes/lower/ (one file each) and are tried in the order of kTemplates:
+// in backend/lower/ (one file each) and are tried in the order of kTemplates:
 // the first that takes a kernel lowers it.
 //
 // Storage precision follows the module's vinci.precision_mode and
 // --keep_dtype (docs/precision.md): graph inputs and outputs keep their type
 // in GM (f32 as the model says); under force_fp16 every other float tensor
 // (weights, intermediates) is f16 in GM, a kernel that keeps its types
-// stores f32 (lower::storageElementType).
+// stores f32 (storageElementType).
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Passes.h"
-#include "passes/lower/LowerCommon.h"
+#include "backend/Passes.h"
+#include "backend/lower/LowerCommon.h"
 
 #include "dv/DvOps.h"
 #include "vinci/soc.h"
@@ -23,14 +23,14 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
-namespace vinci {
+namespace vinci::backend {
 #define GEN_PASS_DEF_LOWERKERNELS
-#include "passes/Passes.h.inc"
-} // namespace vinci
+#include "backend/Passes.h.inc"
+} // namespace vinci::backend
 
 using namespace mlir;
 
-namespace vinci {
+namespace vinci::backend {
 namespace {
 
 /// Most specific first: the first template that takes a kernel lowers it.
@@ -141,4 +141,4 @@ struct LowerKernels : impl::LowerKernelsBase<LowerKernels> {
 };
 
 } // namespace
-} // namespace vinci
+} // namespace vinci::backend

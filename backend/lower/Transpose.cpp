@@ -23,7 +23,7 @@
 // (f32, conversions, other shapes) are the data-movement template's.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/lower/LowerCommon.h"
+#include "backend/lower/LowerCommon.h"
 
 #include "dv/DvOps.h"
 #include "vg/VgOps.h"

@@ -63,7 +63,7 @@
 // bias are loaded once per block, before the loop.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/lower/LowerCommon.h"
+#include "backend/lower/LowerCommon.h"
 
 #include "dv/DvOps.h"
 #include "vg/VgOps.h"

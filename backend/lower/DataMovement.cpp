@@ -52,7 +52,7 @@
 // needing more than kMaxUnrolledCopies copies of a four-deep loop nest.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/lower/LowerCommon.h"
+#include "backend/lower/LowerCommon.h"
 
 #include "dv/DvOps.h"
 #include "vg/VgOps.h"
