@@ -9,8 +9,12 @@
 #include <string>
 #include <vector>
 
+#include <map>
+#include <utility>
+
 #include "mmad.h"
 #include "program_data.h"
+#include "timing.h"
 #include "vinci/sim/executor.h"
 
 namespace vinci::sim::detail {
@@ -27,10 +31,22 @@ struct GmWrite {
   uint64_t lo, hi;
 };
 
+// A byte range of host memory (GM).
+struct HostRange {
+  uint64_t lo, hi;
+};
+
+// What every block of one kernel shares: the lanes' costs and the L2's
+// content when the kernel starts (sorted, disjoint).
+struct KernelTiming {
+  LaneParams lanes[kNumLanes];
+  const std::vector<HostRange>* l2_resident = nullptr;
+};
+
 struct BlockResult {
   bool ok = true;
   std::string error;
-  uint64_t cycles = 0;
+  uint64_t cycles[kNumLanes] = {};  // the block's own timeline length, per lane
   uint64_t pipe_busy[kNumPipes] = {};
   uint64_t pipe_bytes[kNumPipes] = {};
   uint64_t gm_read = 0, gm_written = 0;
@@ -41,20 +57,38 @@ struct BlockResult {
   bool events_truncated = false;
   std::vector<GmWrite> gm_writes;  // exact byte ranges, merged when contiguous
   bool gm_writes_truncated = false;
+  std::vector<HostRange> gm_touched;  // envelopes of every GM access, for the L2 (merged)
 };
 
 class Core {
  public:
   explicit Core(const soc::SocSpec& soc);
-  // Runs block `block_idx`. `active_cores` share the GM bandwidth.
-  void run(const ProgramData& prog, uint32_t block_idx, uint32_t active_cores,
+  // Runs block `block_idx`.
+  void run(const ProgramData& prog, uint32_t block_idx, const KernelTiming& timing,
            const std::vector<GmRegion>& args, const RunOptions& opt, BlockResult& out);
 
  private:
   struct FlagToken {
-    uint64_t time;
+    std::array<uint64_t, kNumLanes> time;  // visible to wait_flag, per lane
     std::array<uint32_t, kNumPipes> clock;
   };
+  // One lane's timeline: when each pipe's front end is free, when everything
+  // it was given is complete, its queue, its transfers in flight, the GM port.
+  struct LaneState {
+    uint64_t scalar = 0;
+    uint64_t accept[kNumPipes] = {};
+    uint64_t done[kNumPipes] = {};
+    uint64_t queue[kNumPipes][kMaxQueueDepth] = {};    // start times, a ring
+    uint64_t in_flight[kNumPipes][kMaxInFlight] = {};  // completion times, a ring
+    uint64_t port_free[2] = {};                        // GM read, write (one if shared)
+  };
+  // A recent vector write: a later vector read of these bytes waits for it.
+  struct VecWrite {
+    uint8_t space;
+    uint64_t lo, hi;
+    uint64_t done[kNumLanes];
+  };
+  static constexpr unsigned kVecWrites = 8;
   struct GmAccess {
     uint64_t lo, hi;
     uint32_t seq;
@@ -70,9 +104,11 @@ class Core {
   void reset(uint32_t num_args);
   bool resolve(const Instruction& ins, uint32_t pc, uint32_t block_idx,
                const std::vector<GmRegion>& args, Resolved out[kMaxOperands], BlockResult& res);
-  uint64_t cost(const Instruction& ins, uint64_t& bytes_moved) const;
-  bool time(const Instruction& ins, uint32_t pc, bool branch_taken, const RunOptions& opt,
-            BlockResult& res);
+  CostInputs costInputs(const Instruction& ins, const Resolved ops[kMaxOperands]);
+  uint64_t l2Covered(uint64_t lo, uint64_t hi) const;
+  void touchGm(uint64_t lo, uint64_t hi, BlockResult& res);
+  bool time(const Instruction& ins, uint32_t pc, bool branch_taken, const Resolved ops[kMaxOperands],
+            const RunOptions& opt, BlockResult& res);
   void checkHazards(const Instruction& ins, uint32_t pc, const Resolved ops[kMaxOperands],
                     const std::vector<GmRegion>& args, const RunOptions& opt, BlockResult& res);
   void access(Pipe pipe, uint32_t pc, uint8_t space, uint8_t arg, uint64_t lo, uint64_t len,
@@ -91,12 +127,14 @@ class Core {
   const Instruction* code_ = nullptr;
 
   // Timing.
-  double gm_bytes_per_cycle_ = 1;
-  uint64_t scalar_time_ = 0;
-  uint64_t pipe_free_[kNumPipes] = {};
-  std::vector<uint64_t> queue_start_[kNumPipes];  // ring of recent start times
-  uint64_t queued_[kNumPipes] = {};
+  const KernelTiming* timing_ = nullptr;
+  LaneState lane_[kNumLanes];
+  uint64_t queued_[kNumPipes] = {};     // instructions entered per pipe
+  uint64_t transfers_[kNumPipes] = {};  // GM transfers issued per pipe
+  VecWrite vec_writes_[kVecWrites] = {};
+  uint64_t vec_write_count_ = 0;
   std::deque<FlagToken> flags_[kNumPipes][kNumPipes][8];
+  std::map<uint64_t, uint64_t> touched_;  // this block's GM envelopes so far: lo -> hi, disjoint
 
   // Hazards: vector clocks per pipe, last access per 32-byte granule.
   uint32_t seq_[kNumPipes] = {};

@@ -3,9 +3,11 @@
 // computed depends on the thread count.
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <thread>
 
 #include "core.h"
+#include "l2_impl.h"
 #include "trace_impl.h"
 #include "vinci/sim/executor.h"
 
@@ -79,6 +81,11 @@ bool runKernel(const Program& p, uint32_t block_dim, const std::vector<GmRegion>
   unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = std::min<unsigned>(threads, block_dim);
 
+  detail::KernelTiming timing;
+  for (unsigned l = 0; l < detail::kNumLanes; ++l)
+    timing.lanes[l] = detail::resolveLane(soc, detail::Lane(l), active);
+  timing.l2_resident = opt.l2 ? &opt.l2->impl().snapshot : nullptr;
+
   std::vector<detail::BlockResult> blocks(block_dim);
   std::atomic<uint32_t> next{0};
   std::atomic<bool> stop{false};
@@ -88,7 +95,7 @@ bool runKernel(const Program& p, uint32_t block_dim, const std::vector<GmRegion>
       if (stop.load(std::memory_order_relaxed)) return;
       const uint32_t b = next.fetch_add(1);
       if (b >= block_dim) return;
-      core.run(*prog, b, active, args, opt, blocks[b]);
+      core.run(*prog, b, timing, args, opt, blocks[b]);
       if (!blocks[b].ok) stop = true;
     }
   };
@@ -109,21 +116,36 @@ bool runKernel(const Program& p, uint32_t block_dim, const std::vector<GmRegion>
       return false;
     }
 
-  // Blocks run on the SoC's AI cores in order, each on the core free first.
-  std::vector<uint64_t> core_free(active, 0);
+  // The task starts after its launch; blocks go to the SoC's AI cores in
+  // order, each to the core free first, and wait for their dispatch there.
   std::vector<uint32_t> core_of(block_dim);
   std::vector<uint64_t> start_of(block_dim);
+  uint64_t lane_cycles[detail::kNumLanes];
+  for (unsigned l = 0; l < detail::kNumLanes; ++l) {
+    const detail::LaneParams& lp = timing.lanes[l];
+    std::vector<uint64_t> core_free(active, uint64_t(std::ceil(lp.task_launch)));
+    const uint64_t dispatch = uint64_t(std::ceil(lp.block_dispatch));
+    for (uint32_t b = 0; b < block_dim; ++b) {
+      const auto it = std::min_element(core_free.begin(), core_free.end());
+      if (l == 0) {
+        core_of[b] = uint32_t(it - core_free.begin());
+        start_of[b] = *it + dispatch;
+      }
+      *it += dispatch + blocks[b].cycles[l];
+    }
+    lane_cycles[l] = *std::max_element(core_free.begin(), core_free.end());
+  }
+  profile.cycles = lane_cycles[unsigned(detail::Lane::Nominal)];
+  profile.cycles_ideal_l2 = lane_cycles[unsigned(detail::Lane::IdealL2)];
+  profile.cycles_low = lane_cycles[unsigned(detail::Lane::Low)];
+  profile.cycles_high = lane_cycles[unsigned(detail::Lane::High)];
   profile.block_dim = block_dim;
   profile.cores_used = active;
   profile.block_cycles.resize(block_dim);
   bool cross_truncated = false;
   for (uint32_t b = 0; b < block_dim; ++b) {
     const detail::BlockResult& r = blocks[b];
-    const auto it = std::min_element(core_free.begin(), core_free.end());
-    core_of[b] = uint32_t(it - core_free.begin());
-    start_of[b] = *it;
-    *it += r.cycles;
-    profile.block_cycles[b] = r.cycles;
+    profile.block_cycles[b] = r.cycles[0];
     for (unsigned i = 0; i < kNumPipes; ++i) {
       profile.pipe_busy[i] += r.pipe_busy[i];
       profile.mte_bytes[i] += r.pipe_bytes[i];
@@ -136,7 +158,11 @@ bool runKernel(const Program& p, uint32_t block_dim, const std::vector<GmRegion>
       if (profile.hazards.size() < 64) profile.hazards.push_back("block " + std::to_string(b) + ": " + h);
     cross_truncated |= r.gm_writes_truncated;
   }
-  profile.cycles = *std::max_element(core_free.begin(), core_free.end());
+  if (opt.l2) {
+    std::vector<detail::HostRange> touched;
+    for (const detail::BlockResult& r : blocks) touched.insert(touched.end(), r.gm_touched.begin(), r.gm_touched.end());
+    opt.l2->impl().touch(touched, uint64_t(soc.timing.l2_bytes.value));
+  }
 
   bool cross = false;
   if (opt.detect_hazards && !cross_truncated && block_dim > 1)
