@@ -157,13 +157,22 @@ def check_deterministic(tools, work):
     return [("deterministic_om", why)]
 
 
+def contents(path):
+    """The file's bytes, or None when it is gone."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
 def check_failed_compile_keeps_om(tools, work):
     results = []
     om = os.path.join(work, "kept", "model.om")
     os.makedirs(os.path.dirname(om), exist_ok=True)
     good = os.path.join(NODE, "test_softmax_axis_1", "model.onnx")
     tools.compile(good, om)
-    before = open(om, "rb").read()
+    before = contents(om)
     garbage = os.path.join(work, "garbage.onnx")
     with open(garbage, "wb") as f:
         f.write(b"\x08\x07not a model" * 50)
@@ -176,8 +185,8 @@ def check_failed_compile_keeps_om(tools, work):
         why = ""
         if proc.returncode == 0:
             why = "the compile did not fail"
-        elif open(om, "rb").read() != before:
-            why = "the existing .om changed"
+        elif contents(om) != before:
+            why = "the existing .om is gone" if contents(om) is None else "the existing .om changed"
         elif os.listdir(os.path.dirname(om)) != ["model.om"]:
             why = f"files left beside it: {sorted(os.listdir(os.path.dirname(om)))}"
         elif not (proc.stderr.strip().splitlines() or [""])[-1].startswith(
@@ -186,7 +195,7 @@ def check_failed_compile_keeps_om(tools, work):
         results.append((f"failed_compile_keeps_om_{tag}", why))
     tools.compile(os.path.join(NODE, "test_softmax_axis_0", "model.onnx"), om)
     results.append(("failed_compile_keeps_om_near_miss",
-                    "" if open(om, "rb").read() != before
+                    "" if contents(om) not in (before, None)
                     else "near-miss: a successful compile left the old .om"))
     return results
 
