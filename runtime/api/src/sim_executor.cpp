@@ -19,13 +19,15 @@ class SimKernel final : public PreparedKernel {
 
 class SimSession final : public Session {
  public:
-  SimSession(const soc::SocSpec& soc, const SessionOptions& options) : soc_(soc) {
+  SimSession(const soc::SocSpec& soc, const SessionOptions& options)
+      : soc_(soc), pool_(options.threads) {
     std::string ignored;  // vinci_context_create validated the overrides
     soc::applyTimingOverrides(soc_.timing, options.timing_overrides, ignored);
     options_.threads = options.threads;
     options_.detect_hazards = true;
     options_.hazards_fatal = options.hazards_fatal;
     options_.l2 = &l2_;
+    options_.pool = &pool_;
     if (options.trace) {
       trace_ = std::make_unique<sim::TraceWriter>();
       options_.trace = trace_.get();
@@ -71,6 +73,7 @@ class SimSession final : public Session {
   soc::SocSpec soc_;  // the model's SoC, with the session's timing overrides
   sim::RunOptions options_;
   sim::L2Model l2_;
+  sim::CorePool pool_;
   std::unique_ptr<sim::TraceWriter> trace_;
 };
 
