@@ -2,7 +2,7 @@
 //
 //   vinci-run --model m.om --input a.npy[,b.pb] --output_dir DIR
 //             [--loop N] [--profile trace.json] [--threads N] [--hazards fatal|warn]
-//             [--timing name=value|optimistic|pessimistic,...]
+//             [--timing name=value|optimistic|pessimistic,...] [--reference-paths]
 //
 // Inputs are .npy or ONNX TensorProto .pb files, in the model's input order.
 // Outputs go to DIR/output_<i>.npy, each written to a temporary file and
@@ -38,6 +38,7 @@ struct Options {
   unsigned threads = 0;
   std::string hazards = "fatal";
   std::string timing;
+  bool reference_paths = false;
 };
 
 [[noreturn]] void die(const std::string& message) {
@@ -93,6 +94,9 @@ int main(int argc, char** argv) {
   app.add_option("--timing", options.timing,
                  "what-if changes to the SoC's timing table: name=value|optimistic|pessimistic,... "
                  "(docs/isa.md)");
+  app.add_flag("--reference-paths", options.reference_paths,
+               "run every instruction through the simulator's reference path (slower; identical "
+               "results and figures)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -139,6 +143,7 @@ int main(int argc, char** argv) {
   context_options.hazards_fatal = options.hazards == "fatal";
   context_options.trace_path = options.profile.empty() ? nullptr : options.profile.c_str();
   context_options.timing_overrides = options.timing.c_str();
+  context_options.reference_paths = options.reference_paths ? 1 : 0;
   vinci_context* context = nullptr;
   check(vinci_context_create(model, &context_options, &context));
 

@@ -390,6 +390,7 @@ vinci_status vinci_context_create(vinci_model* model, const vinci_context_option
     session_options.threads = opts.threads;
     session_options.hazards_fatal = opts.hazards_fatal != 0;
     session_options.trace = opts.trace_path != nullptr;
+    session_options.reference_paths = opts.reference_paths != 0;
     if (opts.timing_overrides != nullptr && *opts.timing_overrides != '\0') {
       vinci::soc::TimingTable check = m.soc->timing;
       std::string error;

@@ -147,6 +147,10 @@ typedef struct vinci_context_options {
    * the changed table. A bad item fails vinci_context_create with
    * VINCI_ERROR_INVALID_ARGUMENT. Results (outputs) never depend on it. */
   const char* timing_overrides;
+  /* Nonzero: the simulator takes every instruction's reference path (plain
+   * scalar code) instead of its fast one. Slower; outputs and profiles are
+   * identical by design (the equivalence tests compare them). */
+  int reference_paths;
 } vinci_context_options;
 
 typedef struct vinci_const_buffer {
