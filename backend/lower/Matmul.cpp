@@ -266,6 +266,10 @@ std::string analyzeMatmul(func::FuncOp func, vg::MatMulOp mm, MatmulInfo &info) 
     Epilogue e;
     if (std::string why = classifyEpilogueStep(&op, current, outShape, e); !why.empty())
       return why;
+    if (e.batchBroadcast && product(outShape.drop_back(2)) != info.batch)
+      return (opName(&op) + " of a matrix broadcast over a batch folded into the rows has no "
+                            "Cube epilogue")
+          .str();
     Type resultElement = cast<RankedTensorType>(op.getResult(0).getType()).getElementType();
     if (!resultElement.isF16() && !resultElement.isF32())
       return (opName(&op) + " to a non-float type has no Cube epilogue").str();
@@ -857,7 +861,7 @@ private:
         continue;
       Type t0 = dv::getElementType(gm[e.arg].getType());
       if (e.kind == Epilogue::Full) {
-        Aff outOffset = t.batch * (info.M * N) + t.row * N + t.col;
+        Aff outOffset = (e.batchBroadcast ? Aff() : t.batch * (info.M * N)) + t.row * N + t.col;
         dv::CopyNd2NzOp::create(b, loc, gmView(gm[e.arg], outOffset, (t.ms - 1) * N + t.ns),
                                 tileView(operandBufs[i].raw, Mp, Np), I(t.ms), I(t.ns), I(N),
                                 I(Mp), I(Np));

@@ -662,6 +662,58 @@ func.func private @k0_matmul(%arg0: tensor<1x2x32x16xf16>, %arg1: tensor<1x2x32x
 
 // -----
 
+// GPT-2's attention: the scale and a causal mask [1, 1, 32, 32] broadcast
+// over the 2 heads are the QK^T epilogue. Every head's tile reads the mask
+// at its rows and columns: the mask's view has the block's row term and no
+// head term (its scores' view, [1, 2, 32, 32], would add 1024 a head).
+// CHECK-LABEL: func.func @attention_causal
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK-SAME: ({{%[a-z0-9_]+}}: !dv.gm<1x2x32x16xf16>, {{%[a-z0-9_]+}}: !dv.gm<1x2x32x16xf16>, {{%[a-z0-9_]+}}: !dv.gm<1x2x32x16xf16>, [[MASK:%[a-z0-9_]+]]: !dv.gm<1x1x32x32xf16>, {{%[a-z0-9_]+}}: !dv.gm<1x32x2x16xf16>)
+// CHECK-SAME: vinci.source_nodes = ["qk", "scale", "mask", "softmax", "pv", "merge"]
+// CHECK: [[BID:%.+]] = dv.block_idx
+// CHECK: [[GM:%.+]] = dv.view [[MASK]][([[BID]] mod 2) * 512] : !dv.gm<1x1x32x32xf16> to !dv.gm<512xf16>
+// CHECK-NEXT: dv.copy_nd2nz [[GM]] to {{%.+}} {cols = 32 : i64, dst_cols = 32 : i64, dst_rows = 16 : i64, rows = 16 : i64, src_row_stride = 32 : i64}
+// CHECK: dv.move_l0c_ub
+// CHECK: dv.vmuls {{.+}}1.250000e-01
+// CHECK: dv.vconv {{.*}} : !dv.buf<ub, 512xf16> to !dv.buf<ub, 512xf32>
+// CHECK: dv.vadd {{.*}} {repeat = 8 : i64} : !dv.buf<ub, 512xf32>, !dv.buf<ub, 512xf32> to !dv.buf<ub, 512xf32>
+// CHECK: dv.vcmax
+// CHECK: dv.mmad
+func.func @attention_causal(%q: tensor<1x2x32x16xf16>, %k: tensor<1x2x32x16xf16>, %v: tensor<1x2x32x16xf16>) -> tensor<1x32x2x16xf16> {
+  %0 = call @k0_matmul(%q, %k, %v) : (tensor<1x2x32x16xf16>, tensor<1x2x32x16xf16>, tensor<1x2x32x16xf16>) -> tensor<1x32x2x16xf16>
+  return %0 : tensor<1x32x2x16xf16>
+}
+func.func private @k0_matmul(%arg0: tensor<1x2x32x16xf16>, %arg1: tensor<1x2x32x16xf16>, %arg2: tensor<1x2x32x16xf16>) -> tensor<1x32x2x16xf16>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["qk", "scale", "mask", "softmax", "pv", "merge"]} {
+  %s = vg.constant dense<0.125> : tensor<f16>
+  %m = vg.constant dense_resource<causal> : tensor<1x1x32x32xf16>
+  %0 = vg.matmul %arg0, %arg1 {transpose_b = true} : (tensor<1x2x32x16xf16>, tensor<1x2x32x16xf16>) -> tensor<1x2x32x32xf16>
+  %1 = vg.mul %0, %s : (tensor<1x2x32x32xf16>, tensor<f16>) -> tensor<1x2x32x32xf16>
+  %2 = vg.add %1, %m : (tensor<1x2x32x32xf16>, tensor<1x1x32x32xf16>) -> tensor<1x2x32x32xf16>
+  %3 = vg.softmax %2 : (tensor<1x2x32x32xf16>) -> tensor<1x2x32x32xf16>
+  %4 = vg.matmul %3, %arg2 : (tensor<1x2x32x32xf16>, tensor<1x2x32x16xf16>) -> tensor<1x2x32x16xf16>
+  %5 = vg.transpose %4 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x32x16xf16>) -> tensor<1x32x2x16xf16>
+  return %5 : tensor<1x32x2x16xf16>
+}
+
+// -----
+
+// Near-miss: a matrix broadcast over the batch of a matmul by a 2-D weight
+// (the batch folds into the rows, so a tile's rows span several batches).
+func.func @matrix_over_folded_batch(%x: tensor<2x16x32xf16>, %w: tensor<32x16xf16>, %m: tensor<1x16x16xf16>) -> tensor<2x16x16xf16> {
+  %0 = call @k0_matmul(%x, %w, %m) : (tensor<2x16x32xf16>, tensor<32x16xf16>, tensor<1x16x16xf16>) -> tensor<2x16x16xf16>
+  return %0 : tensor<2x16x16xf16>
+}
+// expected-error @+1 {{kernel k0_matmul (from /MatMul, /Add): add of a matrix broadcast over a batch folded into the rows has no Cube epilogue}}
+func.func private @k0_matmul(%arg0: tensor<2x16x32xf16>, %arg1: tensor<32x16xf16>, %arg2: tensor<1x16x16xf16>) -> tensor<2x16x16xf16>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul", "/Add"]} {
+  %0 = vg.matmul %arg0, %arg1 : (tensor<2x16x32xf16>, tensor<32x16xf16>) -> tensor<2x16x16xf16>
+  %1 = vg.add %0, %arg2 : (tensor<2x16x16xf16>, tensor<1x16x16xf16>) -> tensor<2x16x16xf16>
+  return %1 : tensor<2x16x16xf16>
+}
+
+// -----
+
 // Near-miss: a second matmul that does not take the softmax's probabilities
 // as its A operand is no attention kernel.
 func.func @two_matmuls(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> tensor<32x32xf16> {
