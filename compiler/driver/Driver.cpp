@@ -4,6 +4,7 @@
 #include "driver/FusionSwitch.h"
 #include "driver/InsertAipp.h"
 #include "driver/KeepDtype.h"
+#include "driver/SupportCheck.h"
 
 #include "backend/Passes.h"
 #include "dv/DvOps.h"
@@ -55,27 +56,6 @@ std::string knownSocs() {
   for (const soc::SocSpec *spec : soc::allSocs())
     list += (list.empty() ? "" : ", ") + std::string(spec->name);
   return list;
-}
-
-int printSupportReport(const std::string &model, llvm::raw_ostream &out, llvm::raw_ostream &err) {
-  onnx_import::SupportReport report;
-  std::string error;
-  if (!onnx_import::checkOnnxSupport(model, report, error))
-    return fail(err, error);
-  out << "Operator support report for " << model << "\n";
-  out << llvm::format("%-28s %6s %6s  %s\n", "op type", "opset", "count", "status");
-  int64_t unsupported = 0;
-  for (const onnx_import::OpSupport &op : report.ops) {
-    std::string name = (op.domain.empty() ? "" : op.domain + ".") + op.opType;
-    out << llvm::format("%-28s %6lld %6lld  %s\n", name.c_str(), (long long)op.opset,
-                        (long long)op.count, op.supported ? "supported" : "UNSUPPORTED");
-    if (!op.supported)
-      unsupported += op.count;
-  }
-  out << (report.allSupported()
-              ? std::string("All operators are supported.\n")
-              : std::to_string(unsupported) + " node(s) use unsupported operators.\n");
-  return report.allSupported() ? 0 : 1;
 }
 
 struct ModuleStats {
@@ -342,6 +322,11 @@ int compileWithPythonFrontEnd(const CompileOptions &options, llvm::raw_ostream &
 
 } // namespace
 
+CompileObserver::~CompileObserver() = default;
+void CompileObserver::diagnostic(const mlir::Diagnostic &) {}
+void CompileObserver::partitioned(mlir::ModuleOp) {}
+void CompileObserver::lowered(mlir::ModuleOp) {}
+
 bool writeFileAtomically(const std::string &path, const std::string &contents,
                          std::string &error) {
   llvm::SmallString<256> temp(path);
@@ -371,7 +356,8 @@ bool writeFileAtomically(const std::string &path, const std::string &contents,
   return true;
 }
 
-int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err) {
+int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err,
+            CompileObserver *observer) {
   std::string framework = llvm::StringRef(options.framework).lower();
   if (framework == "pytorch")
     return compileWithPythonFrontEnd(options, err);
@@ -388,7 +374,7 @@ int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ost
   if (llvm::sys::fs::is_directory(options.model))
     return fail(err, "--model '" + options.model + "' is a folder, not an .onnx file");
   if (options.checkSupport)
-    return printSupportReport(options.model, out, err);
+    return checkSupport(options, out, err);
 
   onnx_import::ImportOptions importOptions;
   if (!options.inputShape.empty()) {
@@ -406,11 +392,11 @@ int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ost
       [&](mlir::MLIRContext &context, std::vector<std::string> &errors) {
         return onnx_import::importOnnxFile(context, options.model, importOptions, errors);
       },
-      out, err);
+      out, err, observer);
 }
 
 int compileImported(const CompileOptions &requested, const ModuleImporter &importer,
-                    llvm::raw_ostream &out, llvm::raw_ostream &err) {
+                    llvm::raw_ostream &out, llvm::raw_ostream &err, CompileObserver *observer) {
   CompileOptions options = requested;
   auto start = std::chrono::steady_clock::now();
   auto secondsSince = [](auto from) {
@@ -465,6 +451,8 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
   mlir::ScopedDiagnosticHandler diagnostics(&context, [&](mlir::Diagnostic &diag) {
     if (diag.getSeverity() != mlir::DiagnosticSeverity::Error)
       return mlir::success();
+    if (observer)
+      observer->diagnostic(diag);
     if (!llvm::isa<mlir::UnknownLoc>(diag.getLocation()))
       err << diag.getLocation() << ": ";
     err << "error: " << diag << "\n";
@@ -557,6 +545,8 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
         backend::templateCapabilities()));
     if (failed(pm->run(*module)))
       return fail(err, options.model + ": partitioning into kernels failed");
+    if (observer)
+      observer->partitioned(*module);
   }
   backend::TaskGraph tasks;
   if (!options.report.empty()) {
@@ -571,7 +561,10 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
     auto pm = makePassManager();
     if (failed(buildKernelPipeline(*pm, *soc, err)))
       return 2;
-    if (failed(pm->run(*module)))
+    bool lowered = succeeded(pm->run(*module));
+    if (observer)
+      observer->lowered(*module);
+    if (!lowered)
       return fail(err, options.model + ": lowering to Da Vinci kernels failed (see above)", 1);
     if (options.emit == "dv")
       text = printModule(*module, flags);

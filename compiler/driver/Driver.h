@@ -10,6 +10,7 @@ namespace llvm {
 class raw_ostream;
 }
 namespace mlir {
+class Diagnostic;
 class MLIRContext;
 class ModuleOp;
 template <typename OpTy>
@@ -40,10 +41,27 @@ struct CompileOptions {
   bool printWeights = false;          // --print_weights: keep blobs in printed IR
 };
 
+/// Watches a compilation from inside: the pre-check (SupportCheck.h) runs
+/// the compile itself and reads, at these points, which kernels the
+/// partition made and which templates took them. Each hook runs at most once.
+class CompileObserver {
+public:
+  virtual ~CompileObserver();
+  /// Every error diagnostic, before it is printed.
+  virtual void diagnostic(const mlir::Diagnostic &diagnostic);
+  /// After vinci-partition-kernels: the graph calls one vinci.kernel
+  /// function per kernel, none lowered yet.
+  virtual void partitioned(mlir::ModuleOp module);
+  /// After the kernel pipeline ran, whether or not it succeeded: the kernels
+  /// it lowered are dv.kernel ops.
+  virtual void lowered(mlir::ModuleOp module);
+};
+
 /// Runs one compilation. Errors are one line each on `err`; IR and reports go
 /// to `out` (or the output file). Returns the process exit code: 0 on
 /// success, 1 for a model that is not (fully) supported, 2 for bad input.
-int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err);
+int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err,
+            CompileObserver *observer = nullptr);
 
 /// An importer: builds the vg module (one func.func @main) in `context`, or
 /// returns null with one-line messages in `errors` (a last message that
@@ -57,7 +75,8 @@ using ModuleImporter = std::function<mlir::OwningOpRef<mlir::ModuleOp>(
 /// messages, the report and the .om); --framework, --input_shape,
 /// --const_input and --check_support belong to the importer and are ignored.
 int compileImported(const CompileOptions &options, const ModuleImporter &importer,
-                    llvm::raw_ostream &out, llvm::raw_ostream &err);
+                    llvm::raw_ostream &out, llvm::raw_ostream &err,
+                    CompileObserver *observer = nullptr);
 
 /// Writes `contents` to `path` through a temporary file in the same folder
 /// and a rename, so a failure never leaves a partial or stale file.

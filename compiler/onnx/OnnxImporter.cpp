@@ -1171,7 +1171,8 @@ bool checkOnnxSupport(const std::string &path, SupportReport &report, std::strin
     return false;
   int64_t opset = defaultOpset(model);
   std::map<std::string, OpSupport> rows;
-  for (const onnx::NodeProto &node : model.graph().node()) {
+  for (int index = 0; index < model.graph().node_size(); ++index) {
+    const onnx::NodeProto &node = model.graph().node(index);
     std::string key = (isDefaultDomain(node.domain()) ? "" : node.domain() + ".") + node.op_type();
     OpSupport &row = rows[key];
     row.opType = node.op_type();
@@ -1180,6 +1181,7 @@ bool checkOnnxSupport(const std::string &path, SupportReport &report, std::strin
     row.supported = isDefaultDomain(node.domain()) && converters().count(node.op_type()) &&
                     opset >= kMinOpset && opset <= kMaxOpset;
     ++row.count;
+    report.nodes.push_back({nodeName(node, index), key, row.supported});
   }
   for (auto &entry : rows)
     report.ops.push_back(std::move(entry.second));

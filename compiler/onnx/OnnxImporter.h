@@ -31,8 +31,17 @@ struct OpSupport {
   bool supported = false;
 };
 
+/// A node of the graph, named as the importer names its ops' locations
+/// (the node's name, or OpType_index for an unnamed node).
+struct NodeSupport {
+  std::string name;
+  std::string opType; // domain-qualified outside the default domain
+  bool supported = false;
+};
+
 struct SupportReport {
-  std::vector<OpSupport> ops; // sorted by op type
+  std::vector<OpSupport> ops;     // sorted by op type
+  std::vector<NodeSupport> nodes; // in graph order
   bool allSupported() const;
 };
 

@@ -49,7 +49,9 @@ int main(int argc, char **argv) {
                  "softmax clips the max-shifted logits to [-clip, 0] before exp")
       ->capture_default_str();
   app.add_flag("--check_support", options.checkSupport,
-               "print the operator support report; exit 0 if all are supported, 1 if not");
+               "the pre-check: the op-type table, then the model compiled with these options "
+               "(into a scratch folder) and, per node, the kernel and template that take it or "
+               "the template's reason; exits as that compile does (0: the model compiles)");
   app.add_flag("--print_weights", options.printWeights,
                "print the weight blobs in emitted IR (by default weights appear by name only)");
   try {
