@@ -520,6 +520,8 @@ OmBuilder::OmBuilder(const soc::SocSpec &soc, OmOptions options)
 
 OmBuilder::~OmBuilder() = default;
 
+bool OmBuilder::streamsFrom(const void *data) const { return state->weights.streamsFrom(data); }
+
 bool OmBuilder::addGear(ModuleOp module, std::vector<int64_t> values, GearSummary &summary,
                         std::string &error) {
   auto graph = module.lookupSymbol<func::FuncOp>("main");

@@ -82,6 +82,10 @@ public:
   /// Writes the .om to `path` atomically, streaming the weights.
   bool write(const std::string &path, OmSummary &summary, std::string &error);
 
+  /// Whether the .om streams a weight from the resource blob data at
+  /// `data`: the blob must keep it until write(). Others are free to go.
+  bool streamsFrom(const void *data) const;
+
   struct State;
 
 private:

@@ -224,6 +224,8 @@ bool WeightStore::place(vg::ConstantOp constant, Type storage, bool nz, Placed &
   byConstant[identity] = placed;
   if (!key.empty())
     byContent[key].push_back({source, placed});
+  if (source->mapped)
+    sourceData.insert(source->raw.data());
   return true;
 }
 

@@ -22,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -57,6 +58,9 @@ public:
 
   /// Stored bytes of the distinct weights.
   uint64_t bytes() const { return storedBytes; }
+  /// Whether a stored weight is streamed from the blob data at `data`: the
+  /// data must then live until the .om is written.
+  bool streamsFrom(const void *data) const { return sourceData.count(data) != 0; }
 
   struct Source; // a constant's bytes and how they are stored (WeightStore.cpp)
 
@@ -67,6 +71,7 @@ private:
   std::map<std::tuple<const void *, const void *, bool>, Placed> byConstant;
   std::map<std::string, std::vector<std::pair<std::shared_ptr<Source>, Placed>>> byContent;
   uint64_t storedBytes = 0;
+  std::set<const void *> sourceData;
 };
 
 } // namespace vinci::backend

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
@@ -37,6 +38,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <unistd.h> // environ
 
 namespace vinci::driver {
@@ -478,6 +480,35 @@ int checkGearEmission(const Settings &settings, const GearPlan &plan, llvm::raw_
   return 0;
 }
 
+/// The keys of the context's resource blobs (the weights and the constants
+/// passes made).
+std::set<std::string> blobKeys(mlir::MLIRContext &context) {
+  std::set<std::string> keys;
+  mlir::DenseResourceElementsHandle::getManagerInterface(&context).getBlobManager().getBlobMap(
+      [&](const llvm::StringMap<mlir::DialectResourceBlobManager::BlobEntry> &map) {
+        for (const auto &entry : map)
+          keys.insert(entry.getKey().str());
+      });
+  return keys;
+}
+
+/// Frees the blobs a gear's passes made (keys not in `beforePasses`) that
+/// the .om does not stream from: with the gear's module gone, nothing reads
+/// them again (a weight joined again for a later gear, equal to the first
+/// gear's, is one of them), and their heap copies would add up over gears.
+void releasePassBlobs(mlir::MLIRContext &context, const std::set<std::string> &beforePasses,
+                      const backend::OmBuilder &builder) {
+  auto &manager = mlir::DenseResourceElementsHandle::getManagerInterface(&context).getBlobManager();
+  for (const std::string &key : blobKeys(context)) {
+    if (beforePasses.count(key))
+      continue;
+    mlir::DialectResourceBlobManager::BlobEntry *entry = manager.lookup(key);
+    mlir::AsmResourceBlob *blob = entry ? entry->getBlob() : nullptr;
+    if (blob && !builder.streamsFrom(blob->getData().data()))
+      entry->setBlob(mlir::AsmResourceBlob());
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // One compilation: import, graph and kernel stages per gear, then the .om
 //===----------------------------------------------------------------------===//
@@ -672,6 +703,7 @@ int Compilation::run(GearSource &source, llvm::raw_ostream &out) {
     mlir::OwningOpRef<mlir::ModuleOp> module;
     if (int code = importGear(source, gear, module, result))
       return code;
+    std::set<std::string> importedBlobs = builder ? blobKeys(context) : std::set<std::string>();
     if (int code = graphStage(*module, result))
       return code;
     if (options.emit == "vg" || options.emit == "vg-opt") {
@@ -694,6 +726,8 @@ int Compilation::run(GearSource &source, llvm::raw_ostream &out) {
     // The module goes; weights stay in the context for the .om writer, and
     // the pages of mapped ones the passes touched leave the process.
     module = nullptr;
+    if (builder)
+      releasePassBlobs(context, importedBlobs, *builder);
     if (source.releaseWeightPages)
       source.releaseWeightPages(nullptr, 0);
     result.seconds = secondsSince(gearStart);

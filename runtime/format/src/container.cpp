@@ -167,7 +167,8 @@ bool rangeFits(uint64_t offset, uint64_t size, uint64_t limit) {
 }
 
 Status checkHeaderAndSections(const uint8_t* data, uint64_t size, const std::string& origin,
-                              uint16_t* major, uint16_t* minor, uint32_t* flags, std::string* soc,
+                              const OpenOptions& options, uint16_t* major, uint16_t* minor,
+                              uint32_t* flags, std::string* soc,
                               std::vector<SectionEntry>* sections) {
   const size_t magic_bytes = std::min<uint64_t>(size, sizeof(kMagic));
   if (std::memcmp(data, kMagic, magic_bytes) != 0)
@@ -281,7 +282,8 @@ Status checkHeaderAndSections(const uint8_t* data, uint64_t size, const std::str
   }
 
   for (const SectionEntry& section : *sections)
-    if (checksum64(data + section.offset, section.size) != section.checksum)
+    if ((section.kind != SectionKind::weights || options.verify_weights_checksum) &&
+        checksum64(data + section.offset, section.size) != section.checksum)
       return makeError(Errc::checksum, cat(origin, ": ", sectionKindName(section.kind),
                                            " section checksum mismatch: the file is corrupt"));
 
@@ -739,6 +741,11 @@ Status checkModel(const om::Model& model, const std::string& soc, uint32_t flags
 
 Status Container::open(const uint8_t* data, size_t size, const std::string& origin,
                        Container& out) {
+  return open(data, size, origin, out, OpenOptions());
+}
+
+Status Container::open(const uint8_t* data, size_t size, const std::string& origin,
+                       Container& out, const OpenOptions& options) {
   out = Container();
   if (data == nullptr || size == 0)
     return makeError(Errc::truncated, cat(origin, ": file is empty"));
@@ -750,7 +757,7 @@ Status Container::open(const uint8_t* data, size_t size, const std::string& orig
                          "-byte aligned; weights are used in place, so pass an aligned buffer"));
 
   Container result;
-  Status status = checkHeaderAndSections(data, size, origin, &result.version_major_,
+  Status status = checkHeaderAndSections(data, size, origin, options, &result.version_major_,
                                          &result.version_minor_, &result.flags_, &result.soc_,
                                          &result.sections_);
   if (!status.ok()) return status;

@@ -121,6 +121,13 @@ struct ByteRange {
   uint64_t size = 0;
 };
 
+// What open() may leave out. The runtime always validates everything; the
+// writer checks the weights section's checksum itself, reading the file in
+// chunks, so that validating a large .om does not map its weights in.
+struct OpenOptions {
+  bool verify_weights_checksum = true;
+};
+
 // A validated view over container bytes owned by someone else (an mmap or
 // the caller's buffer). Immutable after open(); safe to share across threads.
 class Container {
@@ -129,6 +136,8 @@ class Container {
   // bytes in messages (a file path or "<memory>").
   static Status open(const uint8_t* data, size_t size, const std::string& origin,
                      Container& out);
+  static Status open(const uint8_t* data, size_t size, const std::string& origin,
+                     Container& out, const OpenOptions& options);
 
   uint16_t versionMajor() const { return version_major_; }
   uint16_t versionMinor() const { return version_minor_; }

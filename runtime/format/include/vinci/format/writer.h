@@ -151,7 +151,11 @@ class OmWriter {
     uint64_t size;
     WeightProducer producer;
   };
-  struct Layout;
+
+ public:
+  struct Layout;  // the sections in file order (writer.cpp)
+
+ private:
   Status buildLayout(Layout& layout) const;
 
   std::string soc_;
