@@ -1,7 +1,9 @@
 //===- Driver.cpp - the library behind vinci-compile ----------------------===//
 #include "driver/Driver.h"
+#include "driver/AippConfig.h"
 #include "driver/FusionSwitch.h"
 #include "driver/Gears.h"
+#include "driver/InsertAipp.h"
 #include "driver/KeepDtype.h"
 
 #include "backend/Passes.h"
@@ -214,6 +216,7 @@ struct Settings {
   FusionSwitches switches;
   std::string precisionMode;
   std::vector<KeepDtypeEntry> keepDtype;
+  std::vector<AippConfig> aipp; // --insert_op_conf
   bool toKernels() const { return options.emit == "dv" || options.emit == "om"; }
 };
 
@@ -337,6 +340,9 @@ std::string renderReport(const Settings &settings, const GearPlan &plan,
 /// and comes back into this library through the package's extension. The
 /// child inherits stdout/stderr; its exit code is ours.
 int compileWithPythonFrontEnd(const CompileOptions &options, llvm::raw_ostream &err) {
+  if (!options.insertOpConf.empty())
+    return fail(err, "--insert_op_conf is not available with --framework pytorch yet: export "
+                     "the model to ONNX (or preprocess on the host)");
   std::string python = "/usr/bin/python3";
   if (const char *chosen = std::getenv("VINCI_PYTHON"))
     python = chosen;
@@ -480,6 +486,8 @@ int validateOptions(const CompileOptions &requested, Settings &settings, llvm::r
     return fail(err, error);
   if (!options.keepDtype.empty() && !loadKeepDtype(options.keepDtype, settings.keepDtype, error))
     return fail(err, error);
+  if (!options.insertOpConf.empty() && !parseAippConfig(options.insertOpConf, settings.aipp, error))
+    return fail(err, "--insert_op_conf " + error);
   return 0;
 }
 
@@ -584,6 +592,11 @@ int Compilation::importGear(GearSource &source, size_t gear,
       err << kTool << ": error: " << where() << ": import failed\n";
     return errors.empty() || errors.back().find("unsupported operators") == std::string::npos ? 2
                                                                                                  : 1;
+  }
+  if (!settings.aipp.empty()) {
+    std::string error;
+    if (!insertAipp(*module, settings.aipp, error))
+      return fail(err, "--insert_op_conf " + error);
   }
   result.timer.record("import", secondsSince(start));
   if (!dumpDir.empty()) {
