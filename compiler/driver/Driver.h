@@ -25,7 +25,11 @@ struct CompileOptions {
   std::string framework = "5";        // --framework: 5 or onnx
   std::string output;                 // --output (stdout for IR when empty)
   std::string socVersion = "Ascend310P3"; // --soc_version
-  std::string inputShape;             // --input_shape "name:1,3,224,224;..."
+  std::string inputShape;             // --input_shape "name:1,3,224,224;...", -1 for gear dims
+  std::string dynamicBatchSize;       // --dynamic_batch_size "1,2,4,8" (docs/gears.md)
+  std::string dynamicImageSize;       // --dynamic_image_size "416,416;832,832"
+  std::string dynamicDims;            // --dynamic_dims "32;64;128"
+  std::string inputFormat;            // --input_format NCHW, NHWC or ND (for the gears)
   std::string constInput;             // --const_input "name:value.pb;..."
   std::string emit;                   // --emit: vg|vg-opt|dv|om; empty: om for an --output
                                       // ending in .om, vg otherwise
@@ -43,7 +47,8 @@ struct CompileOptions {
 
 /// Watches a compilation from inside: the pre-check (SupportCheck.h) runs
 /// the compile itself and reads, at these points, which kernels the
-/// partition made and which templates took them. Each hook runs at most once.
+/// partition made and which templates took them. Each hook runs at most once;
+/// in a compile with gears, partitioned and lowered see the first gear.
 class CompileObserver {
 public:
   virtual ~CompileObserver();
@@ -74,6 +79,7 @@ using ModuleImporter = std::function<mlir::OwningOpRef<mlir::ModuleOp>(
 /// in place of the ONNX reader. options.model only names the model (in
 /// messages, the report and the .om); --framework, --input_shape,
 /// --const_input and --check_support belong to the importer and are ignored.
+/// The gear options need the ONNX reader (one graph per gear): an error here.
 int compileImported(const CompileOptions &options, const ModuleImporter &importer,
                     llvm::raw_ostream &out, llvm::raw_ostream &err,
                     CompileObserver *observer = nullptr);

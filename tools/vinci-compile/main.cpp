@@ -17,7 +17,19 @@ int main(int argc, char **argv) {
   app.add_option("--output", options.output, "output file (IR goes to stdout when absent)");
   app.add_option("--soc_version", options.socVersion, "target SoC")->capture_default_str();
   app.add_option("--input_shape", options.inputShape,
-                 "fixed input shapes: \"name:1,3,224,224;name2:1,128\"");
+                 "input shapes: \"name:1,3,224,224;name2:1,128\"; -1 marks a dim that gears set");
+  app.add_option("--dynamic_batch_size", options.dynamicBatchSize,
+                 "batch gears for the -1 in dim 0 of --input_shape: \"1,2,4,8\" (2 to 100; "
+                 "docs/gears.md)");
+  app.add_option("--dynamic_image_size", options.dynamicImageSize,
+                 "image gears for the -1 height and width of --input_shape: "
+                 "\"416,416;832,832\" (with --input_format NCHW or NHWC)");
+  app.add_option("--dynamic_dims", options.dynamicDims,
+                 "gears of any dims: one value per -1 of --input_shape, in order, a gear per "
+                 "';': \"32;64;128\" (--input_format ND)");
+  app.add_option("--input_format", options.inputFormat,
+                 "the inputs' layout for the gears: NCHW (default for --dynamic_image_size), "
+                 "NHWC or ND (default for --dynamic_dims)");
   app.add_option("--const_input", options.constInput,
                  "bind graph inputs to values from TensorProto files: \"name:v.pb;...\" "
                  "(for shape tensors a model takes as inputs)");
