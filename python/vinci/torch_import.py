@@ -553,10 +553,20 @@ def _avg_pool(m, node, x, kernel, stride=(), padding=(0,), ceil_mode=False,
 
 @aten("aten._adaptive_avg_pool2d.default", "aten.adaptive_avg_pool2d.default")
 def _adaptive_avg_pool(m, node, x, output_size):
-    if list(output_size) != [1, 1]:
-        raise _Unsupported(f"adaptive_avg_pool2d to {list(output_size)} (only to 1x1, a global "
-                           f"average pool)")
-    return m.emit(node, "vg.global_average_pool", [x])
+    # To 1x1: a global average pool; to a size dividing the input's (VGG's
+    # 7x7 at 224): an average pool of window = stride = input / output, or
+    # nothing at all when the sizes are equal.
+    if list(output_size) == [1, 1]:
+        return m.emit(node, "vg.global_average_pool", [x])
+    height, width = x.shape[-2:]
+    out_h, out_w = (output_size[0] or height), (output_size[1] or width)
+    if height % out_h or width % out_w:
+        raise _Unsupported(f"adaptive_avg_pool2d from {height}x{width} to {out_h}x{out_w} (only "
+                           f"to 1x1 or to a size that divides the input's)")
+    if (out_h, out_w) == (height, width):
+        return x
+    kernel = [height // out_h, width // out_w]
+    return m.emit(node, "vg.average_pool", [x], _pool_attributes(kernel, kernel, [0], 2))
 
 
 # --- the importer -----------------------------------------------------------
@@ -586,6 +596,7 @@ class _Importer:
         self.reshaped_from = {}     # id(Value) -> the Value it reshapes
         self.weight_names = {}      # get_attr target -> the module's parameter name
         self.errors = []
+        self.failed = set()         # nodes an error left without a value (and their users)
 
     # -- used by the handlers --
     def meta(self, node, index=None):
@@ -738,6 +749,8 @@ class _Importer:
                     self.weights[node.target] = self._constant_from(
                         self.weight_names.get(node.target, node.target), tensor)
                 self.values[node] = self.weights[node.target]
+            elif any(i in self.failed for i in node.all_input_nodes):
+                self.failed.add(node)  # its operand's error is reported; nothing to build
             elif node.op == "call_function":
                 args, kwargs = self._resolve(node.args), self._resolve(node.kwargs)
                 if node.target is operator.getitem:
@@ -752,6 +765,7 @@ class _Importer:
                                                                            **kwargs)
                 except _Unsupported as error:
                     self.errors.append(f"node '{node.name}' ({_qualified(node.target)}): {error}")
+                    self.failed.add(node)
             elif node.op == "output":
                 flat = torch.utils._pytree.tree_flatten(node.args[0])[0]
                 names = self.output_names or (["output"] if len(flat) == 1 else

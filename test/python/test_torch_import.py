@@ -275,6 +275,32 @@ class TorchImportTest(unittest.TestCase):
         self.assertEqual(mobilenet["vg.conv"], 52)
         self.assertEqual(mobilenet["vg.clip"], 35)  # ReLU6 as hardtanh(0, 6)
 
+    def test_adaptive_average_pool(self):
+        """VGG's adaptive_avg_pool2d to 7x7: from 14x14 an average pool of 2x2
+        windows (matches torch), from 7x7 nothing; from 10x10 (no window
+        fits) a one-line error naming the node, and its users are not built
+        (they raised KeyError)."""
+        class Pooled(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 3, padding=1)
+
+            def forward(self, x):
+                return torch.flatten(nn.functional.adaptive_avg_pool2d(self.conv(x), (7, 7)), 1)
+
+        torch.manual_seed(0)
+        module = Pooled().eval()
+        for side in (14, 7):
+            x = torch.randn(1, 3, side, side)
+            (out,) = vinci.load(vinci.compile(module, x, output=self.path(f"pool{side}.om"))).run(x)
+            with torch.no_grad():
+                expected = module(x).numpy()
+            self.assertEqual(mismatch(out, expected, MAX_REL_L2), "", f"from {side}x{side}")
+        with self.assertRaises(vinci.UnsupportedOperatorError) as caught:
+            vinci.compile(module, torch.randn(1, 3, 10, 10), output=self.path("pool10.om"))
+        self.assertIn("(aten._adaptive_avg_pool2d.default): adaptive_avg_pool2d from 10x10 to 7x7",
+                      str(caught.exception))
+
     def test_unmapped_ops_are_listed_with_counts(self):
         class Odd(nn.Module):
             def forward(self, x):
