@@ -379,6 +379,25 @@ def _same(m, node, x, *ignored, **ignored_keywords):
     return x  # values are immutable in vg: a copy, alias or inference dropout is the value
 
 
+@aten("aten.as_strided.default", "aten.as_strided_.default")
+def _as_strided(m, node, x, size, stride, storage_offset=0):
+    # A restride that keeps the shape and the order of every element (the
+    # strides of the dims longer than one are the contiguous ones: ConvNeXt's
+    # pooled [1, 768, 1, 1] marked channels-last) is the value itself; a
+    # real view of other elements has no vg form.
+    size, stride = list(size), list(stride)
+    contiguous, step = [], 1
+    for extent in reversed(size):
+        contiguous.insert(0, step)
+        step *= extent
+    same_order = all(e == 1 or s == c for e, s, c in zip(size, stride, contiguous))
+    if tuple(size) != tuple(x.shape) or not same_order or storage_offset:
+        raise _Unsupported(f"as_strided to size {size}, stride {stride}, offset "
+                           f"{storage_offset} from {list(x.shape)} (only a restride that keeps "
+                           f"every element in place)")
+    return x
+
+
 @aten("aten._to_copy.default")
 def _to_copy(m, node, x, dtype=None, **ignored):
     wanted = m.meta_dtype(node)
@@ -461,6 +480,18 @@ def _where(m, node, condition, x, y):
 def _masked_fill(m, node, x, mask, value):
     value = value if isinstance(value, Value) else m.scalar(value, node, x.dtype)
     return m.emit(node, "vg.where", [mask, value, x])
+
+
+@aten("aten.index.Tensor")
+def _index(m, node, x, indices):
+    # x[..., idx, ...] with one index tensor (the dims before it taken
+    # whole: None): a gather on that axis, as torch.onnx exports it (MaxViT's
+    # relative position bias table[index]). Several index tensors broadcast
+    # together and have no single gather.
+    given = [i for i, index in enumerate(indices) if index is not None]
+    if len(given) != 1:
+        raise _Unsupported(f"indexing with {len(given)} index tensors (one gathers on its axis)")
+    return m.emit(node, "vg.gather", [x, indices[given[0]]], {"axis": _i64(given[0])})
 
 
 @aten("aten.embedding.default")
