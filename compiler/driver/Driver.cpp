@@ -6,6 +6,7 @@
 #include "onnx/OnnxImporter.h"
 #include "passes/Passes.h"
 #include "passes/graph/Passes.h"
+#include "ascendc/ExportAscendC.h"
 #include "om/EmitOm.h"
 #include "plan/TaskGraph.h"
 #include "vg/VgOps.h"
@@ -416,10 +417,12 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
   if (options.emit.empty())
     options.emit = llvm::StringRef(options.output).ends_with(".om") ? "om" : "vg";
   if (options.emit != "vg" && options.emit != "vg-opt" && options.emit != "dv" &&
-      options.emit != "om")
-    return fail(err, "unknown --emit '" + options.emit + "' (available: vg, vg-opt, dv, om)");
+      options.emit != "om" && options.emit != "ascendc")
+    return fail(err, "unknown --emit '" + options.emit + "' (available: vg, vg-opt, dv, om, ascendc)");
   if (options.emit == "om" && options.output.empty())
     return fail(err, "--emit=om writes a file: give it with --output model.om");
+  if (options.emit == "ascendc" && options.output.empty())
+    return fail(err, "--emit=ascendc writes a folder: give it with --output DIR");
   FusionSwitches switches;
   if (!options.fusionSwitchFile.empty()) {
     std::string error;
@@ -501,7 +504,7 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
     (*module)->setAttr("vinci.softmax_unprotected", attrs.getUnitAttr());
 
   ModuleStats stats = collectStats(*module);
-  bool toKernels = options.emit == "dv" || options.emit == "om";
+  bool toKernels = options.emit == "dv" || options.emit == "om" || options.emit == "ascendc";
 
   // Graph passes: what --emit=vg-opt shows.
   if (options.emit != "vg") {
@@ -562,6 +565,11 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
                          summary, error))
       return fail(err, options.model + ": " + error);
     timer.record("emit-om", secondsSince(emitStart));
+  } else if (options.emit == "ascendc") {
+    backend::AscendCSummary exported;
+    if (!backend::exportAscendC(*module, llvm::sys::path::stem(options.model).str(),
+                                options.output, exported, error))
+      return fail(err, options.model + ": " + error, 1);
   } else if (options.output.empty()) {
     out << text;
   } else if (!writeFileAtomically(options.output, text, error)) {

@@ -26,7 +26,7 @@ struct CompileOptions {
   std::string socVersion = "Ascend310P3"; // --soc_version
   std::string inputShape;             // --input_shape "name:1,3,224,224;..."
   std::string constInput;             // --const_input "name:value.pb;..."
-  std::string emit;                   // --emit: vg|vg-opt|dv|om; empty: om for an --output
+  std::string emit;                   // --emit: vg|vg-opt|dv|om|ascendc; empty: om for an --output
                                       // ending in .om, vg otherwise
   std::string dumpDir;                // --dump_dir: IR after import and after each pass
   std::string report;                 // --report: the compile report (JSON)
