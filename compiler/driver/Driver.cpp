@@ -3,6 +3,8 @@
 #include "driver/FusionSwitch.h"
 #include "driver/KeepDtype.h"
 
+#include "backend/Passes.h"
+#include "dv/DvOps.h"
 #include "onnx/OnnxImporter.h"
 #include "passes/Passes.h"
 #include "passes/graph/Passes.h"
@@ -529,12 +531,15 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
 
   // Kernels, then the task list and its GM plan for the compile report.
   if (!options.report.empty() || toKernels) {
+    // The target, for the templates the partition asks (and the lowering).
+    (*module)->setAttr(dv::DVDialect::kSocAttrName, attrs.getStringAttr(soc->name));
     auto pm = makePassManager();
     pm->addPass(createNarrowInt64());
     pm->addPass(createMaterializeOutputs());
-    pm->addPass(createPartitionKernels(PartitionKernelsOptions{
-        switches.isOn("CubeEpilogueFusion"), switches.isOn("ElementwiseFusion"),
-        switches.isOn("AttentionFusion")}));
+    pm->addPass(createPartitionKernels(
+        PartitionKernelsOptions{switches.isOn("CubeEpilogueFusion"),
+                                switches.isOn("ElementwiseFusion"), switches.isOn("AttentionFusion")},
+        backend::templateCapabilities()));
     if (failed(pm->run(*module)))
       return fail(err, options.model + ": partitioning into kernels failed");
   }

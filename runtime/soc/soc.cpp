@@ -2,6 +2,8 @@
 // lives here, each with its source or the assumption behind it.
 #include "vinci/soc.h"
 
+#include <cstdlib>
+
 namespace vinci::soc {
 namespace {
 
@@ -152,7 +154,68 @@ const SocSpec kAscend910B = {
     kTiming910B,                    // assumption: 310P's per-instruction costs, HBM and L2 above
 };
 
+#define VINCI_TIMING_ENTRY(name) TimingEntry{#name, &TimingTable::name}
+const std::vector<TimingEntry> kTimingEntries = {
+    VINCI_TIMING_ENTRY(scalar_issue_cycles),       VINCI_TIMING_ENTRY(pipe_queue_depth),
+    VINCI_TIMING_ENTRY(loop_branch_cycles),        VINCI_TIMING_ENTRY(flag_latency_cycles),
+    VINCI_TIMING_ENTRY(barrier_cycles),            VINCI_TIMING_ENTRY(task_launch_cycles),
+    VINCI_TIMING_ENTRY(block_dispatch_cycles),     VINCI_TIMING_ENTRY(gm_sustained_efficiency),
+    VINCI_TIMING_ENTRY(gm_core_bytes_per_cycle),   VINCI_TIMING_ENTRY(gm_read_write_shared),
+    VINCI_TIMING_ENTRY(mte2_startup_cycles),       VINCI_TIMING_ENTRY(mte3_startup_cycles),
+    VINCI_TIMING_ENTRY(mte_transfers_in_flight),   VINCI_TIMING_ENTRY(dma_burst_overhead_cycles),
+    VINCI_TIMING_ENTRY(gm_burst_granule_bytes),    VINCI_TIMING_ENTRY(l2_bytes),
+    VINCI_TIMING_ENTRY(l2_bytes_per_cycle),        VINCI_TIMING_ENTRY(mte1_startup_cycles),
+    VINCI_TIMING_ENTRY(l1_to_l0a_bytes_per_cycle), VINCI_TIMING_ENTRY(l1_to_l0b_bytes_per_cycle),
+    VINCI_TIMING_ENTRY(l1_to_ub_bytes_per_cycle),  VINCI_TIMING_ENTRY(ub_to_l1_bytes_per_cycle),
+    VINCI_TIMING_ENTRY(l0c_to_ub_bytes_per_cycle), VINCI_TIMING_ENTRY(ub_to_ub_bytes_per_cycle),
+    VINCI_TIMING_ENTRY(cube_startup_cycles),       VINCI_TIMING_ENTRY(cube_fractals_per_cycle),
+    VINCI_TIMING_ENTRY(vector_issue_cycles),       VINCI_TIMING_ENTRY(vector_repeat_cycles),
+    VINCI_TIMING_ENTRY(vector_complex_repeat_cycles), VINCI_TIMING_ENTRY(vector_dependency_cycles),
+    VINCI_TIMING_ENTRY(ub_bank_conflicts),         VINCI_TIMING_ENTRY(ub_bank_groups),
+    VINCI_TIMING_ENTRY(ub_bank_row_bytes),         VINCI_TIMING_ENTRY(ub_bank_span_bytes),
+};
+#undef VINCI_TIMING_ENTRY
+static_assert(sizeof(TimingTable) == 34 * sizeof(Cost), "every TimingTable entry is listed in kTimingEntries");
+
 }  // namespace
+
+const std::vector<TimingEntry>& timingEntries() { return kTimingEntries; }
+
+bool applyTimingOverrides(TimingTable& table, std::string_view spec, std::string& error) {
+  while (!spec.empty()) {
+    const size_t comma = spec.find(',');
+    const std::string_view item = spec.substr(0, comma);
+    spec = comma == std::string_view::npos ? std::string_view() : spec.substr(comma + 1);
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    const std::string_view name = item.substr(0, eq), value = eq == std::string_view::npos ? "" : item.substr(eq + 1);
+    const TimingEntry* entry = nullptr;
+    for (const TimingEntry& e : kTimingEntries)
+      if (name == e.name) entry = &e;
+    if (!entry) {
+      error = "timing override '" + std::string(item) + "': no timing table entry named '" +
+              std::string(name) + "' (docs/isa.md lists them)";
+      return false;
+    }
+    Cost& cost = table.*(entry->cost);
+    if (value == "optimistic") {
+      cost.value = cost.optimistic;
+    } else if (value == "pessimistic") {
+      cost.value = cost.pessimistic;
+    } else {
+      const std::string text(value);
+      char* end = nullptr;
+      const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size() || !(v >= 0) || v > 1e12) {
+        error = "timing override '" + std::string(item) +
+                "': the value must be a non-negative number, 'optimistic' or 'pessimistic'";
+        return false;
+      }
+      cost.value = v;
+    }
+  }
+  return true;
+}
 
 const char* spaceName(Space s) {
   switch (s) {

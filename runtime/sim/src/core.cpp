@@ -28,28 +28,60 @@ bool writesSlot(const Instruction& ins, unsigned slot) { return slot == 0 && ins
 bool overlaps(uint64_t lo, uint64_t hi, uint64_t lo2, uint64_t hi2) { return lo < hi2 && lo2 < hi; }
 }  // namespace
 
-Core::Core(const soc::SocSpec& soc) : soc_(soc) {
+Core::Core(const soc::SocSpec& soc) : soc_(&soc) {
   for (unsigned s = 1; s < soc::kNumSpaces; ++s) mem_[s].resize(soc.bufferBytes(Space(s)));
 }
 
+bool Core::fits(const soc::SocSpec& soc) const {
+  for (unsigned s = 1; s < soc::kNumSpaces; ++s)
+    if (mem_[s].size() != soc.bufferBytes(Space(s))) return false;
+  return true;
+}
+
+void BlockResult::clear() {
+  ok = true;
+  error.clear();
+  std::fill(std::begin(cycles), std::end(cycles), 0);
+  std::fill(std::begin(pipe_busy), std::end(pipe_busy), 0);
+  std::fill(std::begin(pipe_bytes), std::end(pipe_bytes), 0);
+  gm_read = gm_written = fractal_ops = executed = 0;
+  hazards.clear();
+  events.clear();
+  events_truncated = false;
+  gm_writes.clear();
+  gm_writes_truncated = false;
+  gm_touched.clear();
+}
+
 void Core::reset(uint32_t num_args) {
-  for (unsigned s = 1; s < soc::kNumSpaces; ++s) std::fill(mem_[s].begin(), mem_[s].end(), 0);
+  for (unsigned s = 1; s < soc::kNumSpaces; ++s) {
+    if (dirty_hi_[s] > dirty_lo_[s]) std::memset(mem_[s].data() + dirty_lo_[s], 0, dirty_hi_[s] - dirty_lo_[s]);
+    dirty_lo_[s] = mem_[s].size();
+    dirty_hi_[s] = 0;
+  }
   for (LaneState& l : lane_) l = LaneState{};
   vec_write_count_ = 0;
   touched_.clear();
+  uint32_t base = 0;
+  for (uint32_t s : seq_) base = std::max(base, s);
+  if (base > (1u << 31)) {  // far from wrapping: start the shadows over
+    for (auto& sh : shadow_) std::fill(sh.begin(), sh.end(), 0);
+    base = 0;
+  }
+  seq_base_ = base;
   for (unsigned p = 0; p < kNumPipes; ++p) {
     queued_[p] = 0;
     transfers_[p] = 0;
-    seq_[p] = 0;
-    clock_[p].fill(0);
+    seq_[p] = base;
+    clock_[p].fill(base);
     pc_of_seq_[p].clear();
     for (auto& row : flags_[p])
       for (auto& q : row) q.clear();
   }
-  for (auto& sh : shadow_) sh.clear();
-  std::memset(space_last_write_, 0, sizeof space_last_write_);
-  std::memset(space_last_read_, 0, sizeof space_last_read_);
-  gm_access_.assign(num_args, {});
+  for (unsigned s = 0; s < soc::kNumSpaces; ++s)
+    for (unsigned p = 0; p < kNumPipes; ++p) space_last_write_[s][p] = space_last_read_[s][p] = base;
+  gm_access_.resize(num_args);
+  for (auto& list : gm_access_) list.clear();
   hazard_count_ = 0;
   std::fill(std::begin(iv_), std::end(iv_), 0);
 }
@@ -100,8 +132,6 @@ bool Core::resolve(const Instruction& ins, uint32_t pc, uint32_t block_idx,
 // Bytes of [lo, hi) an ideal L2 holds: what this block touched before, or
 // what the kernels before this one left resident.
 uint64_t Core::l2Covered(uint64_t lo, uint64_t hi) const {
-  uint64_t covered = 0;
-  uint64_t at = lo;
   auto fromResident = [&](uint64_t a, uint64_t b) {
     if (!timing_->l2_resident || a >= b) return uint64_t(0);
     const std::vector<HostRange>& r = *timing_->l2_resident;
@@ -110,11 +140,10 @@ uint64_t Core::l2Covered(uint64_t lo, uint64_t hi) const {
     for (; it != r.end() && it->lo < b; ++it) n += std::min(b, it->hi) - std::max(a, it->lo);
     return n;
   };
-  auto it = touched_.upper_bound(lo);
-  if (it != touched_.begin()) --it;
-  for (; it != touched_.end() && it->first < hi; ++it) {
-    if (it->second <= at) continue;
-    const uint64_t a = std::max(at, it->first), b = std::min(hi, it->second);
+  uint64_t covered = 0, at = lo;
+  auto it = std::upper_bound(touched_.begin(), touched_.end(), lo, [](uint64_t v, const HostRange& x) { return v < x.hi; });
+  for (; it != touched_.end() && it->lo < hi; ++it) {
+    const uint64_t a = std::max(at, it->lo), b = std::min(hi, it->hi);
     covered += fromResident(at, a) + (b - a);
     at = b;
   }
@@ -126,18 +155,20 @@ void Core::touchGm(uint64_t lo, uint64_t hi, BlockResult& res) {
   if (lo >= hi) return;
   if (!res.gm_touched.empty() && res.gm_touched.back().hi == lo) res.gm_touched.back().hi = hi;
   else if (res.gm_touched.size() < kMaxGmWritesPerBlock) res.gm_touched.push_back(HostRange{lo, hi});
-  auto it = touched_.upper_bound(lo);
-  if (it != touched_.begin() && std::prev(it)->second >= lo) {
-    --it;
-    lo = it->first;
-    hi = std::max(hi, it->second);
-    it = touched_.erase(it);
+  // Merge into the sorted disjoint list: [first, last) are the ranges it meets.
+  auto first = std::lower_bound(touched_.begin(), touched_.end(), lo, [](const HostRange& x, uint64_t v) { return x.hi < v; });
+  auto last = first;
+  while (last != touched_.end() && last->lo <= hi) {
+    lo = std::min(lo, last->lo);
+    hi = std::max(hi, last->hi);
+    ++last;
   }
-  while (it != touched_.end() && it->first <= hi) {
-    hi = std::max(hi, it->second);
-    it = touched_.erase(it);
+  if (first == last) {
+    touched_.insert(first, HostRange{lo, hi});
+  } else {
+    *first = HostRange{lo, hi};
+    touched_.erase(first + 1, last);
   }
-  touched_.emplace(lo, hi);
 }
 
 // What the cost functions need beyond the record: the repeats' cycles under
@@ -148,7 +179,7 @@ CostInputs Core::costInputs(const Instruction& ins, const Resolved ops[kMaxOpera
     uint64_t ub[kMaxOperands] = {};
     for (unsigned s = 0; s < kMaxOperands; ++s) ub[s] = ins.operand[s].used() ? ops[s].offset : 0;
     in.repeat_cycles_free = ins.p[param::Repeat];
-    in.repeat_cycles = bankConflictCycles(ins, ub, soc_.timing);
+    in.repeat_cycles = bankConflictCycles(ins, ub, soc_->timing);
   }
   const Operand& src = ins.operand[1];
   if (src.used() && Space(src.space) == Space::GM && ins.op != Opcode::CopyGather) {
@@ -242,7 +273,7 @@ bool Core::time(const Instruction& ins, uint32_t pc, bool branch_taken, const Re
       L.accept[P] = L.done[P] = t;
       duration = t - start;
     } else {
-      const Demand d = fn(ins, in, lp, soc_);
+      const Demand d = fn(ins, in, lp, *soc_);
       for (unsigned w = 0; w < kVecWrites; ++w)
         if (depends[w]) start = std::max(start, vec_writes_[w].done[l]);
       uint64_t service;
@@ -286,6 +317,13 @@ bool Core::time(const Instruction& ins, uint32_t pc, bool branch_taken, const Re
     }
   }
 
+  if (all_barrier) {
+    // pipe_barrier(ALL) orders every pipe after everything before it.
+    std::array<uint32_t, kNumPipes> joined = {};
+    for (const auto& c : clock_)
+      for (unsigned q = 0; q < kNumPipes; ++q) joined[q] = std::max(joined[q], c[q]);
+    for (auto& c : clock_) c = joined;
+  }
   if (ins.pipe == Pipe::S) return true;
   if (ins.op == Opcode::SetFlag) {
     set_token.clock = clock_[ins.p[0]];
@@ -326,7 +364,7 @@ void Core::reportHazard(Pipe pipe, uint32_t pc, Pipe other, uint32_t other_seq, 
                         BlockResult& res) {
   ++hazard_count_;
   if (res.hazards.size() >= kMaxHazardLines) return;
-  const uint32_t other_pc = pc_of_seq_[unsigned(other)][other_seq - 1];
+  const uint32_t other_pc = pc_of_seq_[unsigned(other)][other_seq - seq_base_ - 1];
   std::string where = soc::spaceName(Space(space));
   if (Space(space) == Space::GM) where += "#" + std::to_string(arg);
   res.hazards.push_back("hazard: pc " + std::to_string(pc) + " " + opcodeName(code_[pc].op) + " (" +
@@ -560,6 +598,7 @@ void Core::run(const ProgramData& prog, uint32_t block_idx, const KernelTiming& 
   prog_ = &prog;
   code_ = prog.code.data();
   timing_ = &timing;
+  soc_ = timing.soc;
   struct Frame {
     uint32_t begin, trip, iter;
   };
@@ -594,6 +633,11 @@ void Core::run(const ProgramData& prog, uint32_t block_idx, const KernelTiming& 
     }
     Resolved ops[kMaxOperands];
     if (!resolve(ins, pc, block_idx, args, ops, res)) return;
+    const Operand& dst = ins.operand[0];
+    if (dst.used() && Space(dst.space) != Space::GM && ins.op != Opcode::Nop) {
+      dirty_lo_[dst.space] = std::min(dirty_lo_[dst.space], ops[0].offset);
+      dirty_hi_[dst.space] = std::max(dirty_hi_[dst.space], ops[0].offset + dst.extent);
+    }
     if (!time(ins, pc, branch, ops, opt, res)) return;
     checkHazards(ins, pc, ops, args, opt, res);
     if (hazard_count_ && opt.hazards_fatal) {

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include <map>
 #include <utility>
 
 #include "mmad.h"
@@ -39,11 +38,15 @@ struct HostRange {
 // What every block of one kernel shares: the lanes' costs and the L2's
 // content when the kernel starts (sorted, disjoint).
 struct KernelTiming {
+  const soc::SocSpec* soc = nullptr;
   LaneParams lanes[kNumLanes];
   const std::vector<HostRange>* l2_resident = nullptr;
 };
 
 struct BlockResult {
+  // Back to a fresh result, keeping the vectors' capacity.
+  void clear();
+
   bool ok = true;
   std::string error;
   uint64_t cycles[kNumLanes] = {};  // the block's own timeline length, per lane
@@ -63,6 +66,8 @@ struct BlockResult {
 class Core {
  public:
   explicit Core(const soc::SocSpec& soc);
+  // Whether this core's buffers have `soc`'s sizes.
+  bool fits(const soc::SocSpec& soc) const;
   // Runs block `block_idx`.
   void run(const ProgramData& prog, uint32_t block_idx, const KernelTiming& timing,
            const std::vector<GmRegion>& args, const RunOptions& opt, BlockResult& out);
@@ -119,7 +124,7 @@ class Core {
   void recordGmWrites(const Instruction& ins, const Resolved ops[kMaxOperands], BlockResult& res);
   void execute(const Instruction& ins, const Resolved ops[kMaxOperands], BlockResult& res);
 
-  const soc::SocSpec& soc_;
+  const soc::SocSpec* soc_;  // the run's (timing); buffer sizes fixed at construction
   std::vector<uint8_t> mem_[soc::kNumSpaces];
   MmadScratch scratch_;
   uint32_t iv_[kMaxLoopDepth] = {};
@@ -134,9 +139,16 @@ class Core {
   VecWrite vec_writes_[kVecWrites] = {};
   uint64_t vec_write_count_ = 0;
   std::deque<FlagToken> flags_[kNumPipes][kNumPipes][8];
-  std::map<uint64_t, uint64_t> touched_;  // this block's GM envelopes so far: lo -> hi, disjoint
+  std::vector<HostRange> touched_;  // this block's GM envelopes so far: sorted, disjoint
+  // Bytes of each on-chip space the previous block may have written (reset
+  // zeroes only these).
+  uint64_t dirty_lo_[soc::kNumSpaces] = {}, dirty_hi_[soc::kNumSpaces] = {};
 
   // Hazards: vector clocks per pipe, last access per 32-byte granule.
+  // Sequence numbers keep growing from block to block (a block's start at
+  // seq_base_), so the previous blocks' shadow entries are all ordered
+  // before every pipe's clock and need no clearing.
+  uint32_t seq_base_ = 0;
   uint32_t seq_[kNumPipes] = {};
   std::array<uint32_t, kNumPipes> clock_[kNumPipes] = {};
   std::vector<uint32_t> pc_of_seq_[kNumPipes];

@@ -64,6 +64,12 @@ cmp -s "$work/out_npy/output_0.npy" "$m/expected_z.npy" || fail "output_0.npy di
 cmp -s "$work/out_npy/output_1.npy" "$m/expected_t.npy" || fail "output_1.npy differs from the expected t"
 grep -q "output 0 'z': shape \[2, 1024\] float16" "$work/run.txt" || fail "no summary line for output 0"
 grep -q "simulated: [1-9][0-9]* cycles" "$work/run.txt" || fail "no simulated cycles"
+grep -q "simulated with an ideal L2: [1-9][0-9]* cycles" "$work/run.txt" || fail "no ideal-L2 figure"
+grep -q "simulated bounds: [0-9.]* us to [0-9.]* us" "$work/run.txt" || fail "no simulated bounds"
+if "$run" --model "$m/add.om" --input "$m/x.npy,$m/y.npy" --output_dir "$work/out_bad_timing" \
+    --timing no_such_cost=1 >/dev/null 2>"$work/timing_err.txt"; then fail "vinci-run accepted a bad --timing"; fi
+grep -q "no timing table entry named 'no_such_cost'" "$work/timing_err.txt" || fail "--timing message: $(cat "$work/timing_err.txt")"
+[ ! -e "$work/out_bad_timing" ] || fail "a failed run left an output directory"
 grep -q "GM traffic per run: 16384 bytes read, 8192 bytes written" "$work/run.txt" || fail "GM traffic line"
 grep -q "host wall time" "$work/run.txt" || fail "no host wall time"
 grep -q "traceEvents" "$work/trace.json" || fail "no Chrome trace"

@@ -8,6 +8,7 @@
 #define VINCI_SOC_H
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -125,6 +126,20 @@ struct SocSpec {
     return double(f.m) * f.n * f.k * timing.cube_fractals_per_cycle.value;
   }
 };
+
+// The timing table's entries by name ("gm_sustained_efficiency", ...), in
+// table order: for tools that print the table or override an entry.
+struct TimingEntry {
+  const char* name;
+  Cost TimingTable::*cost;
+};
+const std::vector<TimingEntry>& timingEntries();
+
+// Applies "name=value,name=optimistic,name=pessimistic,..." to `table`: a
+// number sets the entry's nominal value, "optimistic" / "pessimistic" moves it
+// to that end of its range (for what-if runs and the error-bar analysis). On a
+// bad item returns false with a one-line message naming it.
+bool applyTimingOverrides(TimingTable& table, std::string_view spec, std::string& error);
 
 // The SoC called `name` (exact match, e.g. "Ascend310P3"), or nullptr.
 const SocSpec* findSoc(std::string_view name);

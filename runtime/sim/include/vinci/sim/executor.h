@@ -83,12 +83,34 @@ class L2Model {
   std::unique_ptr<Impl> impl_;
 };
 
+// Host threads and simulated cores kept between runKernel calls, so that a
+// kernel pays neither for starting threads nor for allocating and clearing
+// core buffers (a block's core is reset by what the previous block wrote).
+// `threads` = 0: hardware concurrency. Use one pool per execution context;
+// runKernel calls through one pool must not overlap.
+class CorePool {
+ public:
+  explicit CorePool(unsigned threads = 0);
+  ~CorePool();
+  CorePool(const CorePool&) = delete;
+  CorePool& operator=(const CorePool&) = delete;
+  unsigned threads() const;
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
 struct RunOptions {
   unsigned threads = 0;        // host threads for the cores; 0 = hardware concurrency
   bool detect_hazards = true;  // record accesses and check pipe ordering
   bool hazards_fatal = false;  // the first hazard fails the run (runKernel returns false)
   TraceWriter* trace = nullptr;  // optional timeline sink
   L2Model* l2 = nullptr;         // the run's L2; nullptr: every kernel starts with it cold
+  CorePool* pool = nullptr;      // threads and cores to run on (then `threads` is the pool's);
+                                 // nullptr: a pool for this call only
 };
 
 // What one runKernel call did, in the timing model (cycles at soc.clock_hz).
