@@ -347,23 +347,42 @@ LogicalResult KernelWriter::emitCopyGather(dv::CopyGatherOp op) {
   const int64_t es = dv::elementBytes(table.element);
   const int64_t rows = op.getRows(), rowBytes = op.getRowBytes();
   const int64_t srcStride = op.getSrcRowStride(), dstStride = op.getDstRowStride();
-  if (rows > 1 && dstStride % kBlock != 0)
-    return fail(op, "destination rows every " + std::to_string(dstStride) +
-                        " bytes, not on 32-byte blocks as DataCopy addresses local memory");
   if (srcStride % es != 0 || dstStride % es != 0)
     return fail(op, "row strides are not whole " + *type + " elements");
+  // Rows packed closer than 32-byte blocks (one element a row, as a label
+  // gather writes them): DataCopy cannot address them, so each row lands in
+  // a staging block and the Scalar unit moves its bytes into place.
+  const bool packed = rows > 1 && dstStride % kBlock != 0;
+  if (packed && dst.space != dv::MemSpace::UB)
+    return fail(op, "destination rows every " + std::to_string(dstStride) + " bytes in " +
+                        dv::stringifyMemSpace(dst.space).str() +
+                        ", not on 32-byte blocks as DataCopy addresses local memory");
+  const int64_t len = ceilDiv(rowBytes, kBlock);
   const std::string v = std::to_string(op.getTableRows());
+  const std::string source = at(table, 0, "index * " + std::to_string(srcStride / es));
   barrierAll("copy_gather: the Scalar unit reads the indices once every pipe has written them");
+  if (packed)
+    requireStaging(uint64_t(kBlock + len * kBlock));
   open("for (int32_t r = 0; r < " + std::to_string(rows) + "; ++r)");
   line("int32_t index = " + at(indices) + ".GetValue(r);");
   line("if (index < 0) index += " + v + ";  // ONNX Gather counts negative indices from the end");
   line("if (index < 0 || index >= " + v + ") trap();  // the ISA stops the kernel");
-  std::string target = dst.element == table.element
-                           ? at(dst, 0, "r * " + std::to_string(dstStride / es))
-                           : atAs(dst, *type) + "[r * " + std::to_string(dstStride / es) + "]";
-  line("DataCopy(" + target + ", " + at(table, 0, "index * " + std::to_string(srcStride / es)) +
-       ", " + params(1, ceilDiv(rowBytes, kBlock), 0, 0) + ");");
+  if (packed) {
+    line("DataCopy(" + stage(*type) + ", " + source + ", " + params(1, len, 0, 0) + ");");
+    line("SetFlag<HardEvent::MTE2_S>(EVENT_ID0);");
+    line("WaitFlag<HardEvent::MTE2_S>(EVENT_ID0);");
+    line("for (int32_t i = 0; i < " + std::to_string(rowBytes) + "; ++i) " +
+         atAs(dst, "uint8_t") + ".SetValue(r * " + std::to_string(dstStride) + " + i, " +
+         stage("uint8_t") + ".GetValue(i));");
+  } else {
+    std::string target = dst.element == table.element
+                             ? at(dst, 0, "r * " + std::to_string(dstStride / es))
+                             : atAs(dst, *type) + "[r * " + std::to_string(dstStride / es) + "]";
+    line("DataCopy(" + target + ", " + source + ", " + params(1, len, 0, 0) + ");");
+  }
   close();
+  if (packed)
+    barrierAll("the gathered rows are in place before any pipe reads them");
   return success();
 }
 

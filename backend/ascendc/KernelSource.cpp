@@ -24,6 +24,9 @@ using namespace mlir;
 
 namespace {
 
+/// The UB bytes TPipe hands out to a kernel (Ascend C keeps the rest).
+constexpr uint64_t kAscendCUbBytes = 248 * 1024;
+
 /// The physical space as the generated code names its raw byte tensor and
 /// the TBuf position it comes from.
 struct SpaceInfo {
@@ -282,6 +285,12 @@ LogicalResult KernelWriter::scan() {
       return WalkResult::interrupt();
     }
     uint64_t end = uint64_t(*alloc.getOffset()) + dv::getBufferBytes(alloc.getType());
+    if (space == dv::MemSpace::UB && end > kAscendCUbBytes) {
+      (void)fail(alloc, "ends at byte " + std::to_string(end) +
+                            " of the UB: Ascend C gives a kernel 248 KiB of its 256 (the "
+                            "template tiled for the whole UB)");
+      return WalkResult::interrupt();
+    }
     spaceBytes_[unsigned(space)] = std::max(spaceBytes_[unsigned(space)], end);
     names_[alloc.getResult()] =
         spaceInfo(space).prefix + std::to_string(counters[unsigned(space)]++);
@@ -573,10 +582,45 @@ LogicalResult KernelWriter::emitVector(Operation *op) {
     break;
   }
   case Shape::Reduce: {
-    if (op->hasAttr("across_repeats") && p.repeat > 1)
-      return fail(op, "reduces across " + std::to_string(p.repeat) +
-                          " repeats in lane order: WholeReduce* reduce each repeat alone, and no "
-                          "Ascend C call continues one sum across repeats");
+    if (op->hasAttr("across_repeats") && p.repeat > 1) {
+      // One result over every repeat, the lanes in order: WholeReduce*
+      // reduce each repeat alone, so the Scalar unit walks the lanes (float
+      // for float types, rounded once; int64 for int32).
+      const int64_t es = dv::elementBytes(dataType), perBlock = 32 / es;
+      const unsigned lanes = 256 / unsigned(es);
+      const bool isFloat = *type != "int32_t";
+      const std::string acc = isFloat ? "float" : "int64_t";
+      std::string identity = isa<dv::VCAddOp>(op) ? (isFloat ? "0.0f" : "0")
+                             : isa<dv::VCMaxOp>(op) ? (isFloat ? "-__builtin_huge_valf()" : "-2147483648")
+                                                    : (isFloat ? "__builtin_huge_valf()" : "2147483647");
+      line("{  // " + std::string(op->getName().getStringRef()) + " across " +
+           std::to_string(p.repeat) + " repeats");
+      ++indent_;
+      line("SetFlag<HardEvent::V_S>(EVENT_ID0);");
+      line("WaitFlag<HardEvent::V_S>(EVENT_ID0);");
+      line(acc + " acc = " + identity + ";");
+      open("for (int32_t r = 0; r < " + std::to_string(p.repeat) + "; ++r)");
+      open("for (int32_t l = 0; l < " + std::to_string(lanes) + "; ++l)");
+      line("if (((" + m + "[l >> 6] >> (l & 63)) & 1) == 0) continue;");
+      line(acc + " x = " + acc + "(" + at(s0) + ".GetValue(r * " +
+           std::to_string(p.rep[1] * 32 / es) + " + (l / " + std::to_string(perBlock) + ") * " +
+           std::to_string(p.blk[1] * 32 / es) + " + l % " + std::to_string(perBlock) + "));");
+      if (isa<dv::VCAddOp>(op))
+        line("acc = acc + x;");
+      else if (isFloat)  // NaN stays; otherwise the ISA's `acc > x ? acc : x` (min: <)
+        line(std::string("acc = acc != acc ? acc : x != x ? x : acc ") +
+             (isa<dv::VCMaxOp>(op) ? ">" : "<") + " x ? acc : x;");
+      else
+        line(std::string("acc = acc ") + (isa<dv::VCMaxOp>(op) ? ">" : "<") + " x ? acc : x;");
+      close();
+      close();
+      line(at(d) + ".SetValue(0, " + *type + "(acc));");
+      line("SetFlag<HardEvent::S_V>(EVENT_ID0);");
+      line("WaitFlag<HardEvent::S_V>(EVENT_ID0);");
+      --indent_;
+      line("}");
+      break;
+    }
     std::string order = isa<dv::VCAddOp>(op) ? "" : ", ReduceOrder::ORDER_ONLY_VALUE";
     line(std::string(form->call) + "(" + at(d) + ", " + at(s0) + ", " + m + ", " +
          std::to_string(p.repeat) + ", 1, " + std::to_string(p.blk[1]) + ", " +
@@ -799,7 +843,7 @@ bool KernelWriter::run(KernelSource &out, std::string &error) {
   }
   if (serialized_)
     out.blockDim = 1;
-  if (uint64_t(stagingOffset_) + stagingBytes_ > 248 * 1024) {
+  if (uint64_t(stagingOffset_) + stagingBytes_ > kAscendCUbBytes) {
     (void)fail(kernel_, "needs " + std::to_string(stagingOffset_ + stagingBytes_) +
                             " bytes of UB, more than the 248 KiB Ascend C gives a kernel");
     error = error_;
