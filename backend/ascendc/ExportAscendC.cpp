@@ -356,7 +356,7 @@ bool exportAscendC(ModuleOp module, const std::string &modelName, const std::str
   ProjectPlan plan;
   plan.model = modelName;
   plan.identifier = identifierOf(modelName);
-  plan.socVersion = dv::getSoc(module).name;
+  plan.socVersion = soc::cannSocVersion(dv::getSoc(module));
   Planner planner(module, graph);
   if (!planner.run(plan, error))
     return false;

@@ -287,8 +287,8 @@ LogicalResult KernelWriter::scan() {
     uint64_t end = uint64_t(*alloc.getOffset()) + dv::getBufferBytes(alloc.getType());
     if (space == dv::MemSpace::UB && end > kAscendCUbBytes) {
       (void)fail(alloc, "ends at byte " + std::to_string(end) +
-                            " of the UB: Ascend C gives a kernel 248 KiB of its 256 (the "
-                            "template tiled for the whole UB)");
+                            " of the UB: Ascend C gives a kernel 248 KiB of its 256 (plan "
+                            "the kernels for Ascend310P3-AscendC)");
       return WalkResult::interrupt();
     }
     spaceBytes_[unsigned(space)] = std::max(spaceBytes_[unsigned(space)], end);

@@ -425,6 +425,9 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
     return fail(err, "--emit=om writes a file: give it with --output model.om");
   if (options.emit == "ascendc" && options.output.empty())
     return fail(err, "--emit=ascendc writes a folder: give it with --output DIR");
+  if (options.emit == "ascendc" && !(soc = soc::ascendCTarget(*soc)))
+    return fail(err, "--emit=ascendc targets Ascend310P3 (--soc_version '" + options.socVersion +
+                         "' is another SoC)");
   FusionSwitches switches;
   if (!options.fusionSwitchFile.empty()) {
     std::string error;

@@ -4,8 +4,10 @@ implementation and compared with the simulator bit for bit.
 
 For each force_fp16 must-pass node test (test/e2e/node_tests.py), in its own
 folder:
-  1. vinci-compile --emit=om and vinci-run (hazards fatal) give the
-     reference outputs (the simulator, runtime/sim);
+  1. vinci-compile --emit=om for Ascend310P3-AscendC (the 310P3 with the
+     248 KiB of UB Ascend C gives a kernel, which the export plans for) and
+     vinci-run (hazards fatal) give the reference outputs (the simulator,
+     runtime/sim);
   2. vinci-compile --emit=ascendc, with the same inputs bound as constants,
      writes the CANN project;
   3. its main.cpp and kernels build with the system C++ compiler against the
@@ -59,6 +61,9 @@ sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 import node_tests  # noqa: E402
 
 PRECISION = "force_fp16"
+# The SoC the export plans kernels for (TPipe gives a kernel 248 KiB of the
+# UB); the reference .om is planned for it too, so that both run the same tiling.
+ASCEND_C_SOC = ["--soc_version", "Ascend310P3-AscendC"]
 BATCH = 64  # exports a batch program holds at most
 
 # Must-pass tests the exporter refuses, each with its one-line reason (the
@@ -118,7 +123,7 @@ def prepare(args, name, work):
     os.makedirs(here)
     om = os.path.join(here, "model.om")
     proc, bound, unbound = node_tests.compile_node_test(args.bin, model, model_path, om, PRECISION,
-                                                        args.timeout)
+                                                        args.timeout, extra=ASCEND_C_SOC)
     if unbound or proc.returncode != 0:
         return None, "compile .om: " + last_line(proc) + (f" ({unbound})" if unbound else "")
     graph_inputs = [i.name for i in model.graph.input]

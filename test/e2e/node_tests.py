@@ -478,12 +478,13 @@ def check_binding_rule():
 
 
 def compile_node_test(bin_dir, model, model_path, output, precision_mode, timeout, emit="om",
-                      bound=None):
+                      bound=None, extra=()):
     """Compiles a node test's model with vinci-compile --emit=EMIT. Shape
     parameters the importer needs as constants (Slice starts/ends/axes/steps,
     Split sizes, Reshape shapes, reduction axes, ...) are bound from the test
     data, as the compiler's message tells a user to do with --const_input
     (or exactly `bound` when given); everything else is fed at run time.
+    `extra` are more vinci-compile arguments.
     Returns (the last vinci-compile's CompletedProcess, the bound input
     names, '' or why a value input the compiler wants constant was not
     bound)."""
@@ -495,7 +496,7 @@ def compile_node_test(bin_dir, model, model_path, output, precision_mode, timeou
     bound = list(bound or [])
     for _ in range(len(graph_inputs) + 1):
         cmd = [os.path.join(bin_dir, "vinci-compile"), "--model", model_path, "--emit=" + emit,
-               "--output", output, "--precision_mode", precision_mode]
+               "--output", output, "--precision_mode", precision_mode, *extra]
         if bound:
             cmd += ["--const_input", ";".join(
                 f"{n}:{os.path.join(data, inputs[graph_inputs.index(n)])}" for n in bound)]
