@@ -12,6 +12,7 @@
 #include "onnx/OnnxImporter.h"
 #include "passes/Passes.h"
 #include "passes/graph/Passes.h"
+#include "ascendc/ExportAscendC.h"
 #include "om/EmitOm.h"
 #include "plan/TaskGraph.h"
 #include "vg/VgOps.h"
@@ -197,7 +198,9 @@ struct Settings {
   std::string precisionMode;
   std::vector<KeepDtypeEntry> keepDtype;
   std::vector<AippConfig> aipp; // --insert_op_conf
-  bool toKernels() const { return options.emit == "dv" || options.emit == "om"; }
+  bool toKernels() const {
+    return options.emit == "dv" || options.emit == "om" || options.emit == "ascendc";
+  }
 };
 
 /// Where each gear's graph comes from: the ONNX model read once, or
@@ -448,10 +451,15 @@ int validateOptions(const CompileOptions &requested, Settings &settings, llvm::r
   if (options.emit.empty())
     options.emit = llvm::StringRef(options.output).ends_with(".om") ? "om" : "vg";
   if (options.emit != "vg" && options.emit != "vg-opt" && options.emit != "dv" &&
-      options.emit != "om")
-    return fail(err, "unknown --emit '" + options.emit + "' (available: vg, vg-opt, dv, om)");
+      options.emit != "om" && options.emit != "ascendc")
+    return fail(err, "unknown --emit '" + options.emit + "' (available: vg, vg-opt, dv, om, ascendc)");
   if (options.emit == "om" && options.output.empty())
     return fail(err, "--emit=om writes a file: give it with --output model.om");
+  if (options.emit == "ascendc" && options.output.empty())
+    return fail(err, "--emit=ascendc writes a folder: give it with --output DIR");
+  if (options.emit == "ascendc" && !(settings.soc = soc::ascendCTarget(*settings.soc)))
+    return fail(err, "--emit=ascendc targets Ascend310P3 (--soc_version '" + options.socVersion +
+                         "' is another SoC)");
   if (!options.fusionSwitchFile.empty()) {
     std::string error;
     if (!settings.switches.load(options.fusionSwitchFile, error))
@@ -739,6 +747,13 @@ int Compilation::run(GearSource &source, llvm::raw_ostream &out) {
     if (options.emit == "dv")
       if (int code = emitText(*module, out))
         return code;
+    if (options.emit == "ascendc") {
+      backend::AscendCSummary exported;
+      std::string error;
+      if (!backend::exportAscendC(*module, llvm::sys::path::stem(options.model).str(),
+                                  options.output, exported, error))
+        return fail(err, options.model + ": " + error, 1);
+    }
     if (builder) {
       auto emitStart = std::chrono::steady_clock::now();
       std::string error;

@@ -31,7 +31,7 @@ struct CompileOptions {
   std::string dynamicDims;            // --dynamic_dims "32;64;128"
   std::string inputFormat;            // --input_format NCHW, NHWC or ND (for the gears)
   std::string constInput;             // --const_input "name:value.pb;..."
-  std::string emit;                   // --emit: vg|vg-opt|dv|om; empty: om for an --output
+  std::string emit;                   // --emit: vg|vg-opt|dv|om|ascendc; empty: om for an --output
                                       // ending in .om, vg otherwise
   std::string dumpDir;                // --dump_dir: IR after import and after each pass
   std::string report;                 // --report: the compile report (JSON)

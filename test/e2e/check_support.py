@@ -2,7 +2,7 @@
 """--check_support against the compile it predicts, over the ONNX node tests.
 
 Each node test is compiled as the node-test run compiles it
-(node_tests.compile_test: its shape parameters bound from the test's data),
+(node_tests.compile_node_test: its shape parameters bound from the test's data),
 then `vinci-compile --check_support` runs with the same options. They must
 agree:
   - the check exits as the compile does (0 exactly when the model compiles,
@@ -72,7 +72,8 @@ def check_one(bin_dir, name, work, timeout):
                       load_external_data=False)
     om = os.path.join(work, name + ".om")
     mode = "must_keep_origin_dtype"
-    compiled, bound, _ = node_tests.compile_test(bin_dir, name, model, om, mode, timeout)
+    compiled, bound, _ = node_tests.compile_node_test(
+        bin_dir, model, os.path.join(node_tests.DATA, name, "model.onnx"), om, mode, timeout)
     check = node_tests.execute(
         [os.path.join(bin_dir, "vinci-compile"), "--model",
          os.path.join(node_tests.DATA, name, "model.onnx"), "--precision_mode", mode,

@@ -34,9 +34,10 @@ int main(int argc, char **argv) {
                  "bind graph inputs to values from TensorProto files: \"name:v.pb;...\" "
                  "(for shape tensors a model takes as inputs)");
   app.add_option("--emit", options.emit,
-                 "what to produce: vg (the imported graph), vg-opt (after graph passes), dv (kernels) "
-                 "or om (the offline model; needs --output). Default: om when --output ends in .om, "
-                 "vg otherwise");
+                 "what to produce: vg (the imported graph), vg-opt (after graph passes), dv (kernels), "
+                 "om (the offline model; needs --output) or ascendc (a CANN project of Ascend C "
+                 "kernels and an AscendCL host program in the folder --output). Default: om when "
+                 "--output ends in .om, vg otherwise");
   app.add_option("--dump_dir", options.dumpDir, "write the IR after import and after each pass here");
   app.add_option("--report", options.report,
                  "write the compile report (kernels, GM arena plan, pass times) as JSON");
