@@ -10,6 +10,7 @@
 #include "Project.h"
 #include "dv/DvOps.h"
 #include "passes/KernelRules.h"
+#include "plan/GraphOutputs.h"
 #include "plan/WeightData.h"
 #include "vg/VgOps.h"
 #include "vinci/soc.h"
@@ -162,22 +163,9 @@ private:
   bool placeOutputs(std::string &error) {
     auto ret = cast<func::ReturnOp>(graph.getBody().front().getTerminator());
     for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
-      // A kernel writes each output's buffer; an output that is a view
-      // (reshape-like) of a kernel result is that result's bytes.
-      Value produced = value;
-      while (Operation *def = produced.getDefiningOp()) {
-        if (isa<dv::LaunchOp, vg::ConstantOp>(def) || def->getNumOperands() != 1 ||
-            def->getNumResults() != 1)
-          break;
-        produced = def->getOperand(0);
-      }
-      bool empty = cast<RankedTensorType>(value.getType()).getNumElements() == 0;
-      if (!empty && (placements.count(produced) || !produced.getDefiningOp<dv::LaunchOp>())) {
-        error = "graph output " + std::to_string(index) +
-                " is not computed by a kernel (it is an input, a constant, a view or another "
-                "output); such models are not supported yet";
+      Value produced = viewedProducer(value);
+      if (!checkKernelWritesOutput(value, produced, placements.count(produced), index, error))
         return false;
-      }
       auto name = graph.getResultAttrOfType<StringAttr>(index, "vg.name");
       IoTensor tensor;
       if (!io(value, name ? name.str() : "output" + std::to_string(index), false,

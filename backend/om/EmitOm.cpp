@@ -4,6 +4,7 @@
 
 #include "dv/DvOps.h"
 #include "passes/KernelRules.h"
+#include "plan/GraphOutputs.h"
 #include "vg/VgOps.h"
 #include "vinci/backend/Encode.h"
 #include "vinci/backend/InPlace.h"
@@ -211,25 +212,9 @@ private:
   bool placeOutputs(std::string &error) {
     auto ret = cast<func::ReturnOp>(graph.getBody().front().getTerminator());
     for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
-      // Only a kernel writes an output buffer: an output that is a graph
-      // input, a constant or another output would need a copy task. An
-      // output that is a view (reshape-like) of a kernel result is that
-      // result's bytes: the kernel writes the caller's buffer.
-      Value produced = value;
-      while (Operation *def = produced.getDefiningOp()) {
-        if (isa<dv::LaunchOp, vg::ConstantOp>(def) || def->getNumOperands() != 1 ||
-            def->getNumResults() != 1)
-          break;
-        produced = def->getOperand(0);
-      }
-      // An empty output has no bytes for anything to write.
-      bool empty = cast<RankedTensorType>(value.getType()).getNumElements() == 0;
-      if (!empty && (placements.count(produced) || !produced.getDefiningOp<dv::LaunchOp>())) {
-        error = "graph output " + std::to_string(index) +
-                " is not computed by a kernel (it is an input, a constant, a view or another "
-                "output); such models are not supported yet";
+      Value produced = viewedProducer(value);
+      if (!checkKernelWritesOutput(value, produced, placements.count(produced), index, error))
         return false;
-      }
       auto name = graph.getResultAttrOfType<StringAttr>(index, "vg.name");
       if (!placeIo(value, name ? name.str() : "output" + std::to_string(index), om::Space::Output,
                    graph.getResultAttrOfType<TypeAttr>(index, kIoElementTypeAttr), error,
