@@ -2,9 +2,10 @@
 //
 //  - matmul (Cube): a cube kernel whose anchor is vg.matmul, [M,K] x [K,N],
 //    [B..,M,K] x [B..,K,N] (equal batch dims) or [B..,M,K] x [K,N] (a 2-D
-//    weight broadcast over the batch: folded into M), transpose_a /
-//    transpose_b, any M, N, K; followed by the epilogue chain the partition
-//    fused (applied in UB after move_l0c_ub, in place on the output tile):
+//    weight broadcast over the batch: folded into M; with transpose_a, a
+//    batch whose B has batch stride 0), transpose_a / transpose_b, any M,
+//    N, K; followed by the epilogue chain the partition fused (applied in
+//    UB after move_l0c_ub, in place on the output tile):
 //    relu, sigmoid, tanh, gelu (tanh form, also for approximate = "none"),
 //    exp, log, sqrt, reciprocal, abs, neg, leaky relu, clip, cast; add, sub,
 //    mul, div, max, min with a scalar immediate, a [N] (or [1,..,N]) row
@@ -109,6 +110,8 @@ struct MatmulInfo {
   unsigned aArg = 0, bArg = 0;
   bool ta = false, tb = false;
   int64_t batch = 1, M = 0, N = 0, K = 0;
+  /// B has a batch dim (else one 2-D weight: folded into the rows, or read
+  /// by every batch when A is transposed).
   bool bBatched = false;
   SmallVector<Epilogue> epilogue;
   /// The kernel ends with a head-merge transpose ([.., H, M, N] ->
@@ -175,14 +178,16 @@ std::string analyzeMatmul(func::FuncOp func, vg::MatMulOp mm, MatmulInfo &info) 
   int64_t Kb = info.tb ? bCols : bRows, N = info.tb ? bRows : bCols;
   if (K != Kb)
     return "vg.matmul with mismatched K";
-  if (bs.size() == 2) {
-    if (as.size() > 2 && info.ta)
-      return "vg.matmul of a batched transpose_a operand by a 2-D weight has no Cube lowering yet";
+  if (bs.size() == 2 && !info.ta) {
     // [B.., M, K] x [K, N] is [B*M, K] x [K, N].
     info.batch = 1;
     info.M = product(as.drop_back());
-    if (info.ta)
-      info.M = M;
+  } else if (bs.size() == 2) {
+    // [B.., K, M]^T x [K, N]: a batch's rows are columns of its [K, M]
+    // slab, so the batch cannot fold into the rows; it is a batch whose B
+    // is the same weight for every batch (batch stride 0).
+    info.batch = product(as.drop_back(2));
+    info.M = M;
   } else {
     if (as.size() != bs.size() || as.drop_back(2) != bs.drop_back(2))
       return "vg.matmul broadcasting batch dims has no Cube lowering yet (equal batch dims, or a "
@@ -1298,7 +1303,9 @@ double blockBytes(const MatmulInfo &info, const Plan &plan, ArrayRef<Type> gmEle
   double mTiles = double((plan.Mb + plan.Mt - 1) / plan.Mt);
   double nTiles = double((plan.Nb + plan.Nt - 1) / plan.Nt);
   double a = double(plan.Bb) * plan.Mb * info.K * e(info.aArg) * (plan.panelA ? 1 : nTiles);
-  double bRead = double(info.bBatched ? plan.Bb : 1) * info.K * plan.Nb * e(info.bArg) * mTiles;
+  // B is read per batch and M tile whether it is the batch's own or one
+  // weight shared by every batch (no L2 keeps it).
+  double bRead = double(plan.Bb) * info.K * plan.Nb * e(info.bArg) * mTiles;
   double out = double(plan.Bb) * plan.Mb * plan.Nb;
   double bytes = a + bRead + out * e(outArg);
   for (const Epilogue &step : info.epilogue)

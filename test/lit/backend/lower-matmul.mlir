@@ -275,6 +275,40 @@ func.func private @k0_matmul(%arg0: tensor<4x40x24xf16>, %arg1: tensor<4x40x200x
 
 // -----
 
+// A batched transpose_a operand by a 2-D weight (torch's
+// x.transpose(-1, -2) @ W): a batch's rows are columns of its [K, M] slab,
+// so the batch cannot fold into the rows; 12 batches run as 6 blocks of 2
+// and every batch reads the same weight (batch stride 0): both batches'
+// B views start at 0 (K = 40: steps of 32 and 8), A's and the output's
+// move on by a batch.
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK-SAME: ([[A:%[a-z0-9_]+]]: !dv.gm<12x40x24xf16>, [[B:%[a-z0-9_]+]]: !dv.gm<40x48xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<12x24x48xf16>)
+// CHECK-SAME: attributes {block_dim = 6 : i64, kind = "cube"
+// CHECK: dv.view [[A]][[[BID:%.+]] * 1920] : !dv.gm<12x40x24xf16> to !dv.gm<960xf16>
+// CHECK: dv.view [[B]][0] : !dv.gm<40x48xf16> to !dv.gm<1536xf16>
+// CHECK: dv.view [[B]][1536] : !dv.gm<40x48xf16> to !dv.gm<384xf16>
+// CHECK: dv.view [[A]][[[BID]] * 1920 + 960] : !dv.gm<12x40x24xf16> to !dv.gm<960xf16>
+// CHECK: dv.view [[B]][0] : !dv.gm<40x48xf16> to !dv.gm<1536xf16>
+// CHECK: dv.view [[C]][[[BID]] * 2304] : !dv.gm<12x24x48xf16> to !dv.gm<1152xf16>
+// CHECK: dv.view [[B]][1536] : !dv.gm<40x48xf16> to !dv.gm<384xf16>
+// CHECK: dv.view [[C]][[[BID]] * 2304 + 1152] : !dv.gm<12x24x48xf16> to !dv.gm<1152xf16>
+// CHECK-NEXT: dv.copy_nz2nd {{.*}} {cols = 48 : i64, dst_row_stride = 48 : i64, rows = 24 : i64, src_rows = 32 : i64}
+// CHECK-NEXT: dv.return
+// SYNC-LABEL: func.func @batched_ta_by_weight
+// SYNC: dv.kernel @k0_matmul
+// SYNC: dv.return
+func.func @batched_ta_by_weight(%x: tensor<12x40x24xf16>, %w: tensor<40x48xf16>) -> tensor<12x24x48xf16> {
+  %0 = call @k0_matmul(%x, %w) : (tensor<12x40x24xf16>, tensor<40x48xf16>) -> tensor<12x24x48xf16>
+  return %0 : tensor<12x24x48xf16>
+}
+func.func private @k0_matmul(%arg0: tensor<12x40x24xf16>, %arg1: tensor<40x48xf16>) -> tensor<12x24x48xf16>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul"]} {
+  %0 = vg.matmul %arg0, %arg1 {transpose_a = true} : (tensor<12x40x24xf16>, tensor<40x48xf16>) -> tensor<12x24x48xf16>
+  return %0 : tensor<12x24x48xf16>
+}
+
+// -----
+
 // A Linear layer over a batch ([2, 33, 64] x [64, 48]: rows 66) with a bias
 // and a residual add of a same-shape graph input, f32 output: the bias is
 // added half a row (8 f32, one 32-byte block) at a time with block stride 2,
