@@ -374,6 +374,8 @@ private:
     int64_t ms, ns;
     Aff batch, row, col; // batch index, first output row and column
     bool newRow = false; // the first tile of a row of tiles
+    bool firstRow = false; // in the block's first row of tiles (of its first batch)
+    Aff colInBlock;        // t.col without the block's first column
   };
 
   void allocate() {
@@ -389,10 +391,13 @@ private:
     // the Cube reads the other (one when every tile is one step).
     if (plan.panelA)
       l1A[0] = alloc(dv::MemSpace::L1, info.ta ? KpAll : Mt, info.ta ? Mt : KpAll, f16);
+    if (plan.panelB)
+      l1BStrip = alloc(dv::MemSpace::L1, KpAll, roundUp(plan.Nb, 16), f16);
     for (int s = 0; s < (plan.kSteps > 1 ? 2 : 1); ++s) {
       if (!plan.panelA)
         l1A[s] = alloc(dv::MemSpace::L1, info.ta ? Kt : Mt, info.ta ? Mt : Kt, f16);
-      l1B[s] = alloc(dv::MemSpace::L1, info.tb ? Nt : Kt, info.tb ? Kt : Nt, f16);
+      if (!plan.panelB)
+        l1B[s] = alloc(dv::MemSpace::L1, info.tb ? Nt : Kt, info.tb ? Kt : Nt, f16);
       l0A[s] = alloc(dv::MemSpace::L0A, Mt, Kt, f16);
       l0B[s] = alloc(dv::MemSpace::L0B, Kt, Nt, f16);
     }
@@ -478,9 +483,14 @@ private:
     t.ns = ns.size;
     t.batch = blockTerm(Axis::Batch, plan.Bb) + p.idx[0];
     t.row = blockTerm(Axis::Rows, plan.Mb) + p.idx[1] * plan.Mt + Aff(ms.base);
-    t.col = blockTerm(Axis::Cols, plan.Nb) + p.idx[2] * plan.Nt + Aff(ns.base);
+    t.colInBlock = p.idx[2] * plan.Nt + Aff(ns.base);
+    t.col = blockTerm(Axis::Cols, plan.Nb) + t.colInBlock;
     // A new row of tiles loads its A panel.
-    t.newRow = p.seg[2] == 0 && p.idx[2].terms.empty() && p.idx[2].c == 0;
+    auto first = [&](unsigned level) {
+      return p.seg[level] == 0 && p.idx[level].terms.empty() && p.idx[level].c == 0;
+    };
+    t.newRow = first(2);
+    t.firstRow = first(0) && first(1);
     return t;
   }
 
@@ -545,6 +555,8 @@ private:
         load(gm[info.aArg], l1A[slot], ubA32, ubA16, aBase + k0 * M + t.row, ks, t.ms, M);
     }
     Aff bBase = info.bBatched ? t.batch * (K * N) : Aff();
+    if (plan.panelB)
+      return;
     if (plan.nzB)
       loadNz(gm[info.bArg], l1B[slot], k0, t.col, ks, t.ns);
     else if (!info.tb)
@@ -587,10 +599,11 @@ private:
   /// rows per 16 columns. The GM padding (K to Kp, N to a multiple of 16)
   /// is zeros, so the K tail (k0 + its padded rows = Kp) and the N tail
   /// read them instead of needing copy_nd2nz's padding.
-  void loadNz(Value gmArg, Value l1, const Aff &k0, const Aff &col, int64_t ks, int64_t ns) {
+  void loadNz(Value gmArg, Value l1, const Aff &k0, const Aff &col, int64_t ks, int64_t ns,
+              const Aff &l1Offset = Aff()) {
     int64_t Kp = roundUp(info.K, 16), rowsP = roundUp(ks, 16), colsP = roundUp(ns, 16);
     Value src = gmView(gmArg, col * Kp + k0 * 16, (colsP / 16 - 1) * Kp * 16 + rowsP * 16);
-    Value dst = tileViewAt(l1, rowsP, colsP, Aff());
+    Value dst = tileViewAt(l1, rowsP, colsP, l1Offset);
     dv::CopyOp::create(b, loc, src, dst, I(colsP / 16), I(rowsP * 32), I((Kp - rowsP) * 32),
                        I(0));
   }
@@ -624,6 +637,18 @@ private:
            Aff(kFull * Kt * Mp));
   }
 
+  /// Tile `t`'s columns of B, all of K, into their place in the block's
+  /// resident B strip (NZ [Nb/16][Kp][16]: the tile's fractal columns start
+  /// at colInBlock * Kp), once, in the block's first row of tiles.
+  void loadStripTile(const Tile &t) {
+    int64_t K = info.K, N = info.N, Kp = roundUp(K, 16);
+    Aff at = t.colInBlock * Kp;
+    if (plan.nzB)
+      loadNz(gm[info.bArg], l1BStrip, Aff(), t.col, K, t.ns, at);
+    else
+      load(gm[info.bArg], l1BStrip, Value(), Value(), t.col, K, t.ns, N, at);
+  }
+
   //===--------------------------------------------------------------------===//
   // The K steps of a tile
   //===--------------------------------------------------------------------===//
@@ -650,7 +675,15 @@ private:
       dv::LoadFractalsOp::create(b, loc, tileView(l1A[slot], Kp, Mp), a0, I(m1), I(k1), I(k1),
                                  I(1), I(k1), I(1), b.getUnitAttr());
     }
-    if (!info.tb)
+    if (plan.panelB) {
+      // The strip NZ [Nb/16][KpAll][16]: fractal (k1, n1) of the step at
+      // (colInBlock / 16 + n1) * KpAll/16 + k0/16 + k1.
+      int64_t kAll1 = roundUp(info.K, 16) / 16;
+      Value src = ndViewAt(l1BStrip, t.colInBlock * (kAll1 * 16) + k0 * 16,
+                           ((n1 - 1) * kAll1 + k1) * 256);
+      dv::LoadFractalsOp::create(b, loc, src, b0, I(k1), I(n1), I(1), I(kAll1), I(n1), I(1),
+                                 b.getUnitAttr());
+    } else if (!info.tb)
       dv::LoadFractalsOp::create(b, loc, tileView(l1B[slot], Kp, Np), b0, I(k1), I(n1), I(1),
                                  I(k1), I(n1), I(1), b.getUnitAttr());
     else
@@ -682,6 +715,8 @@ private:
     placeGroup();
     if (plan.panelA && t.newRow)
       loadPanel(t.batch, t.row, t.ms);
+    if (plan.panelB && t.firstRow)
+      loadStripTile(t);
     auto step = [&](int64_t s) {
       loadStep(t, s);
       computeStep(t, Aff(kStepAt(s).k0), kStepAt(s).ks, int(s % 2), s == 0);
@@ -1099,6 +1134,7 @@ private:
   Value ubOutGm;
   Value bid;
   Value l1A[2], l1B[2], l0A[2], l0B[2]; // two slots (the panel, when there is one, is l1A[0])
+  Value l1BStrip; // the block's B columns, all of K, when they stay in L1 (plan.panelB)
   Value ubA32, ubA16, ubB32, ubB16, l0C, ubOut;
   Value ubBcast, ubScratch;
   SmallVector<OperandBufs> operandBufs; // per epilogue step

@@ -10,6 +10,8 @@
 #include "passes/KernelRules.h"
 #include "vinci/soc.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <optional>
 
@@ -126,14 +128,31 @@ bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, un
     else
       return false;
   }
-  bool severalTiles = plan.Bb * ((plan.Mb + Mt - 1) / Mt) * ((plan.Nb + Nt - 1) / Nt) > 1;
+  int64_t rowsOfTiles = plan.Bb * ((plan.Mb + Mt - 1) / Mt);
+  bool severalTiles = rowsOfTiles * ((plan.Nb + Nt - 1) / Nt) > 1;
   plan.kSteps = evenKSteps(info.K, Kt, severalTiles);
+  // B stays in L1 when several rows of tiles would read it and the block's
+  // B columns fit beside A's buffers (instead of B's two K-step slots).
+  // Not under a transcendental epilogue (gelu, sigmoid, tanh: exp and
+  // division at several cycles a repeat): its Vector work outlasts the
+  // tile's loads either way, and without B's stream to hide under, each
+  // row's A panel load waits for it (BERT-base at batch 8, a layer: FFN up
+  // 348 -> 384 us with B resident, where QKV went 257 -> 208 and the output
+  // projection 108 -> 100).
+  bool transcendental = llvm::any_of(info.epilogue, [](const Epilogue &e) {
+    return e.kind == Epilogue::Unary &&
+           (e.op == Epilogue::Gelu || e.op == Epilogue::Sigmoid || e.op == Epilogue::Tanh);
+  });
+  int64_t aL1 = plan.panelA ? Mt * KpAll * 2 : 2 * Mt * Kt * 2;
+  plan.panelB = rowsOfTiles > 1 && !info.tb && !info.bBatched && !info.attention &&
+                !transcendental && gmElements[info.bArg].isF16() &&
+                aL1 + KpAll * roundUp(plan.Nb, 16) * 2 <= bytes(soc::Space::L1);
   return true;
 }
 
 /// GM bytes one block of `plan` moves: its A rows once per row of tiles
-/// with a panel (else once per N tile), its B columns once per M tile, its
-/// output and full-tile epilogue operands once.
+/// with a panel (else once per N tile), its B columns once per M tile (once
+/// when they stay in L1), its output and full-tile epilogue operands once.
 double blockBytes(const MatmulInfo &info, const Plan &plan, ArrayRef<Type> gmElements,
                   unsigned outArg) {
   auto e = [&](unsigned arg) { return double(gmElements[arg].isF16() ? 2 : 4); };
@@ -142,7 +161,7 @@ double blockBytes(const MatmulInfo &info, const Plan &plan, ArrayRef<Type> gmEle
   double a = double(plan.Bb) * plan.Mb * info.K * e(info.aArg) * (plan.panelA ? 1 : nTiles);
   // B is read per batch and M tile whether it is the batch's own or one
   // weight shared by every batch (no L2 keeps it).
-  double bRead = double(plan.Bb) * info.K * plan.Nb * e(info.bArg) * mTiles;
+  double bRead = info.K * plan.Nb * e(info.bArg) * (plan.panelB ? 1 : plan.Bb * mTiles);
   double out = double(plan.Bb) * plan.Mb * plan.Nb;
   double bytes = a + bRead + out * e(outArg);
   for (const Epilogue &step : info.epilogue)

@@ -100,6 +100,11 @@ struct Plan {
   /// and read by every N tile of the row (one copy with a burst of all of K
   /// per row, instead of one per K step and tile).
   bool panelA = false;
+  /// The block's B columns (all of K x Nb, f16, not transposed, one weight
+  /// for every batch) stay in L1: loaded tile by tile in the block's first
+  /// row of tiles, read by every later row (B once per block instead of
+  /// once per M tile; the K steps then load A only).
+  bool panelB = false;
   /// B is a constant weight the .om stores in FRACTAL_NZ ([N/16][K padded
   /// to 16][16], zero padded): a B tile is then one copy with a burst per
   /// 16 columns instead of a copy_nd2nz with a burst per row.

@@ -3,11 +3,14 @@
 in a shape of their own, compiled to .om (force_fp16, the default), run on
 the simulator (hazards fatal) and compared with torch fp32.
 
-Today: a batched operand transposed by a 2-D weight, x.transpose(-1, -2) @ W
+A batched operand transposed by a 2-D weight, x.transpose(-1, -2) @ W
 (PaddleOCR-style recognisers turn [N, C, T] features into [N, T, C] rows
-this way, opset 9). The transpose folds into the matmul as transpose_a and
+this way, opset 9): the transpose folds into the matmul as transpose_a and
 the batch cannot fold into the rows, so the kernel runs a batch whose B is
-one weight for every batch. Checks per case: one Cube kernel holds the
+one weight for every batch. A Linear layer whose blocks hold several rows
+and several column tiles of the output, so that each block keeps its B
+columns in L1 and every column tile reads its own part of them. Checks
+per case: one Cube kernel holds the
 MatMul (no transpose kernel of its own), relative L2 error <= 3e-3 against
 torch, and, as the negative control, that the output of the same model with
 its batches shifted by one (a wrong batch offset) fails that comparison.
@@ -26,6 +29,17 @@ from torch import nn
 from e2e_common import compile_and_run, error_figures, mismatch, rejects, summarize
 
 MAX_REL_L2 = 3e-3
+
+
+class Linear(nn.Module):
+    """x @ W + b with a constant W (no transpose, no activation)."""
+
+    def __init__(self, k, n):
+        super().__init__()
+        self.linear = nn.Linear(k, n)
+
+    def forward(self, x):
+        return self.linear(x)
 
 
 class TransposedByWeight(nn.Module):
@@ -52,11 +66,16 @@ CASES = [  # (name, input shape [.., K, M], N, bias + relu, W an input)
     ("ta_by_weight_20x64x16", (20, 64, 16), 48, False, False),
     # The weight a graph input (f32: through UB and vconv), K in two steps.
     ("ta_by_input_weight_12x200x24", (12, 200, 24), 40, False, True),
+    # No transpose: [4, 128, 384] by a 384 x 1024 Linear with its bias; a
+    # block's 256 x 256 output is 2 rows of 2 column tiles, its B columns
+    # stay in L1.
+    ("linear_4x128x384_by_1024", (4, 128, 384), 1024, True, False),
 ]
 
 
 def run_case(bin_dir, work, name, shape, n, bias, w_input):
-    model = TransposedByWeight(shape[-2], n, bias, w_input).eval()
+    model = (Linear(shape[-1], n) if name.startswith("linear") else
+             TransposedByWeight(shape[-2], n, bias, w_input)).eval()
     inputs = {"x": torch.randn(*shape)}
     if w_input:
         inputs["w"] = torch.randn(shape[-2], n) / shape[-2] ** 0.5
