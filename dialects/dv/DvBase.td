@@ -76,6 +76,13 @@ def DV_Pipe : I32EnumAttr<"Pipe", "a pipe of the AI Core", [
   let cppNamespace = "::vinci::dv";
 }
 
+// Values equal the ISA's load_3d repeat mode (sim::Load3dParams).
+def DV_Load3dMode : I32EnumAttr<"Load3dMode", "what a load_3d repeat steps through", [
+    I32EnumAttrCase<"Taps", 0, "taps">,
+    I32EnumAttrCase<"Positions", 1, "positions">]> {
+  let cppNamespace = "::vinci::dv";
+}
+
 // Values equal sim::CmpMode.
 def DV_CmpMode : I32EnumAttr<"CmpMode", "vector compare predicate", [
     I32EnumAttrCase<"LT", 0, "lt">, I32EnumAttrCase<"LE", 1, "le">,

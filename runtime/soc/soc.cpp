@@ -39,6 +39,9 @@ const TimingTable kTiming310P = {
     /*vector_repeat_cycles*/ {1, "[hc19][ascc] 256 B (one repeat) per cycle"},
     /*vector_complex_repeat_cycles*/ {4, "assumption: exp/ln/sqrt/rsqrt/rec/div are multi-cycle"},
     /*vector_strided_penalty_cycles*/ {1, "assumption: UB bank conflicts when a block stride != 1"},
+    /*load3d_bytes_per_cycle*/ {128, "assumption: img2col reads one 32 B C0 row of L1 per output "
+                                     "position and tap, 4 rows a cycle (half the 256 B/cycle of a "
+                                     "fractal move); padded rows cost the same; no public figure"},
 };
 
 const SocSpec kAscend310P3 = {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "load3d.h"
 #include "vector.h"
 
 namespace vinci::sim::detail {
@@ -136,6 +137,8 @@ uint64_t Core::cost(const Instruction& ins, uint64_t& bytes) const {
              cycles(double(p[0]) * t.scalar_issue_cycles.value);
     case Opcode::LoadFractals:
       return onchip(t.mte1_startup_cycles.value, uint64_t(p[0]) * p[1] * 512, t.mte1_bytes_per_cycle.value);
+    case Opcode::Load3d:
+      return cycles(load3dCycles(ins, t, bytes));
     case Opcode::Mmad: {
       const soc::FractalShape& f =
           soc_.cube_fractal[unsigned(ins.dtype == DType::S8 ? soc::CubeInput::S8
@@ -458,6 +461,9 @@ void Core::execute(const Instruction& ins, const Resolved ops[kMaxOperands], Blo
         }
       return;
     }
+    case Opcode::Load3d:
+      execLoad3d(ins, ops[0].ptr, ops[1].ptr);
+      return;
     case Opcode::Mmad:
       mmad(ops[1].ptr, ops[2].ptr, ops[0].ptr, p[0], p[1], p[2], ins.dtype, ins.dtype2,
            ins.flags & flag::Init, scratch_);

@@ -54,6 +54,7 @@ struct TimingTable {
   Cost vector_complex_repeat_cycles;  // per repeat of exp/ln/sqrt/rsqrt/rec/div
   Cost vector_strided_penalty_cycles; // per repeat when any block stride != 1
                                       // (bank conflicts; not public)
+  Cost load3d_bytes_per_cycle;     // load_3d (img2col L1 -> L0A/L0B) fractal bytes written
 };
 
 struct SocSpec {
