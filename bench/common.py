@@ -1,6 +1,8 @@
 """What the model benchmarks (bench/*/run.py) share: compiling to an .om
 with its compile report, running it on the simulator and reading the
-figures vinci-run prints, the roofline of the compiled kernels, cosine.
+figures vinci-run prints, the roofline of the compiled kernels beside the
+model's own lower bound (model_bound.py, from the ONNX graph alone), the
+error against a reference.
 
 Not a benchmark itself (bench/run_all.sh runs bench/*_bench.py and
 bench/*/run.py only).
@@ -12,6 +14,8 @@ import subprocess
 import time
 
 import numpy as np
+
+from model_bound import model_lower_bound
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 BIN = os.path.join(ROOT, "build", "bin")
@@ -79,6 +83,25 @@ def roofline(report, simulated):
         "roofline_bound_by": "cube" if cube_flops / peak > gm_bytes / GM_BANDWIDTH else "gm",
         "simulated_over_roofline": round(simulated["simulated_us"] / bound_us, 2),
     }
+
+
+def model_bound_figures(onnx_path, simulated_us, input_shapes=None):
+    """model_bound.py's bound of the model beside the simulated latency: it
+    does not depend on the compiler's partition, unlike roofline()."""
+    bound = model_lower_bound(onnx_path, input_shapes)
+    return {
+        "model_flops": bound["flops"],
+        "model_gm_bytes": bound["gm_bytes"],
+        "model_lower_bound_us": bound["model_lower_bound_us"],
+        "model_lower_bound_by": bound["bound_by"],
+        "simulated_over_model_lower_bound": round(simulated_us / bound["model_lower_bound_us"], 2),
+    }
+
+
+def relative_l2(expected, actual):
+    """||actual - expected|| / ||expected||: an error with its magnitude."""
+    e, a = expected.astype(np.float64).ravel(), actual.astype(np.float64).ravel()
+    return float(np.linalg.norm(a - e) / np.linalg.norm(e))
 
 
 def cosine(expected, actual):

@@ -229,4 +229,16 @@ mlir::Value viewRoot(mlir::Value value) {
   return value;
 }
 
+KernelCapabilities::~KernelCapabilities() = default;
+
+namespace {
+const KernelCapabilities *installed = nullptr;
+} // namespace
+
+void installKernelCapabilities(const KernelCapabilities *capabilities) {
+  installed = capabilities;
+}
+
+const KernelCapabilities *installedKernelCapabilities() { return installed; }
+
 } // namespace vinci

@@ -1,14 +1,19 @@
 //===- KernelRules.h - which vg ops run as which kind of kernel -*- C++ -*-===//
 //
 // The one place that says how the Da Vinci core executes each vg op, and
-// which producers a kernel may absorb. Partitioning and (later) the cost
-// model and lowering templates read these rules rather than repeat them.
+// which producers a kernel may absorb. Partitioning, the task plan and the
+// lowering templates read these rules rather than repeat them; whether a
+// template has a form for a kernel the rules allow is the templates' to say
+// (KernelCapabilities, below).
 //
 //===----------------------------------------------------------------------===//
 #ifndef VINCI_PASSES_KERNELRULES_H
 #define VINCI_PASSES_KERNELRULES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"
+
+#include <string>
 
 namespace vinci {
 
@@ -93,6 +98,30 @@ bool cubeStoreTakesTranspose(mlir::Operation *consumer, mlir::Operation *cubeAnc
 /// tile's D-column group h goes to GM at h * S * D + row * D with row
 /// stride D. Returns D, or 0 when the pair is no such store.
 int64_t cubeStoreHeadSplitDim(mlir::Operation *consumer, mlir::Operation *cubeAnchor);
+
+//===----------------------------------------------------------------------===//
+// What the kernel layer lowers
+//===----------------------------------------------------------------------===//
+
+/// The kernel layer's answer to the partition's question "does a template
+/// lower this kernel?" (docs/architecture.md, "The partition asks the
+/// templates"). The rules above say which joins are worth making; only the
+/// templates know which they have a form for. passes/ declares the question
+/// and backend/ answers it with the templates' own `mismatch`, so that the
+/// two cannot disagree and no include points back up.
+class KernelCapabilities {
+public:
+  virtual ~KernelCapabilities();
+  /// "" when a template lowers `kernel`, an outlined kernel function (tagged
+  /// vinci.kernel) whose one call is in the graph; else why none does.
+  virtual std::string mismatch(mlir::func::FuncOp kernel) const = 0;
+};
+
+/// The capabilities a vinci-partition-kernels made by the pass registry
+/// (vinci-opt) asks; the backend installs its own when its passes are
+/// registered. The driver hands them to the pass it creates instead.
+void installKernelCapabilities(const KernelCapabilities *capabilities);
+const KernelCapabilities *installedKernelCapabilities();
 
 } // namespace vinci
 

@@ -10,6 +10,9 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "vinci-partition-kernels"
 
 namespace vinci {
 #define GEN_PASS_DEF_PARTITIONKERNELS
@@ -70,6 +73,71 @@ bool matmulKeepsF32(Operation *anchor) {
          (llvm::any_of(anchor->getOperands(), isF32) || llvm::any_of(anchor->getResults(), isF32));
 }
 
+/// What a kernel made of `ops` reads and writes: the values it reads from
+/// outside (immediates are cloned in instead) in order of first use, and
+/// its results read outside it.
+struct KernelInterface {
+  llvm::SetVector<Value> inputs;
+  SmallVector<Value> outputs;
+};
+
+KernelInterface interfaceOf(ArrayRef<Operation *> ops) {
+  llvm::SmallPtrSet<Operation *, 8> members(ops.begin(), ops.end());
+  KernelInterface io;
+  for (Operation *op : ops)
+    for (Value operand : op->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if ((producer && members.contains(producer)) || isImmediate(op, operand))
+        continue;
+      io.inputs.insert(operand);
+    }
+  for (Operation *op : ops)
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(),
+                       [&](Operation *user) { return !members.contains(user); }))
+        io.outputs.push_back(result);
+  return io;
+}
+
+/// The private kernel function of `ops` (clones, with immediates cloned in),
+/// tagged with its kind and source nodes, inserted after `insertAfter`.
+func::FuncOp buildKernelFunction(ArrayRef<Operation *> ops, const KernelInterface &io,
+                                 KernelKind kind, StringRef name, Operation *insertAfter,
+                                 SymbolTable &symbols) {
+  Operation *anchor = ops.front();
+  OpBuilder builder(insertAfter);
+  builder.setInsertionPointAfter(insertAfter);
+  auto type = builder.getFunctionType(ValueRange(io.inputs.getArrayRef()).getTypes(),
+                                      ValueRange(io.outputs).getTypes());
+  auto kernelFunc = func::FuncOp::create(builder, anchor->getLoc(), name, type);
+  kernelFunc.setPrivate();
+  symbols.insert(kernelFunc, builder.getInsertionPoint());
+  kernelFunc->setAttr("vinci.kernel", builder.getStringAttr(kernelKindName(kind)));
+  // A node may import as several ops (Gemm: matmul + add): name it once.
+  llvm::SetVector<Attribute> sources;
+  for (Operation *op : ops)
+    if (StringRef source = sourceName(op); !source.empty())
+      sources.insert(builder.getStringAttr(source));
+  kernelFunc->setAttr("vinci.source_nodes", builder.getArrayAttr(sources.getArrayRef()));
+
+  Block *body = kernelFunc.addEntryBlock();
+  OpBuilder inside = OpBuilder::atBlockBegin(body);
+  IRMapping mapping;
+  for (auto [value, argument] : llvm::zip(io.inputs, body->getArguments()))
+    mapping.map(value, argument);
+  for (Operation *op : ops) {
+    for (Value operand : op->getOperands())
+      if (!mapping.contains(operand) && isImmediate(op, operand))
+        mapping.map(operand, inside.clone(*operand.getDefiningOp())->getResult(0));
+    inside.clone(*op, mapping);
+  }
+  SmallVector<Value> returned;
+  for (Value output : io.outputs)
+    returned.push_back(mapping.lookup(output));
+  func::ReturnOp::create(inside, anchor->getLoc(), returned);
+  return kernelFunc;
+}
+
 /// Which kernel-level fusions are on (the pass options).
 struct FusionRules {
   bool cubeEpilogues = true;
@@ -79,7 +147,9 @@ struct FusionRules {
 
 class Partitioner {
 public:
-  Partitioner(func::FuncOp func, FusionRules rules) : func(func), rules(rules) {}
+  Partitioner(func::FuncOp func, FusionRules rules, const KernelCapabilities &capabilities,
+              SymbolTable &symbols)
+      : func(func), rules(rules), capabilities(capabilities), symbols(symbols) {}
 
   void formKernels() {
     for (Operation &op : func.getBody().front()) {
@@ -106,12 +176,11 @@ public:
     }
   }
 
-  void outline(ModuleOp module) {
-    SymbolTable symbols(module);
+  void outline() {
     // Kernels follow the graph function in execution order.
     Operation *insertAfter = func;
     for (auto [index, kernel] : llvm::enumerate(kernels))
-      insertAfter = outlineOne(*kernel, index, symbols, insertAfter);
+      insertAfter = outlineOne(*kernel, index, insertAfter);
     // Constants cloned into kernels as immediates may have no user left.
     for (Operation &op : llvm::make_early_inc_range(func.getBody().front()))
       if (isa<vg::ConstantOp>(op) && op.use_empty())
@@ -151,10 +220,42 @@ private:
                         (!cube || cubeEpilogueTakes(op, operand))) ||
                        (attentionFusion && cubeEpilogueTakesSoftmax(op)));
       bool store = cube && cubeStoreTakesTranspose(op, kernel->ops.front());
-      if (epilogue || store || attentionValue)
+      if ((epilogue || store || attentionValue) && templatesLower(*kernel, {op}))
         return kernel;
     }
     return nullptr;
+  }
+
+  /// Whether a template lowers `kernel` with `joining` appended: the kernel
+  /// is outlined as outline() would (its function, and its call after the
+  /// last op with the outside uses of its results moved to the call's), the
+  /// templates are asked, and all of it is undone.
+  bool templatesLower(const Kernel &kernel, ArrayRef<Operation *> joining) {
+    SmallVector<Operation *> ops(kernel.ops);
+    llvm::append_range(ops, joining);
+    KernelInterface io = interfaceOf(ops);
+    func::FuncOp trial =
+        buildKernelFunction(ops, io, kernel.kind, "vinci_trial_kernel", func, symbols);
+    OpBuilder caller(ops.back());
+    caller.setInsertionPointAfter(ops.back());
+    auto call = func::CallOp::create(caller, ops.back()->getLoc(), trial,
+                                     ValueRange(io.inputs.getArrayRef()));
+    llvm::SmallPtrSet<Operation *, 8> members(ops.begin(), ops.end());
+    for (auto [output, result] : llvm::zip(io.outputs, call.getResults()))
+      output.replaceUsesWithIf(result, [&](OpOperand &use) {
+        return !members.contains(use.getOwner());
+      });
+    std::string why = capabilities.mismatch(trial);
+    for (auto [output, result] : llvm::zip(io.outputs, call.getResults()))
+      result.replaceAllUsesWith(output);
+    call.erase();
+    symbols.erase(trial);
+    if (why.empty())
+      return true;
+    LLVM_DEBUG(llvm::dbgs() << "vinci-partition-kernels: " << joining.back()->getName() << " at "
+                            << joining.back()->getLoc() << " stays out of the kernel of "
+                            << ops.front()->getName() << ": " << why << "\n");
+    return false;
   }
 
   /// The Cube kernel whose store the transpose `op` becomes together with
@@ -174,71 +275,27 @@ private:
     Kernel *kernel = found->second;
     if (kernel->anchorRole != OpRole::Cube || kernel->ops.back() != producer ||
         classifyOp(producer) == OpRole::DataMovement ||
-        !cubeStoreHeadSplitDim(op, kernel->ops.front()))
+        !cubeStoreHeadSplitDim(op, kernel->ops.front()) || !templatesLower(*kernel, {reshape, op}))
       return {};
     return {kernel, reshape};
   }
 
-  Operation *outlineOne(Kernel &kernel, size_t index, SymbolTable &symbols,
-                        Operation *insertAfter) {
-    llvm::SmallPtrSet<Operation *, 8> members(kernel.ops.begin(), kernel.ops.end());
-    llvm::SetVector<Value> inputs;
-    for (Operation *op : kernel.ops)
-      for (Value operand : op->getOperands()) {
-        Operation *producer = operand.getDefiningOp();
-        if ((producer && members.contains(producer)) || isImmediate(op, operand))
-          continue;
-        inputs.insert(operand);
-      }
-    SmallVector<Value> outputs;
-    for (Operation *op : kernel.ops)
-      for (Value result : op->getResults())
-        if (llvm::any_of(result.getUsers(),
-                         [&](Operation *user) { return !members.contains(user); }))
-          outputs.push_back(result);
-
+  Operation *outlineOne(Kernel &kernel, size_t index, Operation *insertAfter) {
+    KernelInterface io = interfaceOf(kernel.ops);
     // The kernel function, named after its index and first op.
     Operation *anchor = kernel.ops.front();
     std::string name = "k" + std::to_string(index) + "_" +
                        anchor->getName().stripDialect().str();
-    OpBuilder builder(func);
-    builder.setInsertionPointAfter(insertAfter);
-    auto type = builder.getFunctionType(ValueRange(inputs.getArrayRef()).getTypes(),
-                                        ValueRange(outputs).getTypes());
-    auto kernelFunc = func::FuncOp::create(builder, anchor->getLoc(), name, type);
-    kernelFunc.setPrivate();
-    symbols.insert(kernelFunc, builder.getInsertionPoint());
-    kernelFunc->setAttr("vinci.kernel", builder.getStringAttr(kernelKindName(kernel.kind)));
-    // A node may import as several ops (Gemm: matmul + add): name it once.
-    llvm::SetVector<Attribute> sources;
-    for (Operation *op : kernel.ops)
-      if (StringRef source = sourceName(op); !source.empty())
-        sources.insert(builder.getStringAttr(source));
-    kernelFunc->setAttr("vinci.source_nodes", builder.getArrayAttr(sources.getArrayRef()));
-
-    Block *body = kernelFunc.addEntryBlock();
-    OpBuilder inside = OpBuilder::atBlockBegin(body);
-    IRMapping mapping;
-    for (auto [value, argument] : llvm::zip(inputs, body->getArguments()))
-      mapping.map(value, argument);
-    for (Operation *op : kernel.ops) {
-      for (Value operand : op->getOperands())
-        if (!mapping.contains(operand) && isImmediate(op, operand))
-          mapping.map(operand, inside.clone(*operand.getDefiningOp())->getResult(0));
-      inside.clone(*op, mapping);
-    }
-    SmallVector<Value> returned;
-    for (Value output : outputs)
-      returned.push_back(mapping.lookup(output));
-    func::ReturnOp::create(inside, anchor->getLoc(), returned);
+    func::FuncOp kernelFunc =
+        buildKernelFunction(kernel.ops, io, kernel.kind, name, insertAfter, symbols);
 
     // One call where the kernel's last op stood: every input is defined
     // before it, and no op in between uses a member's result (joins need
     // the only use).
     OpBuilder caller(kernel.ops.back());
     auto call = func::CallOp::create(caller, anchor->getLoc(), kernelFunc,
-                                     ValueRange(inputs.getArrayRef()));
-    for (auto [output, result] : llvm::zip(outputs, call.getResults()))
+                                     ValueRange(io.inputs.getArrayRef()));
+    for (auto [output, result] : llvm::zip(io.outputs, call.getResults()))
       output.replaceAllUsesWith(result);
     for (Operation *op : llvm::reverse(kernel.ops))
       op->erase();
@@ -247,30 +304,51 @@ private:
 
   func::FuncOp func;
   FusionRules rules;
+  const KernelCapabilities &capabilities;
+  SymbolTable &symbols;
   std::vector<std::unique_ptr<Kernel>> kernels;
   llvm::DenseMap<Operation *, Kernel *> kernelOf;
 };
 
 struct PartitionKernels : impl::PartitionKernelsBase<PartitionKernels> {
   using PartitionKernelsBase::PartitionKernelsBase;
+  PartitionKernels(const PartitionKernelsOptions &options, const KernelCapabilities *capabilities)
+      : PartitionKernelsBase(options), capabilities(capabilities) {}
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    const KernelCapabilities *asked =
+        capabilities ? capabilities : installedKernelCapabilities();
+    if (!asked) {
+      module.emitError("vinci-partition-kernels needs the kernel layer's capabilities: register "
+                       "the backend's passes (vinci::backend::registerVinciBackendPasses)");
+      return signalPassFailure();
+    }
     SmallVector<func::FuncOp> graphs;
     for (auto func : module.getOps<func::FuncOp>())
       if (!func->hasAttr("vinci.kernel") && !func.isExternal())
         graphs.push_back(func);
+    SymbolTable symbols(module);
     for (func::FuncOp func : graphs) {
       if (!func.getBody().hasOneBlock()) {
         func.emitError("vinci-partition-kernels expects a single-block graph function");
         return signalPassFailure();
       }
-      Partitioner partitioner(func, FusionRules{cubeEpilogues, elementwiseChains, attention});
+      Partitioner partitioner(func, FusionRules{cubeEpilogues, elementwiseChains, attention},
+                              *asked, symbols);
       partitioner.formKernels();
-      partitioner.outline(module);
+      partitioner.outline();
     }
   }
+
+  const KernelCapabilities *capabilities = nullptr;
 };
 
 } // namespace
+
+std::unique_ptr<Pass> createPartitionKernels(const PartitionKernelsOptions &options,
+                                             const KernelCapabilities &capabilities) {
+  return std::make_unique<PartitionKernels>(options, &capabilities);
+}
+
 } // namespace vinci

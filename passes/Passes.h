@@ -13,6 +13,12 @@ namespace vinci {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
+class KernelCapabilities;
+/// vinci-partition-kernels asking `capabilities` (the driver hands it the
+/// backend's) which kernels the templates lower.
+std::unique_ptr<mlir::Pass> createPartitionKernels(const PartitionKernelsOptions &options,
+                                                   const KernelCapabilities &capabilities);
+
 } // namespace vinci
 
 #endif // VINCI_PASSES_PASSES_H

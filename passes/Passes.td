@@ -82,6 +82,15 @@ def PartitionKernels : Pass<"vinci-partition-kernels", "mlir::ModuleOp"> {
     consumer's kernel only when the consumer is its only user, so no
     intermediate has to be written to GM for someone else.
 
+    The partition asks the templates: a join the rules allow is made only
+    when a lowering template lowers the kernel with the new op (the kernel
+    layer's KernelCapabilities, which runs the templates' own `mismatch` on
+    the kernel outlined as it would be); otherwise the op starts a kernel of
+    its own (a matmul whose consumer is a hard_swish, which the Cube
+    epilogue has no form for, stays two kernels). In a debug build,
+    `-debug-only=vinci-partition-kernels` prints each refused join with the
+    template's reason.
+
     Each kernel is outlined into a private function tagged with its kind and
     the source nodes it covers; @main becomes the task list the backend
     lowers: one call per kernel, in execution order. Weights are kernel

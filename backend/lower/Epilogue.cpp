@@ -40,6 +40,7 @@ std::optional<EpilogueStep::Op> unaryStepOf(Operation *op) {
       .Case<vg::ClipOp>([](auto) { return EpilogueStep::Clip; })
       .Case<vg::CastOp>([](auto) { return EpilogueStep::Copy; })
       .Case<vg::GeluOp>([](auto) { return EpilogueStep::Gelu; })
+      .Case<vg::HardSigmoidOp>([](auto) { return EpilogueStep::HardSigmoid; })
       .Default([](Operation *) { return std::nullopt; });
 }
 
@@ -57,6 +58,10 @@ std::string classifyEpilogueStep(Operation *op, Value current, ArrayRef<int64_t>
     step.op = *unary;
     if (auto lrelu = dyn_cast<vg::LeakyReluOp>(op))
       step.value = lrelu.getAlpha().convertToDouble();
+    if (auto hardSigmoid = dyn_cast<vg::HardSigmoidOp>(op)) {
+      step.value = hardSigmoid.getAlpha().convertToDouble();
+      step.value2 = hardSigmoid.getBeta().convertToDouble();
+    }
     if (auto clip = dyn_cast<vg::ClipOp>(op)) {
       if (auto lo = clip.getMin()) {
         step.hasLo = true;
@@ -171,6 +176,11 @@ void FlatTileEmitter::step(const EpilogueStep &e, Value tile, int64_t elems, Val
     if (e.hasHi)
       scalar<dv::VMinsOp>(tile, elems, e.value2);
     return;
+  case EpilogueStep::HardSigmoid: // min(max(alpha x + beta, 0), 1), in place
+    scalar<dv::VMulsOp>(tile, elems, e.value);
+    scalar<dv::VAddsOp>(tile, elems, e.value2);
+    scalar<dv::VMaxsOp>(tile, elems, 0.0);
+    return scalar<dv::VMinsOp>(tile, elems, 1.0);
   case EpilogueStep::Sigmoid: // 1 / (1 + e^-x)
     unary<dv::VNegOp>(tile, elems);
     unary<dv::VExpOp>(tile, elems);

@@ -25,10 +25,10 @@ struct EpilogueStep {
   /// Full: with an `other` of the output's shape.
   enum Kind { Unary, Scalar, Row, Elem, Full } kind = Unary;
   enum Op { Add, Sub, Mul, Div, Max, Min, Relu, Sigmoid, Tanh, Exp, Log, Sqrt, Rec, Abs, Neg,
-            LRelu, Clip, Copy, Gelu } op = Copy;
+            LRelu, Clip, Copy, Gelu, HardSigmoid } op = Copy;
   mlir::Value other;            // Row / Elem / Full: the other operand
   unsigned arg = 0;             // ... as the kernel argument the template assigns
-  double value = 0, value2 = 0; // scalar; leaky relu alpha; clip bounds
+  double value = 0, value2 = 0; // scalar; leaky relu alpha; clip bounds; hard sigmoid alpha, beta
   bool left = false;            // the tile is the right operand (sub, div)
   bool hasLo = false, hasHi = false;
 };

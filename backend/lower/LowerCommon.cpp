@@ -8,7 +8,6 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "mlir/IR/SymbolTable.h"
 
 #include <functional>
 
@@ -39,10 +38,25 @@ void hoistConstantToArgument(func::FuncOp kernel, func::CallOp call, Operation *
 }
 
 func::CallOp soleCall(func::FuncOp kernel) {
-  auto uses = SymbolTable::getSymbolUses(kernel, kernel->getParentOp());
-  if (!uses || std::distance(uses->begin(), uses->end()) != 1)
+  // The graph functions' calls by callee name: a symbol-use walk visits
+  // every attribute of the module, and asked once per kernel and template
+  // it took 98% of a 2,000-kernel compile (ConvNeXt-B: 126 of 132 s).
+  auto module = kernel->getParentOfType<ModuleOp>();
+  if (!module)
     return {};
-  return dyn_cast<func::CallOp>(uses->begin()->getUser());
+  func::CallOp found;
+  int count = 0;
+  for (auto graph : module.getOps<func::FuncOp>()) {
+    if (graph->hasAttr("vinci.kernel") || graph.isExternal())
+      continue;
+    for (Block &block : graph.getBody())
+      for (auto call : block.getOps<func::CallOp>())
+        if (call.getCallee() == kernel.getSymName()) {
+          found = call;
+          ++count;
+        }
+  }
+  return count == 1 ? found : func::CallOp();
 }
 
 bool isConstantOp(Operation *op) { return isa<vg::ConstantOp>(op); }

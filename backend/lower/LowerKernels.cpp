@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "backend/Passes.h"
 #include "backend/lower/LowerCommon.h"
+#include "passes/KernelRules.h"
 
 #include "dv/DvOps.h"
 #include "vinci/soc.h"
@@ -43,6 +44,29 @@ const lower::KernelTemplate *const kTemplates[] = {
     &lower::kPadTemplate,
     &lower::kDataMovementTemplate,
     &lower::kElementwiseTemplate,
+};
+
+/// The template vinci-lower-kernels lowers `func` with: the first that
+/// takes it; null with `whyNot` the first template's reason otherwise.
+const lower::KernelTemplate *chooseTemplate(func::FuncOp func, std::string &whyNot) {
+  for (const lower::KernelTemplate *candidate : kTemplates) {
+    std::optional<std::string> mismatch = candidate->mismatch(func);
+    if (mismatch && mismatch->empty())
+      return candidate;
+    if (mismatch && whyNot.empty())
+      whyNot = *mismatch;
+  }
+  if (whyNot.empty())
+    whyNot = "no lowering template takes it";
+  return nullptr;
+}
+
+class TemplateCapabilities final : public KernelCapabilities {
+public:
+  std::string mismatch(func::FuncOp kernel) const override {
+    std::string whyNot;
+    return chooseTemplate(kernel, whyNot) ? std::string() : whyNot;
+  }
 };
 
 //===----------------------------------------------------------------------===//
@@ -98,18 +122,7 @@ struct LowerKernels : impl::LowerKernelsBase<LowerKernels> {
       if (sites.size() != 1)
         why = "a kernel launched " + std::to_string(sites.size()) +
               " times has no lowering yet (one launch expected)";
-      const lower::KernelTemplate *chosen = nullptr;
-      for (const lower::KernelTemplate *candidate : kTemplates) {
-        if (!why.empty())
-          break;
-        std::optional<std::string> mismatch = candidate->mismatch(func);
-        if (mismatch && mismatch->empty()) {
-          chosen = candidate;
-          break;
-        }
-        if (mismatch && whyNot.empty())
-          whyNot = *mismatch;
-      }
+      const lower::KernelTemplate *chosen = why.empty() ? chooseTemplate(func, whyNot) : nullptr;
       if (chosen) {
         // The dv.kernel keeps the model nodes it covers, for the .om's
         // kernel table and the reports, and the template that lowered it:
@@ -129,7 +142,7 @@ struct LowerKernels : impl::LowerKernelsBase<LowerKernels> {
         continue;
       }
       if (why.empty())
-        why = whyNot.empty() ? "no lowering template takes it" : whyNot;
+        why = whyNot;
       if (!allowUnlowered) {
         func.emitError() << describeKernel(func) << ": " << why;
         failedAny = true;
@@ -141,4 +154,15 @@ struct LowerKernels : impl::LowerKernelsBase<LowerKernels> {
 };
 
 } // namespace
+
+const KernelCapabilities &templateCapabilities() {
+  static const TemplateCapabilities capabilities;
+  return capabilities;
+}
+
+void registerVinciBackendPasses() {
+  registerVinciKernelLayerPasses();
+  installKernelCapabilities(&templateCapabilities());
+}
+
 } // namespace vinci::backend

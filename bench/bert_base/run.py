@@ -15,12 +15,18 @@ Figures:
                           and gm_bytes: each kernel reads its inputs and writes
                           its outputs once)
   simulated_over_roofline their ratio (1.0 would be perfect)
+  model_lower_bound_us    the model's own bound, from its ONNX graph alone
+                          (bench/model_bound.py: matmul FLOPs at 70 TFLOPS
+                          fp16; fp16 weights, inputs and output once at
+                          204.8 GB/s), which a worse partition cannot raise;
+                          and simulated_over_model_lower_bound
   host_ms                 wall time per run on this host: vinci-run (the
                           simulator executing the .om), torch CPU fp32
                           (Debian's python3-torch) and onnxruntime-node CPU
                           fp32 (npm, installed on first use into bench/out/node
                           with ONNXRUNTIME_NODE_INSTALL=skip), best of --runs
-  cosine_vs_torch         Vinci's output against torch's fp32 output
+  rel_l2_vs_torch         Vinci's output against torch's fp32 output
+                          (relative L2 error), and cosine_vs_torch
 
 The model is bench/out/bert_base.onnx (exported by
 examples/models/export_models.py on first use). A benchmark, not a test.
@@ -38,7 +44,8 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from common import ROOT, compile_with_report, cosine, roofline, simulate  # noqa: E402
+from common import (ROOT, compile_with_report, cosine, model_bound_figures,  # noqa: E402
+                    relative_l2, roofline, simulate)
 
 OUT = os.path.join(ROOT, "bench", "out")
 sys.path.insert(0, os.path.join(ROOT, "examples", "models"))
@@ -81,7 +88,7 @@ def ensure_model():
     if not os.path.exists(path):
         log("exporting BERT-base to " + path)
         subprocess.run([sys.executable, os.path.join(ROOT, "examples", "models", "export_models.py"),
-                        "--out", OUT, "--only", "bert_base"], check=True)
+                        "--out", OUT, "--only", "bert_base"], check=True, stdout=sys.stderr)
     return path
 
 
@@ -134,6 +141,7 @@ def main():
     host_ms = simulated.pop("host_ms")
     result.update(simulated)
     result.update(roofline(report, simulated))
+    result.update(model_bound_figures(onnx_path, simulated["simulated_us"]))
 
     with torch.no_grad():
         expected = model(ids, mask).numpy()
@@ -143,6 +151,7 @@ def main():
             start = time.perf_counter()
             model(ids, mask)
             times.append(time.perf_counter() - start)
+    result["rel_l2_vs_torch"] = float(f"{relative_l2(expected, actual):.3g}")
     result["cosine_vs_torch"] = round(cosine(expected, actual), 6)
     result["finite"] = bool(np.isfinite(actual).all())
     host = {"vinci_run_simulator": host_ms, "torch_cpu_fp32": round(min(times) * 1e3, 2)}

@@ -95,6 +95,9 @@ int main(int argc, char** argv) {
   std::printf("  \"block_dim\": %u,\n  \"cores_used\": %u,\n", prof.block_dim, prof.cores_used);
   std::printf("  \"simulated_cycles\": %llu,\n", static_cast<unsigned long long>(prof.cycles));
   std::printf("  \"simulated_us\": %.3f,\n", cycles / soc.clock_hz * 1e6);
+  std::printf("  \"simulated_us_ideal_l2\": %.3f,\n", double(prof.cycles_ideal_l2) / soc.clock_hz * 1e6);
+  std::printf("  \"simulated_us_bounds\": [%.3f, %.3f],\n", double(prof.cycles_low) / soc.clock_hz * 1e6,
+              double(prof.cycles_high) / soc.clock_hz * 1e6);
   std::printf("  \"ideal_cube_cycles\": %.0f,\n", ideal);
   std::printf("  \"cube_utilisation\": %.4f,\n", cube_busy / (cycles * prof.cores_used));
   std::printf("  \"cube_utilisation_of_chip_peak\": %.4f,\n", ideal / cycles);
@@ -107,6 +110,11 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(prof.gm_bytes_read), static_cast<unsigned long long>(prof.gm_bytes_written));
   std::printf("  \"gm_bound_cycles\": %.0f,\n",
               double(prof.gm_bytes_read + prof.gm_bytes_written) / (soc.gm_bytes_per_second / soc.clock_hz));
+  // The same bound at the sustained rate the timing table gives 8 cores.
+  std::printf("  \"gm_sustained_bound_cycles\": %.0f,\n",
+              double(prof.gm_bytes_read + prof.gm_bytes_written) /
+                  std::min(soc.timing.gm_core_bytes_per_cycle.value * prof.cores_used,
+                           soc.timing.gm_sustained_efficiency.value * soc.gm_bytes_per_second / soc.clock_hz));
   std::printf("  \"instructions_executed\": %llu,\n", static_cast<unsigned long long>(prof.instructions_executed));
   std::printf("  \"hazards\": %zu,\n", prof.hazards.size());
   std::printf("  \"max_error_in_half_ulps\": %.3f,\n", worst);

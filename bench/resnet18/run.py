@@ -14,17 +14,20 @@ Figures:
                            and gm_bytes: each kernel reads its inputs and
                            writes its outputs once)
   simulated_over_roofline  their ratio (1.0 would be perfect)
-  model_roofline_us        the same bound for the model itself: its conv and
-                           linear FLOPs, and reading the fp16 weights, the
-                           input and writing the output once (what a fused
-                           convolution could reach; im2col traffic excluded)
+  model_lower_bound_us     the model's own bound, from its ONNX graph alone
+                           (bench/model_bound.py: conv and linear FLOPs at
+                           70 TFLOPS fp16; fp16 weights, input, output and
+                           each conv's input and output once at 204.8 GB/s),
+                           which a worse partition cannot raise; and
+                           simulated_over_model_lower_bound
   conv_cube_utilisation    the convolutions' Cube FLOPs over (their simulated
                            time x Cube peak): "matmul_kernels" counts the
                            Cube kernels only, "with_im2col" adds the pad,
                            slice, concat and bias kernels the convolutions
                            unfold into (vinci-unfold-windows)
   seconds_by_kernel_kind   simulated time per kind of kernel
-  cosine_vs_torch, same_top1  against torch fp32 on the same input
+  rel_l2_vs_torch, cosine_vs_torch, same_top1  against torch fp32 on the
+                           same input
 
 The model is exported here from torchvision with fixed seeds (weights and
 input), so the torch reference is the same module. A benchmark, not a test.
@@ -38,8 +41,8 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from common import (GM_BANDWIDTH, compile_with_report, cosine, cube_peak_flops,  # noqa: E402
-                    roofline, simulate)
+from common import (compile_with_report, cosine, cube_peak_flops,  # noqa: E402
+                    model_bound_figures, relative_l2, roofline, simulate)
 
 
 def export(path):
@@ -70,6 +73,7 @@ def main():
         simulated = simulate(om, [os.path.join(work, "x.npy")], os.path.join(work, "out"),
                              trace=trace)
         events = json.load(open(trace))["traceEvents"]
+        model_bound = model_bound_figures(onnx_path, simulated["simulated_us"])
     actual = simulated.pop("output")
     simulated.pop("host_ms")
 
@@ -86,8 +90,6 @@ def main():
     cube_peak = cube_peak_flops(simulated)
     kernels = report["kernels"]
     bound = roofline(report, simulated)
-    model_bytes = report["weights_bytes"] + x.size * 4 + expected.size * 4
-    model_roofline_us = max(bound["cube_flops"] / cube_peak, model_bytes / GM_BANDWIDTH) * 1e6
 
     def is_conv(k):
         return any("Conv" in node for node in k.get("source_nodes", []))
@@ -105,14 +107,14 @@ def main():
         by_kind[k["name"].split("_", 1)[1]] += span_us.get(k["name"], 0.0)
     result.update(simulated)
     result.update(bound)
+    result.update(model_bound)
     result.update({
-        "model_roofline_us": round(model_roofline_us, 1),
-        "simulated_over_model_roofline": round(simulated["simulated_us"] / model_roofline_us, 1),
         "conv_cube_flops": conv_flops,
         "conv_cube_utilisation": {"matmul_kernels": utilisation(conv_matmuls),
                                   "with_im2col": utilisation(conv_all)},
         "simulated_us_by_kernel_kind": {kind: round(us, 1) for kind, us in by_kind.most_common()},
         "kernels_by_kind": dict(collections.Counter(k["name"].split("_", 1)[1] for k in kernels)),
+        "rel_l2_vs_torch": float(f"{relative_l2(expected, actual):.3g}"),
         "cosine_vs_torch": round(cosine(expected, actual), 7),
         "same_top1": int(actual.argmax()) == int(expected.argmax()),
     })

@@ -3,6 +3,8 @@
 #include "driver/FusionSwitch.h"
 #include "driver/KeepDtype.h"
 
+#include "backend/Passes.h"
+#include "dv/DvOps.h"
 #include "onnx/OnnxImporter.h"
 #include "passes/Passes.h"
 #include "passes/graph/Passes.h"
@@ -257,7 +259,7 @@ std::string renderReport(const CompileOptions &options, const std::string &preci
 
 /// --framework pytorch: the model is Python code (model.py:factory), so the
 /// PyTorch front end runs in Python (vinci.torch_cli, from the vinci package
-/// beside this tool: <prefix>/bin -> <prefix>/python), captures the module
+/// beside this tool), captures the module
 /// and comes back into this library through the package's extension. The
 /// child inherits stdout/stderr; its exit code is ours.
 int compileWithPythonFrontEnd(const CompileOptions &options, llvm::raw_ostream &err) {
@@ -268,12 +270,24 @@ int compileWithPythonFrontEnd(const CompileOptions &options, llvm::raw_ostream &
     return fail(err, "--framework pytorch runs the PyTorch front end with '" + python +
                          "', which is not installed (install python3 and python3-torch, or set "
                          "VINCI_PYTHON)");
+  // The package beside this tool: <build>/python in a build tree, the
+  // prefix's site directory once installed (a .deb, or a scratch root).
   std::string exe = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
-  llvm::SmallString<256> package(llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
-  llvm::sys::path::append(package, "python");
-  if (!llvm::sys::fs::exists(package + "/vinci/__init__.py"))
+  llvm::StringRef prefix = llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe));
+  llvm::SmallString<256> package;
+  for (llvm::StringRef site : {llvm::StringRef("python"), llvm::StringRef(VINCI_PYTHON_INSTALL_DIR)}) {
+    llvm::SmallString<256> candidate(prefix);
+    llvm::sys::path::append(candidate, site);
+    if (llvm::sys::fs::exists(candidate + "/vinci/__init__.py")) {
+      package = candidate;
+      break;
+    }
+  }
+  if (package.empty())
     return fail(err, "--framework pytorch needs the vinci Python package, not found in '" +
-                         package + "' (build it: cmake -DVINCI_BUILD_PYTHON=ON)");
+                         prefix + "/python' nor '" + prefix + "/" VINCI_PYTHON_INSTALL_DIR
+                         "' (build it with cmake -DVINCI_BUILD_PYTHON=ON, or install the vinci "
+                         "package)");
 
   std::vector<std::string> args = {python, "-m", "vinci.torch_cli"};
   auto pass = [&](const char *flag, const std::string &value) {
@@ -514,12 +528,15 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
 
   // Kernels, then the task list and its GM plan for the compile report.
   if (!options.report.empty() || toKernels) {
+    // The target, for the templates the partition asks (and the lowering).
+    (*module)->setAttr(dv::DVDialect::kSocAttrName, attrs.getStringAttr(soc->name));
     auto pm = makePassManager();
     pm->addPass(createNarrowInt64());
     pm->addPass(createMaterializeOutputs());
-    pm->addPass(createPartitionKernels(PartitionKernelsOptions{
-        switches.isOn("CubeEpilogueFusion"), switches.isOn("ElementwiseFusion"),
-        switches.isOn("AttentionFusion")}));
+    pm->addPass(createPartitionKernels(
+        PartitionKernelsOptions{switches.isOn("CubeEpilogueFusion"),
+                                switches.isOn("ElementwiseFusion"), switches.isOn("AttentionFusion")},
+        backend::templateCapabilities()));
     if (failed(pm->run(*module)))
       return fail(err, options.model + ": partitioning into kernels failed");
   }

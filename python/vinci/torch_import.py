@@ -326,6 +326,12 @@ def _rsqrt(m, node, x):
     return m.emit(node, "vg.reciprocal", [m.emit_inner(node, "vg.sqrt", [x])])
 
 
+@aten("aten.hardsigmoid.default", "aten.hardsigmoid_.default")
+def _hardsigmoid(m, node, x):
+    # torch's relu6(x + 3) / 6, ONNX's HardSigmoid with alpha 1/6 (not its default 0.2).
+    return m.emit(node, "vg.hard_sigmoid", [x], {"alpha": _f32(1 / 6), "beta": _f32(0.5)})
+
+
 @aten("aten.silu.default", "aten.silu_.default")
 def _silu(m, node, x):
     return m.emit(node, "vg.mul", [x, m.emit_inner(node, "vg.sigmoid", [x])])

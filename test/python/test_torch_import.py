@@ -30,7 +30,15 @@ import vinci
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.join(ROOT, "build", "bin")
 sys.path.insert(0, os.path.join(ROOT, "examples", "mlp"))
+sys.path.insert(0, os.path.join(ROOT, "test", "e2e"))
+from e2e_common import mismatch, rejects, rejects_each  # noqa: E402
 from make_mlp import MLP  # noqa: E402
+
+# Relative L2 error against torch fp32 (force_fp16 storage). The MLP's 10
+# probabilities are all near 0.1: cosine and argmax accept most other
+# inputs' outputs, so its check also proves that 200 of them fail.
+MAX_REL_L2 = 1e-3
+MAX_REL_L2_BERT = 5e-3
 
 
 class BertLayer(nn.Module):
@@ -136,9 +144,12 @@ def op_counts(ir):
     return collections.Counter(re.findall(r"= (vg\.[a-z_]+)", ir))
 
 
-def cosine(a, b):
-    a, b = np.asarray(a, np.float64).ravel(), np.asarray(b, np.float64).ravel()
-    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+def outputs_of_other_inputs(module, count=200):
+    """torch's output of `module` for `count` other random MLP inputs."""
+    generator = torch.Generator().manual_seed(100)
+    with torch.no_grad():
+        for _ in range(count):
+            yield module(torch.rand(1, 1, 16, 16, generator=generator)).numpy()
 
 
 class TorchImportTest(unittest.TestCase):
@@ -189,8 +200,9 @@ class TorchImportTest(unittest.TestCase):
         (probs,) = model.run(x)
         with torch.no_grad():
             expected = mlp(x).numpy()
-        self.assertGreater(cosine(probs, expected), 0.999)
-        self.assertEqual(int(probs.argmax()), int(expected.argmax()))
+        self.assertEqual(mismatch(probs, expected, MAX_REL_L2), "")
+        self.assertEqual(rejects_each(outputs_of_other_inputs(mlp), expected, MAX_REL_L2,
+                                      "another input's output"), "")
         counts = self.compare_with_onnx(mlp, (x,), ["x"], "mlp")
         self.assertEqual(counts["vg.matmul"], 3)
 
@@ -205,8 +217,8 @@ class TorchImportTest(unittest.TestCase):
         torch.manual_seed(0)
         layer = BertLayer().eval()
         mask = torch.zeros(1, 1, 1, 16)
-        mask[..., 12:] = -10000.0  # the last four positions are padding
-        inputs = (torch.rand(1, 16, 64), mask)
+        mask[..., 6:] = -10000.0  # the last ten positions are padding
+        inputs = (torch.randn(1, 16, 64), mask)
         names = ["hidden_states", "attention_mask"]
         counts = self.compare_with_onnx(layer, inputs, names, "bert")
         self.assertEqual(counts["vg.gelu"], 1)
@@ -216,7 +228,12 @@ class TorchImportTest(unittest.TestCase):
         (out,) = model.run(dict(zip(names, inputs)))
         with torch.no_grad():
             expected = layer(*inputs).numpy()
-        self.assertGreater(cosine(out, expected), 0.999)
+            unmasked = layer(inputs[0], torch.zeros(1, 1, 1, 16)).numpy()
+        self.assertEqual(mismatch(out, expected, MAX_REL_L2_BERT), "")
+        # The mask moves torch's output by far more than the tolerance
+        # (0.11 against 5e-3): an ignored mask fails the check above.
+        self.assertEqual(rejects(unmasked, expected, MAX_REL_L2_BERT, "an ignored attention mask",
+                                 margin=10), "")
 
     def test_bert_model_with_embeddings(self):
         torch.manual_seed(0)
@@ -305,9 +322,12 @@ class TorchImportTest(unittest.TestCase):
         model = vinci.load(om)
         x = torch.rand(1, 1, 16, 16)
         torch.manual_seed(0)
+        mlp = MLP().eval()
         with torch.no_grad():
-            expected = MLP().eval()(x).numpy()
-        self.assertGreater(cosine(model.run(x)[0], expected), 0.999)
+            expected = mlp(x).numpy()
+        self.assertEqual(mismatch(model.run(x)[0], expected, MAX_REL_L2), "")
+        self.assertEqual(rejects_each(outputs_of_other_inputs(mlp), expected, MAX_REL_L2,
+                                      "another input's output"), "")
 
         missing = self.vinci_compile("--framework", "pytorch", "--model", factory + ":nothing",
                                      "--input_shape", "x:1,1,16,16", "--output", om)

@@ -2,6 +2,7 @@
 //
 //   vinci-run --model m.om --input a.npy[,b.pb] --output_dir DIR
 //             [--loop N] [--profile trace.json] [--threads N] [--hazards fatal|warn]
+//             [--timing name=value|optimistic|pessimistic,...]
 //
 // Inputs are .npy or ONNX TensorProto .pb files, in the model's input order.
 // Outputs go to DIR/output_<i>.npy, each written to a temporary file and
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -35,6 +37,7 @@ struct Options {
   std::string profile;
   unsigned threads = 0;
   std::string hazards = "fatal";
+  std::string timing;
 };
 
 [[noreturn]] void die(const std::string& message) {
@@ -87,6 +90,9 @@ int main(int argc, char** argv) {
   app.add_option("--threads", options.threads, "host threads for the simulated cores (0: all)");
   app.add_option("--hazards", options.hazards, "unsynchronised pipe hazards: fatal or warn")
       ->check(CLI::IsMember({"fatal", "warn"}));
+  app.add_option("--timing", options.timing,
+                 "what-if changes to the SoC's timing table: name=value|optimistic|pessimistic,... "
+                 "(docs/isa.md)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -132,15 +138,20 @@ int main(int argc, char** argv) {
   context_options.threads = options.threads;
   context_options.hazards_fatal = options.hazards == "fatal";
   context_options.trace_path = options.profile.empty() ? nullptr : options.profile.c_str();
+  context_options.timing_overrides = options.timing.c_str();
   vinci_context* context = nullptr;
   check(vinci_context_create(model, &context_options, &context));
 
-  double host_seconds = 0;
+  double host_seconds = 0, first_seconds = 0, best_seconds = 0;
   for (unsigned run = 0; run < options.loop; ++run) {
     const auto start = std::chrono::steady_clock::now();
     check(vinci_context_run(context, input_buffers.data(), info.num_inputs, output_buffers.data(),
                             info.num_outputs));
-    host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    host_seconds += seconds;
+    if (run == 0) first_seconds = best_seconds = seconds;
+    best_seconds = std::min(best_seconds, seconds);
   }
   vinci_profile profile;
   check(vinci_context_get_profile(context, &profile));
@@ -164,11 +175,20 @@ int main(int argc, char** argv) {
 
   fmt::print("model '{}' on {}: {} task(s), {} run(s)\n", info.name, info.soc, profile.num_tasks,
              options.loop);
-  fmt::print("simulated: {} cycles = {:.3f} us at {:.3f} GHz per run (timing model of the {} "
-             "from published numbers, not a hardware measurement)\n",
+  if (!options.timing.empty())
+    fmt::print("timing table of {} changed by --timing {}\n", info.soc, options.timing);
+  fmt::print("simulated: {} cycles = {:.3f} us at {:.3f} GHz per run, no L2 (timing model of the "
+             "{} from published numbers, not a hardware measurement)\n",
              profile.cycles, profile.simulated_us, profile.clock_hz / 1e9, info.soc);
-  fmt::print("host wall time: {:.3f} ms per run (simulator on this host)\n",
-             host_seconds / options.loop * 1e3);
+  fmt::print("simulated with an ideal L2: {} cycles = {:.3f} us (the same table; L2 hits for "
+             "bytes the run touched before)\n",
+             profile.cycles_ideal_l2, profile.simulated_us_ideal_l2);
+  fmt::print("simulated bounds: {:.3f} us to {:.3f} us (every timing cost at its optimistic end "
+             "with the ideal L2, and at its pessimistic end without; docs/isa.md)\n",
+             profile.simulated_us_low, profile.simulated_us_high);
+  fmt::print("host wall time: {:.3f} ms per run (best {:.3f} ms, first {:.3f} ms; simulator on "
+             "this host)\n",
+             host_seconds / options.loop * 1e3, best_seconds * 1e3, first_seconds * 1e3);
   fmt::print("GM traffic per run: {} bytes read, {} bytes written\n", profile.gm_bytes_read,
              profile.gm_bytes_written);
   if (!options.profile.empty()) fmt::print("timeline: {}\n", options.profile);

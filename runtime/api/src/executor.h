@@ -28,7 +28,10 @@ struct Region {
 };
 
 struct TaskProfile {
-  uint64_t cycles = 0;
+  uint64_t cycles = 0;           // nominal timing table, no L2
+  uint64_t cycles_ideal_l2 = 0;  // nominal, ideal L2
+  uint64_t cycles_low = 0;       // every cost at its optimistic end, ideal L2
+  uint64_t cycles_high = 0;      // every cost at its pessimistic end, no L2
   uint32_t block_dim = 0;
   uint32_t cores_used = 0;
   uint64_t pipe_busy[kNumPipes] = {};
@@ -49,6 +52,7 @@ struct SessionOptions {
   unsigned threads = 0;
   bool hazards_fatal = false;
   bool trace = false;
+  std::string timing_overrides;  // validated by the caller (soc::applyTimingOverrides)
 };
 
 // Runs prepared kernels for one context; not shared between threads.
@@ -60,8 +64,9 @@ class Session {
   virtual bool run(const PreparedKernel& kernel, const std::string& name, uint32_t block_dim,
                    const std::vector<Region>& args, TaskProfile& profile, bool& is_hazard,
                    std::string& error) = 0;
-  // Starts a fresh timeline (called at the start of each run when tracing).
-  virtual void resetTrace() = 0;
+  // Called at the start of each run: a fresh timeline (when tracing) and a
+  // cold L2 model.
+  virtual void beginRun() = 0;
   // The timeline of the current run as Chrome-trace JSON.
   virtual std::string traceJson() const = 0;
 };

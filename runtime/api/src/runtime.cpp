@@ -390,6 +390,13 @@ vinci_status vinci_context_create(vinci_model* model, const vinci_context_option
     session_options.threads = opts.threads;
     session_options.hazards_fatal = opts.hazards_fatal != 0;
     session_options.trace = opts.trace_path != nullptr;
+    if (opts.timing_overrides != nullptr && *opts.timing_overrides != '\0') {
+      vinci::soc::TimingTable check = m.soc->timing;
+      std::string error;
+      if (!vinci::soc::applyTimingOverrides(check, opts.timing_overrides, error))
+        return fail(VINCI_ERROR_INVALID_ARGUMENT, error);
+      session_options.timing_overrides = opts.timing_overrides;
+    }
     if (opts.trace_path) ctx->trace_path = opts.trace_path;
     ctx->session = m.executor->newSession(*m.soc, session_options);
     *context = ctx.release();
@@ -439,7 +446,7 @@ vinci_status vinci_context_run(vinci_context* context, const vinci_const_buffer*
     context->has_profile = false;
     context->hazards.clear();
     context->task_profiles.assign(meta.tasks()->size(), TaskProfile{});
-    context->session->resetTrace();
+    context->session->beginRun();
     for (uint32_t i = 0; i < num_inputs; ++i) {
       const om::IoDesc& io = *input_list.Get(i);
       if (io.placement() != om::IoPlacement::Arena || io.tensor()->size() == 0) continue;
@@ -501,13 +508,20 @@ vinci_status vinci_context_run(vinci_context* context, const vinci_const_buffer*
     total.num_tasks = static_cast<uint32_t>(context->task_profiles.size());
     for (const TaskProfile& task : context->task_profiles) {
       total.cycles += task.cycles;
+      total.cycles_ideal_l2 += task.cycles_ideal_l2;
+      total.cycles_low += task.cycles_low;
+      total.cycles_high += task.cycles_high;
       for (unsigned p = 0; p < VINCI_PIPE_COUNT; ++p) total.pipe_busy_cycles[p] += task.pipe_busy[p];
       total.gm_bytes_read += task.gm_bytes_read;
       total.gm_bytes_written += task.gm_bytes_written;
       total.instructions += task.instructions;
       total.cube_fractal_ops += task.cube_fractal_ops;
     }
-    total.simulated_us = static_cast<double>(total.cycles) / total.clock_hz * 1e6;
+    const auto micros = [&](uint64_t cycles) { return static_cast<double>(cycles) / total.clock_hz * 1e6; };
+    total.simulated_us = micros(total.cycles);
+    total.simulated_us_ideal_l2 = micros(total.cycles_ideal_l2);
+    total.simulated_us_low = micros(total.cycles_low);
+    total.simulated_us_high = micros(total.cycles_high);
     total.hazard_count = static_cast<uint32_t>(context->hazards.size());
 
     total.host_seconds =
@@ -553,6 +567,9 @@ vinci_status vinci_context_get_task_profile(const vinci_context* context, uint32
     profile->block_dim = source.block_dim;
     profile->cores_used = source.cores_used;
     profile->cycles = source.cycles;
+    profile->cycles_ideal_l2 = source.cycles_ideal_l2;
+    profile->cycles_low = source.cycles_low;
+    profile->cycles_high = source.cycles_high;
     for (unsigned p = 0; p < VINCI_PIPE_COUNT; ++p) profile->pipe_busy_cycles[p] = source.pipe_busy[p];
     profile->gm_bytes_read = source.gm_bytes_read;
     profile->gm_bytes_written = source.gm_bytes_written;

@@ -19,10 +19,15 @@ class SimKernel final : public PreparedKernel {
 
 class SimSession final : public Session {
  public:
-  SimSession(const soc::SocSpec& soc, const SessionOptions& options) : soc_(soc) {
+  SimSession(const soc::SocSpec& soc, const SessionOptions& options)
+      : soc_(soc), pool_(options.threads) {
+    std::string ignored;  // vinci_context_create validated the overrides
+    soc::applyTimingOverrides(soc_.timing, options.timing_overrides, ignored);
     options_.threads = options.threads;
     options_.detect_hazards = true;
     options_.hazards_fatal = options.hazards_fatal;
+    options_.l2 = &l2_;
+    options_.pool = &pool_;
     if (options.trace) {
       trace_ = std::make_unique<sim::TraceWriter>();
       options_.trace = trace_.get();
@@ -41,6 +46,9 @@ class SimSession final : public Session {
                                    regions, soc_, options_, result, error);
     is_hazard = !ok && options_.hazards_fatal && !result.hazards.empty();
     profile.cycles = result.cycles;
+    profile.cycles_ideal_l2 = result.cycles_ideal_l2;
+    profile.cycles_low = result.cycles_low;
+    profile.cycles_high = result.cycles_high;
     profile.block_dim = result.block_dim;
     profile.cores_used = result.cores_used;
     for (unsigned p = 0; p < kNumPipes; ++p) profile.pipe_busy[p] = result.pipe_busy[p];
@@ -52,7 +60,8 @@ class SimSession final : public Session {
     return ok;
   }
 
-  void resetTrace() override {
+  void beginRun() override {
+    l2_.reset();
     if (!trace_) return;
     trace_ = std::make_unique<sim::TraceWriter>();
     options_.trace = trace_.get();
@@ -61,8 +70,10 @@ class SimSession final : public Session {
   std::string traceJson() const override { return trace_ ? trace_->json() : std::string(); }
 
  private:
-  const soc::SocSpec& soc_;
+  soc::SocSpec soc_;  // the model's SoC, with the session's timing overrides
   sim::RunOptions options_;
+  sim::L2Model l2_;
+  sim::CorePool pool_;
   std::unique_ptr<sim::TraceWriter> trace_;
 };
 

@@ -26,35 +26,63 @@ uint64_t cycles(double v) { return v <= 0 ? 0 : uint64_t(std::ceil(v)); }
 
 bool writesSlot(const Instruction& ins, unsigned slot) { return slot == 0 && ins.op != Opcode::Nop; }
 
-bool isComplexVector(Opcode op) {
-  return op == Opcode::VExp || op == Opcode::VLn || op == Opcode::VSqrt || op == Opcode::VRsqrt ||
-         op == Opcode::VRec || op == Opcode::VDiv;
-}
+bool overlaps(uint64_t lo, uint64_t hi, uint64_t lo2, uint64_t hi2) { return lo < hi2 && lo2 < hi; }
 }  // namespace
 
-Core::Core(const soc::SocSpec& soc) : soc_(soc) {
+Core::Core(const soc::SocSpec& soc) : soc_(&soc) {
   for (unsigned s = 1; s < soc::kNumSpaces; ++s) mem_[s].resize(soc.bufferBytes(Space(s)));
-  const size_t depth = std::max<size_t>(1, size_t(soc.timing.pipe_queue_depth.value));
-  for (auto& q : queue_start_) q.assign(depth, 0);
+}
+
+bool Core::fits(const soc::SocSpec& soc) const {
+  for (unsigned s = 1; s < soc::kNumSpaces; ++s)
+    if (mem_[s].size() != soc.bufferBytes(Space(s))) return false;
+  return true;
+}
+
+void BlockResult::clear() {
+  ok = true;
+  error.clear();
+  std::fill(std::begin(cycles), std::end(cycles), 0);
+  std::fill(std::begin(pipe_busy), std::end(pipe_busy), 0);
+  std::fill(std::begin(pipe_bytes), std::end(pipe_bytes), 0);
+  gm_read = gm_written = fractal_ops = executed = 0;
+  hazards.clear();
+  events.clear();
+  events_truncated = false;
+  gm_writes.clear();
+  gm_writes_truncated = false;
+  gm_touched.clear();
 }
 
 void Core::reset(uint32_t num_args) {
-  for (unsigned s = 1; s < soc::kNumSpaces; ++s) std::fill(mem_[s].begin(), mem_[s].end(), 0);
-  scalar_time_ = 0;
+  for (unsigned s = 1; s < soc::kNumSpaces; ++s) {
+    if (dirty_hi_[s] > dirty_lo_[s]) std::memset(mem_[s].data() + dirty_lo_[s], 0, dirty_hi_[s] - dirty_lo_[s]);
+    dirty_lo_[s] = mem_[s].size();
+    dirty_hi_[s] = 0;
+  }
+  for (LaneState& l : lane_) l = LaneState{};
+  vec_write_count_ = 0;
+  touched_.clear();
+  uint32_t base = 0;
+  for (uint32_t s : seq_) base = std::max(base, s);
+  if (base > (1u << 31)) {  // far from wrapping: start the shadows over
+    for (auto& sh : shadow_) std::fill(sh.begin(), sh.end(), 0);
+    base = 0;
+  }
+  seq_base_ = base;
   for (unsigned p = 0; p < kNumPipes; ++p) {
-    pipe_free_[p] = 0;
-    std::fill(queue_start_[p].begin(), queue_start_[p].end(), 0);
     queued_[p] = 0;
-    seq_[p] = 0;
-    clock_[p].fill(0);
+    transfers_[p] = 0;
+    seq_[p] = base;
+    clock_[p].fill(base);
     pc_of_seq_[p].clear();
     for (auto& row : flags_[p])
       for (auto& q : row) q.clear();
   }
-  for (auto& sh : shadow_) sh.clear();
-  std::memset(space_last_write_, 0, sizeof space_last_write_);
-  std::memset(space_last_read_, 0, sizeof space_last_read_);
-  gm_access_.assign(num_args, {});
+  for (unsigned s = 0; s < soc::kNumSpaces; ++s)
+    for (unsigned p = 0; p < kNumPipes; ++p) space_last_write_[s][p] = space_last_read_[s][p] = base;
+  gm_access_.resize(num_args);
+  for (auto& list : gm_access_) list.clear();
   hazard_count_ = 0;
   std::fill(std::begin(iv_), std::end(iv_), 0);
 }
@@ -102,144 +130,232 @@ bool Core::resolve(const Instruction& ins, uint32_t pc, uint32_t block_idx,
   return true;
 }
 
-// Cycles an instruction occupies its pipe, from the SoC's timing table.
-uint64_t Core::cost(const Instruction& ins, uint64_t& bytes) const {
-  const soc::TimingTable& t = soc_.timing;
-  const uint32_t* p = ins.p;
-  const uint64_t es = dtypeBytes(ins.dtype);
-  const double granule = t.gm_burst_granule_bytes.value;
-  auto gm = [&](double startup, uint64_t bursts, uint64_t burst_bytes) {
-    bytes = bursts * uint64_t(std::ceil(double(burst_bytes) / granule) * granule);
-    return cycles(startup + double(bursts) * t.dma_burst_overhead_cycles.value +
-                  double(bytes) / gm_bytes_per_cycle_);
+// Bytes of [lo, hi) an ideal L2 holds: what this block touched before, or
+// what the kernels before this one left resident.
+uint64_t Core::l2Covered(uint64_t lo, uint64_t hi) const {
+  auto fromResident = [&](uint64_t a, uint64_t b) {
+    if (!timing_->l2_resident || a >= b) return uint64_t(0);
+    const std::vector<HostRange>& r = *timing_->l2_resident;
+    auto it = std::upper_bound(r.begin(), r.end(), a, [](uint64_t v, const HostRange& x) { return v < x.hi; });
+    uint64_t n = 0;
+    for (; it != r.end() && it->lo < b; ++it) n += std::min(b, it->hi) - std::max(a, it->lo);
+    return n;
   };
-  auto onchip = [&](double startup, uint64_t n, double per_cycle) {
-    bytes = n;
-    return cycles(startup + double(n) / per_cycle);
-  };
-  bytes = 0;
-  switch (ins.op) {
-    case Opcode::Copy: {
-      const Space d = Space(ins.operand[0].space), s = Space(ins.operand[1].space);
-      if (s == Space::GM) return gm(t.mte2_startup_cycles.value, p[0], p[1]);
-      if (d == Space::GM) return gm(t.mte3_startup_cycles.value, p[0], p[1]);
-      if (ins.pipe == Pipe::V)
-        return onchip(t.vector_issue_cycles.value, uint64_t(p[0]) * p[1], t.local_copy_bytes_per_cycle.value);
-      return onchip(t.mte1_startup_cycles.value, uint64_t(p[0]) * p[1], t.mte1_bytes_per_cycle.value);
-    }
-    case Opcode::CopyNd2Nz: return gm(t.mte2_startup_cycles.value, p[0], p[1] * es);
-    case Opcode::CopyNz2Nd: return gm(t.mte3_startup_cycles.value, p[0], p[1] * es);
-    case Opcode::CopyNchw2Nc1hwc0: return gm(t.mte2_startup_cycles.value, p[0], p[1] * es);
-    case Opcode::CopyGather:
-      // One burst per row, each address computed by the Scalar unit from
-      // the index it reads out of UB (assumption: an issue slot per row).
-      return gm(t.mte2_startup_cycles.value, p[0], p[1]) +
-             cycles(double(p[0]) * t.scalar_issue_cycles.value);
-    case Opcode::LoadFractals:
-      return onchip(t.mte1_startup_cycles.value, uint64_t(p[0]) * p[1] * 512, t.mte1_bytes_per_cycle.value);
-    case Opcode::Load3d:
-      return cycles(load3dCycles(ins, t, bytes));
-    case Opcode::Mmad: {
-      const soc::FractalShape& f =
-          soc_.cube_fractal[unsigned(ins.dtype == DType::S8 ? soc::CubeInput::S8
-                                     : ins.dtype == DType::BF16 ? soc::CubeInput::BF16
-                                                                : soc::CubeInput::F16)];
-      const uint64_t fractals = ceilDiv(p[0], f.m) * ceilDiv(p[1], f.n) * ceilDiv(p[2], f.k);
-      return cycles(t.cube_startup_cycles.value + double(fractals) / t.cube_fractals_per_cycle.value);
-    }
-    case Opcode::MoveL0cToUb:
-      return onchip(t.vector_issue_cycles.value, uint64_t(p[0]) * p[1] * es, t.local_copy_bytes_per_cycle.value);
-    case Opcode::VTranspose:
-      return cycles(t.vector_issue_cycles.value + double(p[0]) * t.vector_repeat_cycles.value);
-    default:
-      break;
+  uint64_t covered = 0, at = lo;
+  auto it = std::upper_bound(touched_.begin(), touched_.end(), lo, [](uint64_t v, const HostRange& x) { return v < x.hi; });
+  for (; it != touched_.end() && it->lo < hi; ++it) {
+    const uint64_t a = std::max(at, it->lo), b = std::min(hi, it->hi);
+    covered += fromResident(at, a) + (b - a);
+    at = b;
   }
-  if (isVectorOp(ins.op)) {
-    const double per = isComplexVector(ins.op) ? t.vector_complex_repeat_cycles.value : t.vector_repeat_cycles.value;
-    const bool strided = p[param::DstBlk] > 1 || p[param::Src0Blk] > 1 || p[param::Src1Blk] > 1;
-    const double repeats = p[param::Repeat];
-    return cycles(t.vector_issue_cycles.value + repeats * per +
-                  (strided ? repeats * t.vector_strided_penalty_cycles.value : 0.0));
+  return covered + fromResident(at, hi);
+}
+
+// Records a GM envelope this block touched (the L2 keeps it for later reads).
+void Core::touchGm(uint64_t lo, uint64_t hi, BlockResult& res) {
+  if (lo >= hi) return;
+  if (!res.gm_touched.empty() && res.gm_touched.back().hi == lo) res.gm_touched.back().hi = hi;
+  else if (res.gm_touched.size() < kMaxGmWritesPerBlock) res.gm_touched.push_back(HostRange{lo, hi});
+  // Merge into the sorted disjoint list: [first, last) are the ranges it meets.
+  auto first = std::lower_bound(touched_.begin(), touched_.end(), lo, [](const HostRange& x, uint64_t v) { return x.hi < v; });
+  auto last = first;
+  while (last != touched_.end() && last->lo <= hi) {
+    lo = std::min(lo, last->lo);
+    hi = std::max(hi, last->hi);
+    ++last;
   }
-  return 0;
+  if (first == last) {
+    touched_.insert(first, HostRange{lo, hi});
+  } else {
+    *first = HostRange{lo, hi};
+    touched_.erase(first + 1, last);
+  }
+}
+
+// What the cost functions need beyond the record: the repeats' cycles under
+// UB bank conflicts, and how much of a GM read an ideal L2 holds.
+CostInputs Core::costInputs(const Instruction& ins, const Resolved ops[kMaxOperands]) {
+  CostInputs in;
+  if (isVectorOp(ins.op) && ins.op != Opcode::VTranspose) {
+    uint64_t ub[kMaxOperands] = {};
+    for (unsigned s = 0; s < kMaxOperands; ++s) ub[s] = ins.operand[s].used() ? ops[s].offset : 0;
+    in.repeat_cycles_free = ins.p[param::Repeat];
+    in.repeat_cycles = bankConflictCycles(ins, ub, soc_->timing);
+  }
+  const Operand& src = ins.operand[1];
+  if (src.used() && Space(src.space) == Space::GM && ins.op != Opcode::CopyGather) {
+    const uint64_t lo = reinterpret_cast<uintptr_t>(ops[1].ptr);
+    in.gm_read_bytes = operandFootprint(ins, 1);
+    in.l2_hit_bytes = l2Covered(lo, lo + in.gm_read_bytes);
+  }
+  return in;
 }
 
 // The timing model: the Scalar unit issues in program order; each instruction
-// waits for its pipe's queue, its pipe and (wait_flag) its flag.
-bool Core::time(const Instruction& ins, uint32_t pc, bool branch_taken, const RunOptions& opt,
-                BlockResult& res) {
-  const soc::TimingTable& t = soc_.timing;
-  const uint64_t issue = cycles(t.scalar_issue_cycles.value);
-  // The instruction reaches its pipe once the Scalar unit has issued it.
-  uint64_t now = scalar_time_ + issue;
-  scalar_time_ += issue + (branch_taken ? cycles(t.loop_branch_cycles.value) : 0);
-  res.pipe_busy[unsigned(Pipe::S)] += issue;
+// waits for its pipe's queue, its pipe's front end and (wait_flag) its flag;
+// GM transfers overlap their start-up with others in flight and queue for the
+// core's GM port; a vector instruction waits for the vector results it reads.
+// Every lane advances its own timeline over the same instruction stream.
+bool Core::time(const Instruction& ins, uint32_t pc, bool branch_taken, const Resolved ops[kMaxOperands],
+                const RunOptions& opt, BlockResult& res) {
+  const bool all_barrier = ins.op == Opcode::PipeBarrier && ins.p[0] == kPipeAll;
+  const unsigned P = unsigned(ins.pipe);
+  const bool compute = ins.pipe != Pipe::S && ins.op != Opcode::SetFlag && ins.op != Opcode::WaitFlag &&
+                       ins.op != Opcode::PipeBarrier;
+  const CostFn fn = compute ? costFunction(ins.op) : nullptr;
+  CostInputs in;
+  if (fn) in = costInputs(ins, ops);
 
-  if (ins.op == Opcode::PipeBarrier && ins.p[0] == kPipeAll) {
-    uint64_t all = scalar_time_;
-    for (uint64_t f : pipe_free_) all = std::max(all, f);
-    all += cycles(t.barrier_cycles.value);
-    for (uint64_t& f : pipe_free_) f = all;
-    scalar_time_ = all;
-    return true;
+  // Vector reads of bytes recent vector instructions write.
+  bool depends[kVecWrites] = {};
+  const bool vector_pipe = ins.pipe == Pipe::V && fn;
+  if (vector_pipe) {
+    for (unsigned w = 0; w < kVecWrites && w < vec_write_count_; ++w) {
+      const VecWrite& vw = vec_writes_[w];
+      for (unsigned s = 0; s < kMaxOperands && !depends[w]; ++s) {
+        const Operand& a = ins.operand[s];
+        const bool reads = s > 0 || ins.op == Opcode::VMla || ins.op == Opcode::VAxpy;
+        if (!a.used() || !reads || a.space != vw.space) continue;
+        depends[w] = overlaps(ops[s].offset, ops[s].offset + operandFootprint(ins, s), vw.lo, vw.hi);
+      }
+    }
+  }
+  FlagToken* wait_token = nullptr;
+  if (ins.op == Opcode::WaitFlag) {
+    auto& q = flags_[ins.p[0]][ins.p[1]][ins.p[2]];
+    if (q.empty()) {
+      res.ok = false;
+      res.error = "pc " + std::to_string(pc) + " (wait_flag " + pipeName(Pipe(ins.p[0])) + "->" +
+                  pipeName(Pipe(ins.p[1])) + " event " + std::to_string(ins.p[2]) +
+                  "): no set_flag earlier in program order; the pipes would deadlock";
+      return false;
+    }
+    wait_token = &q.front();
+  }
+  FlagToken set_token{};
+  uint64_t vec_done[kNumLanes] = {};
+
+  for (unsigned l = 0; l < kNumLanes; ++l) {
+    const LaneParams& lp = timing_->lanes[l];
+    LaneState& L = lane_[l];
+    const uint64_t issue = cycles(lp.scalar_issue);
+    // The instruction reaches its pipe once the Scalar unit has issued it.
+    uint64_t now = L.scalar + issue;
+    L.scalar += issue + (branch_taken ? cycles(lp.loop_branch) : 0);
+    if (l == 0) res.pipe_busy[unsigned(Pipe::S)] += issue;
+    if (all_barrier) {
+      uint64_t all = L.scalar;
+      for (uint64_t d : L.done) all = std::max(all, d);
+      all += cycles(lp.barrier);
+      for (unsigned p = 0; p < kNumPipes; ++p) L.accept[p] = L.done[p] = all;
+      L.scalar = all;
+      continue;
+    }
+    if (ins.pipe == Pipe::S) continue;
+
+    // Enter the pipe's queue: the instruction `depth` places earlier must have started.
+    uint64_t& slot = L.queue[P][queued_[P] % lp.queue_depth];
+    if (queued_[P] >= lp.queue_depth && slot > now) {
+      now = slot;
+      L.scalar = now;  // the Scalar unit stalled until the queue had room
+    }
+    uint64_t start = std::max(now, L.accept[P]);
+    uint64_t duration = 1;
+    if (ins.op == Opcode::SetFlag) {
+      set_token.time[l] = std::max(start, L.done[P]) + cycles(lp.flag_latency);
+      L.accept[P] = start + 1;
+      L.done[P] = std::max(L.done[P], start + 1);
+    } else if (ins.op == Opcode::WaitFlag) {
+      start = std::max(start, wait_token->time[l]);
+      L.accept[P] = start + 1;
+      L.done[P] = std::max(L.done[P], start + 1);
+    } else if (ins.op == Opcode::PipeBarrier) {
+      const uint64_t t = std::max(start, L.done[P]) + cycles(lp.barrier);
+      L.accept[P] = L.done[P] = t;
+      duration = t - start;
+    } else {
+      const Demand d = fn(ins, in, lp, *soc_);
+      for (unsigned w = 0; w < kVecWrites; ++w)
+        if (depends[w]) start = std::max(start, vec_writes_[w].done[l]);
+      uint64_t service;
+      if (d.gm_read || d.gm_write) {
+        // At most `in_flight` transfers: the one that many earlier must be done.
+        uint64_t& flight = L.in_flight[P][transfers_[P] % lp.in_flight];
+        start = std::max(start, flight);
+        const uint64_t front = cycles(d.front), startup = cycles(d.startup), port = cycles(d.port);
+        uint64_t& port_free = L.port_free[lp.gm_shared_port || d.gm_read ? 0 : 1];
+        const uint64_t data = std::max(start + startup, port_free);
+        const uint64_t end = data + port;
+        port_free = end;
+        flight = end;
+        L.accept[P] = start + front;
+        L.done[P] = std::max(L.done[P], end);
+        duration = end - start;
+        service = startup + port;
+      } else {
+        const uint64_t front = cycles(d.front);
+        const uint64_t end = start + front;
+        const uint64_t visible = end + (vector_pipe ? cycles(lp.vec_dependency) : 0);
+        L.accept[P] = end;
+        L.done[P] = std::max(L.done[P], visible);
+        vec_done[l] = visible;
+        duration = front;
+        service = front;
+      }
+      if (l == 0) {
+        res.pipe_busy[P] += service;
+        res.pipe_bytes[P] += d.bytes;
+        if (d.gm_read) res.gm_read += d.bytes;
+        if (d.gm_write) res.gm_written += d.bytes;
+      }
+    }
+    slot = start;
+    if (l == 0 && opt.trace && ins.op != Opcode::SetFlag && ins.op != Opcode::WaitFlag) {
+      if (res.events.size() < kMaxTraceEventsPerBlock)
+        res.events.push_back(TraceEvent{start, duration, pc, ins.op, ins.pipe});
+      else
+        res.events_truncated = true;
+    }
+  }
+
+  if (all_barrier) {
+    // pipe_barrier(ALL) orders every pipe after everything before it.
+    std::array<uint32_t, kNumPipes> joined = {};
+    for (const auto& c : clock_)
+      for (unsigned q = 0; q < kNumPipes; ++q) joined[q] = std::max(joined[q], c[q]);
+    for (auto& c : clock_) c = joined;
   }
   if (ins.pipe == Pipe::S) return true;
-
-  // Enter the pipe's queue: the instruction `depth` places earlier must have started.
-  const unsigned P = unsigned(ins.pipe);
-  std::vector<uint64_t>& ring = queue_start_[P];
-  uint64_t& slot = ring[queued_[P] % ring.size()];
-  if (queued_[P] >= ring.size() && slot > now) {
-    now = slot;
-    scalar_time_ = now;  // the Scalar unit stalled until the queue had room
+  if (ins.op == Opcode::SetFlag) {
+    set_token.clock = clock_[ins.p[0]];
+    flags_[ins.p[0]][ins.p[1]][ins.p[2]].push_back(set_token);
+  } else if (ins.op == Opcode::WaitFlag) {
+    for (unsigned i = 0; i < kNumPipes; ++i) clock_[P][i] = std::max(clock_[P][i], wait_token->clock[i]);
+    flags_[ins.p[0]][ins.p[1]][ins.p[2]].pop_front();
   }
-  uint64_t start = std::max(now, pipe_free_[P]);
-  uint64_t duration = 0, bytes = 0;
-  switch (ins.op) {
-    case Opcode::SetFlag:
-      flags_[ins.p[0]][ins.p[1]][ins.p[2]].push_back(
-          FlagToken{start + cycles(t.flag_latency_cycles.value), clock_[ins.p[0]]});
-      duration = 1;
-      break;
-    case Opcode::WaitFlag: {
-      auto& q = flags_[ins.p[0]][ins.p[1]][ins.p[2]];
-      if (q.empty()) {
-        res.ok = false;
-        res.error = "pc " + std::to_string(pc) + " (wait_flag " + pipeName(Pipe(ins.p[0])) + "->" +
-                    pipeName(Pipe(ins.p[1])) + " event " + std::to_string(ins.p[2]) +
-                    "): no set_flag earlier in program order; the pipes would deadlock";
-        return false;
-      }
-      const FlagToken tok = q.front();
-      q.pop_front();
-      start = std::max(start, tok.time);
-      for (unsigned i = 0; i < kNumPipes; ++i) clock_[P][i] = std::max(clock_[P][i], tok.clock[i]);
-      duration = 1;
-      break;
+  if (!all_barrier) ++queued_[P];
+  if (fn) {
+    const Operand& dst = ins.operand[0];
+    if (vector_pipe && dst.used()) {
+      VecWrite& w = vec_writes_[vec_write_count_++ % kVecWrites];
+      w.space = dst.space;
+      w.lo = ops[0].offset;
+      w.hi = ops[0].offset + operandFootprint(ins, 0);
+      for (unsigned l = 0; l < kNumLanes; ++l) w.done[l] = vec_done[l];
     }
-    case Opcode::PipeBarrier:
-      duration = cycles(t.barrier_cycles.value);
-      break;
-    default:
-      duration = cost(ins, bytes);
-      res.pipe_busy[P] += duration;
-      res.pipe_bytes[P] += bytes;
-      if (ins.operand[1].used() && Space(ins.operand[1].space) == Space::GM) res.gm_read += bytes;
-      if (ins.operand[0].used() && Space(ins.operand[0].space) == Space::GM) res.gm_written += bytes;
-      if (ins.op == Opcode::Mmad) {
-        const uint32_t k0 = ins.dtype == DType::S8 ? 32 : 16;
-        res.fractal_ops += ceilDiv(ins.p[0], 16) * ceilDiv(ins.p[1], 16) * ceilDiv(ins.p[2], k0);
-      }
-      break;
-  }
-  slot = start;
-  ++queued_[P];
-  pipe_free_[P] = start + duration;
-  if (opt.trace && ins.op != Opcode::SetFlag && ins.op != Opcode::WaitFlag) {
-    if (res.events.size() < kMaxTraceEventsPerBlock)
-      res.events.push_back(TraceEvent{start, duration, pc, ins.op, ins.pipe});
-    else
-      res.events_truncated = true;
+    bool gm = false;
+    for (unsigned s = 0; s < kMaxOperands; ++s) {
+      const Operand& a = ins.operand[s];
+      if (!a.used() || Space(a.space) != Space::GM) continue;
+      gm = true;
+      const uint64_t lo = reinterpret_cast<uintptr_t>(ops[s].ptr);
+      touchGm(lo, lo + operandFootprint(ins, s), res);
+    }
+    if (gm) ++transfers_[P];
+    if (ins.op == Opcode::Mmad) {
+      const uint32_t k0 = ins.dtype == DType::S8 ? 32 : 16;
+      res.fractal_ops += ceilDiv(ins.p[0], 16) * ceilDiv(ins.p[1], 16) * ceilDiv(ins.p[2], k0);
+    }
   }
   return true;
 }
@@ -249,7 +365,7 @@ void Core::reportHazard(Pipe pipe, uint32_t pc, Pipe other, uint32_t other_seq, 
                         BlockResult& res) {
   ++hazard_count_;
   if (res.hazards.size() >= kMaxHazardLines) return;
-  const uint32_t other_pc = pc_of_seq_[unsigned(other)][other_seq - 1];
+  const uint32_t other_pc = pc_of_seq_[unsigned(other)][other_seq - seq_base_ - 1];
   std::string where = soc::spaceName(Space(space));
   if (Space(space) == Space::GM) where += "#" + std::to_string(arg);
   res.hazards.push_back("hazard: pc " + std::to_string(pc) + " " + opcodeName(code_[pc].op) + " (" +
@@ -443,6 +559,9 @@ void Core::execute(const Instruction& ins, const Resolved ops[kMaxOperands], Blo
         }
       return;
     }
+    case Opcode::Load3d:
+      execLoad3d(ins, ops[0].ptr, ops[1].ptr);
+      return;
     case Opcode::LoadFractals: {
       const bool transpose = ins.flags & flag::Transpose;
       for (uint32_t o = 0; o < p[0]; ++o)
@@ -461,9 +580,6 @@ void Core::execute(const Instruction& ins, const Resolved ops[kMaxOperands], Blo
         }
       return;
     }
-    case Opcode::Load3d:
-      execLoad3d(ins, ops[0].ptr, ops[1].ptr);
-      return;
     case Opcode::Mmad:
       mmad(ops[1].ptr, ops[2].ptr, ops[0].ptr, p[0], p[1], p[2], ins.dtype, ins.dtype2,
            ins.flags & flag::Init, scratch_);
@@ -480,12 +596,13 @@ void Core::execute(const Instruction& ins, const Resolved ops[kMaxOperands], Blo
   }
 }
 
-void Core::run(const ProgramData& prog, uint32_t block_idx, uint32_t active_cores,
+void Core::run(const ProgramData& prog, uint32_t block_idx, const KernelTiming& timing,
                const std::vector<GmRegion>& args, const RunOptions& opt, BlockResult& res) {
   reset(uint32_t(args.size()));
   prog_ = &prog;
   code_ = prog.code.data();
-  gm_bytes_per_cycle_ = soc_.gm_bytes_per_second / soc_.clock_hz / std::max(1u, active_cores);
+  timing_ = &timing;
+  soc_ = timing.soc;
   struct Frame {
     uint32_t begin, trip, iter;
   };
@@ -520,7 +637,12 @@ void Core::run(const ProgramData& prog, uint32_t block_idx, uint32_t active_core
     }
     Resolved ops[kMaxOperands];
     if (!resolve(ins, pc, block_idx, args, ops, res)) return;
-    if (!time(ins, pc, branch, opt, res)) return;
+    const Operand& dst = ins.operand[0];
+    if (dst.used() && Space(dst.space) != Space::GM && ins.op != Opcode::Nop) {
+      dirty_lo_[dst.space] = std::min(dirty_lo_[dst.space], ops[0].offset);
+      dirty_hi_[dst.space] = std::max(dirty_hi_[dst.space], ops[0].offset + dst.extent);
+    }
+    if (!time(ins, pc, branch, ops, opt, res)) return;
     checkHazards(ins, pc, ops, args, opt, res);
     if (hazard_count_ && opt.hazards_fatal) {
       res.ok = false;
@@ -535,9 +657,11 @@ void Core::run(const ProgramData& prog, uint32_t block_idx, uint32_t active_core
     }
     pc = next;
   }
-  uint64_t end = scalar_time_;
-  for (uint64_t f : pipe_free_) end = std::max(end, f);
-  res.cycles = end;
+  for (unsigned l = 0; l < kNumLanes; ++l) {
+    uint64_t end = lane_[l].scalar;
+    for (uint64_t d : lane_[l].done) end = std::max(end, d);
+    res.cycles[l] = end;
+  }
 }
 
 }  // namespace vinci::sim::detail

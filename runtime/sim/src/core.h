@@ -9,8 +9,11 @@
 #include <string>
 #include <vector>
 
+#include <utility>
+
 #include "mmad.h"
 #include "program_data.h"
+#include "timing.h"
 #include "vinci/sim/executor.h"
 
 namespace vinci::sim::detail {
@@ -27,10 +30,26 @@ struct GmWrite {
   uint64_t lo, hi;
 };
 
+// A byte range of host memory (GM).
+struct HostRange {
+  uint64_t lo, hi;
+};
+
+// What every block of one kernel shares: the lanes' costs and the L2's
+// content when the kernel starts (sorted, disjoint).
+struct KernelTiming {
+  const soc::SocSpec* soc = nullptr;
+  LaneParams lanes[kNumLanes];
+  const std::vector<HostRange>* l2_resident = nullptr;
+};
+
 struct BlockResult {
+  // Back to a fresh result, keeping the vectors' capacity.
+  void clear();
+
   bool ok = true;
   std::string error;
-  uint64_t cycles = 0;
+  uint64_t cycles[kNumLanes] = {};  // the block's own timeline length, per lane
   uint64_t pipe_busy[kNumPipes] = {};
   uint64_t pipe_bytes[kNumPipes] = {};
   uint64_t gm_read = 0, gm_written = 0;
@@ -41,20 +60,40 @@ struct BlockResult {
   bool events_truncated = false;
   std::vector<GmWrite> gm_writes;  // exact byte ranges, merged when contiguous
   bool gm_writes_truncated = false;
+  std::vector<HostRange> gm_touched;  // envelopes of every GM access, for the L2 (merged)
 };
 
 class Core {
  public:
   explicit Core(const soc::SocSpec& soc);
-  // Runs block `block_idx`. `active_cores` share the GM bandwidth.
-  void run(const ProgramData& prog, uint32_t block_idx, uint32_t active_cores,
+  // Whether this core's buffers have `soc`'s sizes.
+  bool fits(const soc::SocSpec& soc) const;
+  // Runs block `block_idx`.
+  void run(const ProgramData& prog, uint32_t block_idx, const KernelTiming& timing,
            const std::vector<GmRegion>& args, const RunOptions& opt, BlockResult& out);
 
  private:
   struct FlagToken {
-    uint64_t time;
+    std::array<uint64_t, kNumLanes> time;  // visible to wait_flag, per lane
     std::array<uint32_t, kNumPipes> clock;
   };
+  // One lane's timeline: when each pipe's front end is free, when everything
+  // it was given is complete, its queue, its transfers in flight, the GM port.
+  struct LaneState {
+    uint64_t scalar = 0;
+    uint64_t accept[kNumPipes] = {};
+    uint64_t done[kNumPipes] = {};
+    uint64_t queue[kNumPipes][kMaxQueueDepth] = {};    // start times, a ring
+    uint64_t in_flight[kNumPipes][kMaxInFlight] = {};  // completion times, a ring
+    uint64_t port_free[2] = {};                        // GM read, write (one if shared)
+  };
+  // A recent vector write: a later vector read of these bytes waits for it.
+  struct VecWrite {
+    uint8_t space;
+    uint64_t lo, hi;
+    uint64_t done[kNumLanes];
+  };
+  static constexpr unsigned kVecWrites = 8;
   struct GmAccess {
     uint64_t lo, hi;
     uint32_t seq;
@@ -70,9 +109,11 @@ class Core {
   void reset(uint32_t num_args);
   bool resolve(const Instruction& ins, uint32_t pc, uint32_t block_idx,
                const std::vector<GmRegion>& args, Resolved out[kMaxOperands], BlockResult& res);
-  uint64_t cost(const Instruction& ins, uint64_t& bytes_moved) const;
-  bool time(const Instruction& ins, uint32_t pc, bool branch_taken, const RunOptions& opt,
-            BlockResult& res);
+  CostInputs costInputs(const Instruction& ins, const Resolved ops[kMaxOperands]);
+  uint64_t l2Covered(uint64_t lo, uint64_t hi) const;
+  void touchGm(uint64_t lo, uint64_t hi, BlockResult& res);
+  bool time(const Instruction& ins, uint32_t pc, bool branch_taken, const Resolved ops[kMaxOperands],
+            const RunOptions& opt, BlockResult& res);
   void checkHazards(const Instruction& ins, uint32_t pc, const Resolved ops[kMaxOperands],
                     const std::vector<GmRegion>& args, const RunOptions& opt, BlockResult& res);
   void access(Pipe pipe, uint32_t pc, uint8_t space, uint8_t arg, uint64_t lo, uint64_t len,
@@ -83,7 +124,7 @@ class Core {
   void recordGmWrites(const Instruction& ins, const Resolved ops[kMaxOperands], BlockResult& res);
   void execute(const Instruction& ins, const Resolved ops[kMaxOperands], BlockResult& res);
 
-  const soc::SocSpec& soc_;
+  const soc::SocSpec* soc_;  // the run's (timing); buffer sizes fixed at construction
   std::vector<uint8_t> mem_[soc::kNumSpaces];
   MmadScratch scratch_;
   uint32_t iv_[kMaxLoopDepth] = {};
@@ -91,14 +132,23 @@ class Core {
   const Instruction* code_ = nullptr;
 
   // Timing.
-  double gm_bytes_per_cycle_ = 1;
-  uint64_t scalar_time_ = 0;
-  uint64_t pipe_free_[kNumPipes] = {};
-  std::vector<uint64_t> queue_start_[kNumPipes];  // ring of recent start times
-  uint64_t queued_[kNumPipes] = {};
+  const KernelTiming* timing_ = nullptr;
+  LaneState lane_[kNumLanes];
+  uint64_t queued_[kNumPipes] = {};     // instructions entered per pipe
+  uint64_t transfers_[kNumPipes] = {};  // GM transfers issued per pipe
+  VecWrite vec_writes_[kVecWrites] = {};
+  uint64_t vec_write_count_ = 0;
   std::deque<FlagToken> flags_[kNumPipes][kNumPipes][8];
+  std::vector<HostRange> touched_;  // this block's GM envelopes so far: sorted, disjoint
+  // Bytes of each on-chip space the previous block may have written (reset
+  // zeroes only these).
+  uint64_t dirty_lo_[soc::kNumSpaces] = {}, dirty_hi_[soc::kNumSpaces] = {};
 
   // Hazards: vector clocks per pipe, last access per 32-byte granule.
+  // Sequence numbers keep growing from block to block (a block's start at
+  // seq_base_), so the previous blocks' shadow entries are all ordered
+  // before every pipe's clock and need no clearing.
+  uint32_t seq_base_ = 0;
   uint32_t seq_[kNumPipes] = {};
   std::array<uint32_t, kNumPipes> clock_[kNumPipes] = {};
   std::vector<uint32_t> pc_of_seq_[kNumPipes];

@@ -3,9 +3,13 @@
 // computed depends on the thread count.
 #include <algorithm>
 #include <atomic>
+#include <functional>
+#include <cmath>
 #include <thread>
 
 #include "core.h"
+#include "l2_impl.h"
+#include "pool.h"
 #include "trace_impl.h"
 #include "vinci/sim/executor.h"
 
@@ -14,18 +18,38 @@ namespace vinci::sim {
 namespace {
 
 // Two different blocks writing the same GM byte make the result depend on
-// scheduling: report it like a hazard.
-void checkCrossBlockWrites(const std::vector<detail::BlockResult>& blocks, uint32_t num_args,
-                           std::vector<std::string>& hazards, bool& found) {
+// scheduling: report it like a hazard. Each block's ranges are sorted and
+// merged first; blocks whose spans are disjoint (the usual split of an
+// output) need no further look.
+void checkCrossBlockWrites(const std::vector<detail::BlockResult>& blocks, uint32_t block_dim,
+                           uint32_t num_args, std::vector<std::string>& hazards, bool& found) {
   struct Range {
     uint64_t lo, hi;
     uint32_t block;
   };
+  std::vector<Range> ranges, block_ranges;
+  std::vector<Range> spans;
   for (uint32_t arg = 0; arg < num_args; ++arg) {
-    std::vector<Range> ranges;
-    for (uint32_t b = 0; b < blocks.size(); ++b)
+    ranges.clear();
+    spans.clear();
+    for (uint32_t b = 0; b < block_dim; ++b) {
+      block_ranges.clear();
       for (const detail::GmWrite& w : blocks[b].gm_writes)
-        if (w.arg == arg) ranges.push_back(Range{w.lo, w.hi, b});
+        if (w.arg == arg && w.lo < w.hi) block_ranges.push_back(Range{w.lo, w.hi, b});
+      if (block_ranges.empty()) continue;
+      std::sort(block_ranges.begin(), block_ranges.end(), [](const Range& x, const Range& y) { return x.lo < y.lo; });
+      size_t first = ranges.size();
+      for (const Range& r : block_ranges) {
+        if (ranges.size() > first && r.lo <= ranges.back().hi) ranges.back().hi = std::max(ranges.back().hi, r.hi);
+        else ranges.push_back(r);
+      }
+      spans.push_back(Range{ranges[first].lo, ranges.back().hi, b});
+    }
+    if (spans.size() < 2) continue;
+    std::sort(spans.begin(), spans.end(), [](const Range& x, const Range& y) { return x.lo < y.lo; });
+    bool disjoint = true;
+    for (size_t i = 1; i < spans.size() && disjoint; ++i) disjoint = spans[i].lo >= spans[i - 1].hi;
+    if (disjoint) continue;
     std::sort(ranges.begin(), ranges.end(), [](const Range& x, const Range& y) {
       return x.lo != y.lo ? x.lo < y.lo : x.block < y.block;
     });
@@ -76,29 +100,36 @@ bool runKernel(const Program& p, uint32_t block_dim, const std::vector<GmRegion>
     }
 
   const uint32_t active = std::min(block_dim, soc.ai_core_count);
-  unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min<unsigned>(threads, block_dim);
+  detail::KernelTiming timing;
+  timing.soc = &soc;
+  for (unsigned l = 0; l < detail::kNumLanes; ++l)
+    timing.lanes[l] = detail::resolveLane(soc, detail::Lane(l), active);
+  timing.l2_resident = opt.l2 ? &opt.l2->impl().snapshot : nullptr;
 
-  std::vector<detail::BlockResult> blocks(block_dim);
+  std::unique_ptr<CorePool> own_pool;
+  CorePool* pool = opt.pool;
+  if (!pool) {
+    own_pool = std::make_unique<CorePool>(std::min<unsigned>(
+        opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency()), block_dim));
+    pool = own_pool.get();
+  }
+  CorePool::Impl& workers = pool->impl();
+  std::vector<detail::BlockResult>& blocks = workers.blocks;
+  if (blocks.size() < block_dim) blocks.resize(block_dim);
+  for (uint32_t b = 0; b < block_dim; ++b) blocks[b].clear();
   std::atomic<uint32_t> next{0};
   std::atomic<bool> stop{false};
-  auto worker = [&] {
-    detail::Core core(soc);
+  const std::function<void(unsigned)> work = [&](unsigned w) {
+    detail::Core& core = workers.core(w, soc);
     for (;;) {
       if (stop.load(std::memory_order_relaxed)) return;
       const uint32_t b = next.fetch_add(1);
       if (b >= block_dim) return;
-      core.run(*prog, b, active, args, opt, blocks[b]);
+      core.run(*prog, b, timing, args, opt, blocks[b]);
       if (!blocks[b].ok) stop = true;
     }
   };
-  if (threads <= 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (std::thread& t : pool) t.join();
-  }
+  workers.run(std::min<unsigned>(workers.threads, block_dim), work);
 
   // Fold in block order. The first failing block (lowest index) names the error.
   for (uint32_t b = 0; b < block_dim; ++b)
@@ -109,21 +140,36 @@ bool runKernel(const Program& p, uint32_t block_dim, const std::vector<GmRegion>
       return false;
     }
 
-  // Blocks run on the SoC's AI cores in order, each on the core free first.
-  std::vector<uint64_t> core_free(active, 0);
+  // The task starts after its launch; blocks go to the SoC's AI cores in
+  // order, each to the core free first, and wait for their dispatch there.
   std::vector<uint32_t> core_of(block_dim);
   std::vector<uint64_t> start_of(block_dim);
+  uint64_t lane_cycles[detail::kNumLanes];
+  for (unsigned l = 0; l < detail::kNumLanes; ++l) {
+    const detail::LaneParams& lp = timing.lanes[l];
+    std::vector<uint64_t> core_free(active, uint64_t(std::ceil(lp.task_launch)));
+    const uint64_t dispatch = uint64_t(std::ceil(lp.block_dispatch));
+    for (uint32_t b = 0; b < block_dim; ++b) {
+      const auto it = std::min_element(core_free.begin(), core_free.end());
+      if (l == 0) {
+        core_of[b] = uint32_t(it - core_free.begin());
+        start_of[b] = *it + dispatch;
+      }
+      *it += dispatch + blocks[b].cycles[l];
+    }
+    lane_cycles[l] = *std::max_element(core_free.begin(), core_free.end());
+  }
+  profile.cycles = lane_cycles[unsigned(detail::Lane::Nominal)];
+  profile.cycles_ideal_l2 = lane_cycles[unsigned(detail::Lane::IdealL2)];
+  profile.cycles_low = lane_cycles[unsigned(detail::Lane::Low)];
+  profile.cycles_high = lane_cycles[unsigned(detail::Lane::High)];
   profile.block_dim = block_dim;
   profile.cores_used = active;
   profile.block_cycles.resize(block_dim);
   bool cross_truncated = false;
   for (uint32_t b = 0; b < block_dim; ++b) {
     const detail::BlockResult& r = blocks[b];
-    const auto it = std::min_element(core_free.begin(), core_free.end());
-    core_of[b] = uint32_t(it - core_free.begin());
-    start_of[b] = *it;
-    *it += r.cycles;
-    profile.block_cycles[b] = r.cycles;
+    profile.block_cycles[b] = r.cycles[0];
     for (unsigned i = 0; i < kNumPipes; ++i) {
       profile.pipe_busy[i] += r.pipe_busy[i];
       profile.mte_bytes[i] += r.pipe_bytes[i];
@@ -136,11 +182,16 @@ bool runKernel(const Program& p, uint32_t block_dim, const std::vector<GmRegion>
       if (profile.hazards.size() < 64) profile.hazards.push_back("block " + std::to_string(b) + ": " + h);
     cross_truncated |= r.gm_writes_truncated;
   }
-  profile.cycles = *std::max_element(core_free.begin(), core_free.end());
+  if (opt.l2) {
+    std::vector<detail::HostRange> touched;
+    for (uint32_t b = 0; b < block_dim; ++b)
+      touched.insert(touched.end(), blocks[b].gm_touched.begin(), blocks[b].gm_touched.end());
+    opt.l2->impl().touch(touched, uint64_t(soc.timing.l2_bytes.value));
+  }
 
   bool cross = false;
   if (opt.detect_hazards && !cross_truncated && block_dim > 1)
-    checkCrossBlockWrites(blocks, prog->num_args, profile.hazards, cross);
+    checkCrossBlockWrites(blocks, block_dim, prog->num_args, profile.hazards, cross);
 
   if (opt.trace) {
     TraceWriter::Impl& t = opt.trace->impl();

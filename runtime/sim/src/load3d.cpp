@@ -158,9 +158,8 @@ uint64_t load3dFootprint(const Instruction& ins, unsigned slot) {
   return 0;
 }
 
-double load3dCycles(const Instruction& ins, const soc::TimingTable& t, uint64_t& bytes) {
-  bytes = uint64_t(load3dParams(ins).repeat) * kFractalBytes;
-  return t.mte1_startup_cycles.value + double(bytes) / t.load3d_bytes_per_cycle.value;
+uint64_t load3dFractalBytes(const Instruction& ins) {
+  return uint64_t(load3dParams(ins).repeat) * kFractalBytes;
 }
 
 void execLoad3d(const Instruction& ins, uint8_t* dst, const uint8_t* src) {

@@ -16,8 +16,8 @@ std::string checkLoad3d(const Instruction& ins);
 // Bytes from operand `slot`'s offset the instruction touches (the source
 // envelope covers every plane it reads, from plane 0 of the feature map).
 uint64_t load3dFootprint(const Instruction& ins, unsigned slot);
-// Cycles on MTE1 (the SoC's start-up plus the fractals at load_3d's rate).
-double load3dCycles(const Instruction& ins, const soc::TimingTable& t, uint64_t& bytes);
+// Bytes of fractals the instruction writes (its cost, in timing.cpp).
+uint64_t load3dFractalBytes(const Instruction& ins);
 // Writes the fractals to `dst` from the feature map at `src`.
 void execLoad3d(const Instruction& ins, uint8_t* dst, const uint8_t* src);
 

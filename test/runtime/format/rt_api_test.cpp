@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rt_models.h"
+#include "vinci/soc.h"
 #include "test_util.h"
 #include "vinci/runtime.h"
 #include "vinci/runtime.hpp"
@@ -95,6 +96,35 @@ TEST(RtApi, DescribesTheModel) {
   EXPECT_EQ(count, 8u);  // 2 copies in, flag pair, add, flag pair, copy out
 }
 
+TEST(RtApi, TimingOverridesChangeTheFiguresNotTheResults) {
+  LoadedModel loaded(test::addModelBytes());
+  ASSERT_EQ(loaded.status, VINCI_OK) << vinci_last_error_message();
+  auto simulate = [&](const char* overrides, Buffers& buffers, vinci_profile& profile) {
+    vinci_context_options options;
+    vinci_context_options_init(&options);
+    options.timing_overrides = overrides;
+    vinci_context* context = nullptr;
+    const vinci_status status = vinci_context_create(loaded.model, &options, &context);
+    if (status != VINCI_OK) return status;
+    EXPECT_EQ(runOnce(context, buffers), VINCI_OK);
+    EXPECT_EQ(vinci_context_get_profile(context, &profile), VINCI_OK);
+    vinci_context_destroy(context);
+    return VINCI_OK;
+  };
+  Buffers plain, changed;
+  vinci_profile a, b;
+  ASSERT_EQ(simulate(nullptr, plain, a), VINCI_OK);
+  ASSERT_EQ(simulate("task_launch_cycles=0", changed, b), VINCI_OK);
+  EXPECT_EQ(changed.z, plain.z);
+  // Two tasks, each without its launch.
+  const uint64_t launch = uint64_t(vinci::soc::defaultSoc().timing.task_launch_cycles.value);
+  EXPECT_EQ(b.cycles + 2 * launch, a.cycles);
+  vinci_profile unused;
+  EXPECT_EQ(simulate("no_such_cost=1", changed, unused), VINCI_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(vinci_last_error_message()).find("no_such_cost"), std::string::npos);
+  EXPECT_EQ(simulate("task_launch_cycles=fast", changed, unused), VINCI_ERROR_INVALID_ARGUMENT);
+}
+
 TEST(RtApi, RunsAndComputesTheRightNumbers) {
   LoadedModel loaded(test::addModelBytes());
   ASSERT_EQ(loaded.status, VINCI_OK) << vinci_last_error_message();
@@ -127,6 +157,18 @@ TEST(RtApi, RunsAndComputesTheRightNumbers) {
   EXPECT_GT(task.cycles, 0u);
   EXPECT_LE(task.cycles, profile.cycles);
   EXPECT_EQ(vinci_context_get_task_profile(context, 2, &task), VINCI_ERROR_INVALID_ARGUMENT);
+  // The error bars bracket the nominal figure, and the run's figures are the
+  // sums of its tasks'.
+  EXPECT_LT(profile.cycles_low, profile.cycles);
+  EXPECT_LE(profile.cycles_ideal_l2, profile.cycles);
+  EXPECT_GT(profile.cycles_high, profile.cycles);
+  EXPECT_NEAR(profile.simulated_us_low, profile.cycles_low / profile.clock_hz * 1e6, 1e-9);
+  EXPECT_NEAR(profile.simulated_us_high, profile.cycles_high / profile.clock_hz * 1e6, 1e-9);
+  vinci_task_profile first;
+  ASSERT_EQ(vinci_context_get_task_profile(context, 0, &first), VINCI_OK);
+  EXPECT_EQ(first.cycles_low + task.cycles_low, profile.cycles_low);
+  EXPECT_EQ(first.cycles_high + task.cycles_high, profile.cycles_high);
+  EXPECT_EQ(first.cycles_ideal_l2 + task.cycles_ideal_l2, profile.cycles_ideal_l2);
 
   // A second run gives the same results and the same simulated time.
   Buffers again;

@@ -1,6 +1,8 @@
 #!/bin/sh
 # ctest rt_tools: vinci-run and vinci-info on hand-built models, including
-# the error cases (non-zero exit, one line on stderr, no output file).
+# the error cases: exit status 1, one line on stderr that says which error it
+# is (a fixed piece of the expected message), no output file. The first case
+# is a near-miss: a message that is not the one expected must fail the check.
 # Usage: tools_test.sh VINCI_RUN VINCI_INFO MAKE_MODELS WORK_DIR
 set -u
 run=$1 info=$2 make_models=$3 work=$4
@@ -12,16 +14,31 @@ mkdir -p "$work/m"
 "$make_models" "$work/m" || { echo "FAIL: rt_make_models"; exit 1; }
 m=$work/m
 
-# Expects a failure: non-zero exit, exactly one stderr line, no outputs.
-expect_error() {
-  name=$1; shift
+# Whether NAME's failure is the expected one: exit status 1, exactly one
+# stderr line starting with 'vinci-run: error: ' and containing MESSAGE (a
+# fixed string), no outputs. Prints what is wrong; returns 1 if anything is.
+error_mismatch() {
+  name=$1 message=$2 status=$3
   out_dir=$work/$name
-  if "$@" --output_dir "$out_dir" >"$work/$name.stdout" 2>"$work/$name.stderr"; then
-    fail "$name: exit status 0"
+  wrong=0
+  [ "$status" -eq 1 ] || { echo "$name: exit status $status, expected 1"; wrong=1; }
+  [ "$(wc -l <"$work/$name.stderr")" -eq 1 ] || { echo "$name: stderr is not one line: $(cat "$work/$name.stderr")"; wrong=1; }
+  grep -q '^vinci-run: error: ' "$work/$name.stderr" || { echo "$name: no 'vinci-run: error:' prefix"; wrong=1; }
+  grep -qF -- "$message" "$work/$name.stderr" || { echo "$name: the error is not '$message': $(cat "$work/$name.stderr")"; wrong=1; }
+  if [ -d "$out_dir" ] && [ -n "$(ls -A "$out_dir")" ]; then echo "$name: left files in $out_dir"; wrong=1; fi
+  return $wrong
+}
+
+# Expects a failure with MESSAGE: expect_error NAME MESSAGE COMMAND...
+expect_error() {
+  name=$1 message=$2; shift 2
+  "$@" --output_dir "$work/$name" >"$work/$name.stdout" 2>"$work/$name.stderr"
+  status=$?
+  if why=$(error_mismatch "$name" "$message" "$status"); then
+    echo "ok: $name: $(cat "$work/$name.stderr")"
+  else
+    fail "$why"
   fi
-  [ "$(wc -l <"$work/$name.stderr")" -eq 1 ] || fail "$name: stderr is not one line: $(cat "$work/$name.stderr")"
-  if [ -d "$out_dir" ] && [ -n "$(ls -A "$out_dir")" ]; then fail "$name: left files in $out_dir"; fi
-  echo "ok: $name: $(cat "$work/$name.stderr")"
 }
 
 # --- vinci-info ---
@@ -47,6 +64,12 @@ cmp -s "$work/out_npy/output_0.npy" "$m/expected_z.npy" || fail "output_0.npy di
 cmp -s "$work/out_npy/output_1.npy" "$m/expected_t.npy" || fail "output_1.npy differs from the expected t"
 grep -q "output 0 'z': shape \[2, 1024\] float16" "$work/run.txt" || fail "no summary line for output 0"
 grep -q "simulated: [1-9][0-9]* cycles" "$work/run.txt" || fail "no simulated cycles"
+grep -q "simulated with an ideal L2: [1-9][0-9]* cycles" "$work/run.txt" || fail "no ideal-L2 figure"
+grep -q "simulated bounds: [0-9.]* us to [0-9.]* us" "$work/run.txt" || fail "no simulated bounds"
+if "$run" --model "$m/add.om" --input "$m/x.npy,$m/y.npy" --output_dir "$work/out_bad_timing" \
+    --timing no_such_cost=1 >/dev/null 2>"$work/timing_err.txt"; then fail "vinci-run accepted a bad --timing"; fi
+grep -q "no timing table entry named 'no_such_cost'" "$work/timing_err.txt" || fail "--timing message: $(cat "$work/timing_err.txt")"
+[ ! -e "$work/out_bad_timing" ] || fail "a failed run left an output directory"
 grep -q "GM traffic per run: 16384 bytes read, 8192 bytes written" "$work/run.txt" || fail "GM traffic line"
 grep -q "host wall time" "$work/run.txt" || fail "no host wall time"
 grep -q "traceEvents" "$work/trace.json" || fail "no Chrome trace"
@@ -61,15 +84,26 @@ cmp -s "$work/out_pb/output_0.npy" "$m/expected_z.npy" || fail "TensorProto inpu
 grep -q "warning: hazard" "$work/warn.txt" || fail "no hazard warning"
 
 # --- vinci-run: errors ---
-expect_error missing_model "$run" --model "$work/nonexistent.om" --input "$m/x.npy,$m/y.npy"
-expect_error wrong_shape "$run" --model "$m/add.om" --input "$m/x_transposed.npy,$m/y.npy"
-expect_error wrong_dtype "$run" --model "$m/add.om" --input "$m/x_float32.npy,$m/y.npy"
-expect_error missing_input "$run" --model "$m/add.om" --input "$m/x.npy"
-expect_error missing_input_file "$run" --model "$m/add.om" --input "$m/x.npy,$work/none.npy"
-expect_error hazard_fatal "$run" --model "$m/add_missing_wait.om" --input "$m/x.npy,$m/y.npy" --hazards fatal
-expect_error corrupt_model "$run" --model "$work/truncated.om" --input "$m/x.npy,$m/y.npy"
-grep -q "wrong_shape\|shape is \[1024, 2\], the model expects \[2, 1024\]" "$work/wrong_shape.stderr" \
-  || fail "wrong shape message: $(cat "$work/wrong_shape.stderr")"
+expect_error missing_model "nonexistent.om: cannot open: No such file or directory" \
+  "$run" --model "$work/nonexistent.om" --input "$m/x.npy,$m/y.npy"
+expect_error wrong_shape "input 0 'x' ($m/x_transposed.npy): shape is [1024, 2], the model expects [2, 1024]" \
+  "$run" --model "$m/add.om" --input "$m/x_transposed.npy,$m/y.npy"
+expect_error wrong_dtype "input 0 'x' ($m/x_float32.npy): dtype is float32, the model expects float16" \
+  "$run" --model "$m/add.om" --input "$m/x_float32.npy,$m/y.npy"
+expect_error missing_input "add.om: the model takes 2 input(s), 1 given with --input" \
+  "$run" --model "$m/add.om" --input "$m/x.npy"
+expect_error missing_input_file "none.npy: cannot open: No such file or directory" \
+  "$run" --model "$m/add.om" --input "$m/x.npy,$work/none.npy"
+expect_error hazard_fatal "task 0 (kernel 'add'): block 0: hazard: pc 3 vadd (V, read UB" \
+  "$run" --model "$m/add_missing_wait.om" --input "$m/x.npy,$m/y.npy" --hazards fatal
+expect_error corrupt_model "truncated.om: file is truncated: 300 of" \
+  "$run" --model "$work/truncated.om" --input "$m/x.npy,$m/y.npy"
+
+# The near-miss: the wrong-shape run checked against the wrong-dtype message
+# (a real error, but not that one) must not pass.
+if error_mismatch wrong_shape "dtype is float32, the model expects float16" 1 >/dev/null; then
+  fail "near-miss: error_mismatch accepted the wrong-shape error as the wrong-dtype one"
+fi
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
 echo "all tool checks passed"

@@ -141,6 +141,12 @@ typedef struct vinci_context_options {
   int hazards_fatal;
   /* Non-NULL: after each run, write a Chrome-trace JSON timeline here. */
   const char* trace_path;
+  /* NULL or "": the SoC's timing table as it is. Otherwise changes to it for
+   * what-if runs, "name=value,name=optimistic,name=pessimistic,...", with the
+   * table's entry names (docs/isa.md); the profile's figures then come from
+   * the changed table. A bad item fails vinci_context_create with
+   * VINCI_ERROR_INVALID_ARGUMENT. Results (outputs) never depend on it. */
+  const char* timing_overrides;
 } vinci_context_options;
 
 typedef struct vinci_const_buffer {
@@ -153,7 +159,11 @@ typedef struct vinci_buffer {
   uint64_t size;
 } vinci_buffer;
 
-/* The last run, in the simulator's timing model. */
+/* The last run, in the simulator's timing model. Each latency comes with its
+ * pair and its error bars (docs/isa.md, "Error bars"): `cycles` is the timing
+ * table's nominal reading without an L2, `cycles_ideal_l2` the same with an
+ * ideal L2, and `cycles_low` / `cycles_high` take every timing cost at its
+ * optimistic end (with the ideal L2) / its pessimistic end (without). */
 typedef struct vinci_profile {
   uint64_t cycles;            /* sum over tasks (tasks run one after another) */
   double simulated_us;        /* cycles at clock_hz */
@@ -166,6 +176,12 @@ typedef struct vinci_profile {
   uint64_t cube_fractal_ops;
   uint32_t num_tasks;
   uint32_t hazard_count;      /* hazards found (non-fatal mode) */
+  uint64_t cycles_ideal_l2;
+  uint64_t cycles_low;
+  uint64_t cycles_high;
+  double simulated_us_ideal_l2;
+  double simulated_us_low;
+  double simulated_us_high;
 } vinci_profile;
 
 typedef struct vinci_task_profile {
@@ -178,6 +194,9 @@ typedef struct vinci_task_profile {
   uint64_t gm_bytes_read;
   uint64_t gm_bytes_written;
   uint64_t instructions;
+  uint64_t cycles_ideal_l2;   /* as in vinci_profile */
+  uint64_t cycles_low;
+  uint64_t cycles_high;
 } vinci_task_profile;
 
 /* ---- errors ---------------------------------------------------------- */

@@ -61,16 +61,68 @@ class TraceWriter {
   std::unique_ptr<Impl> impl_;
 };
 
+// The ideal L2 behind the "ideal L2" figures: the GM bytes the kernels of one
+// run have touched (each transfer by its envelope), least recently used out
+// first at the SoC's L2 capacity; cold after reset(). Kernels run through the
+// same model see what earlier ones left. Not thread-safe: one per execution
+// context, like TraceWriter.
+class L2Model {
+ public:
+  L2Model();
+  ~L2Model();
+  L2Model(const L2Model&) = delete;
+  L2Model& operator=(const L2Model&) = delete;
+
+  void reset();
+  uint64_t residentBytes() const;
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Host threads and simulated cores kept between runKernel calls, so that a
+// kernel pays neither for starting threads nor for allocating and clearing
+// core buffers (a block's core is reset by what the previous block wrote).
+// `threads` = 0: hardware concurrency. Use one pool per execution context;
+// runKernel calls through one pool must not overlap.
+class CorePool {
+ public:
+  explicit CorePool(unsigned threads = 0);
+  ~CorePool();
+  CorePool(const CorePool&) = delete;
+  CorePool& operator=(const CorePool&) = delete;
+  unsigned threads() const;
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
 struct RunOptions {
   unsigned threads = 0;        // host threads for the cores; 0 = hardware concurrency
   bool detect_hazards = true;  // record accesses and check pipe ordering
   bool hazards_fatal = false;  // the first hazard fails the run (runKernel returns false)
   TraceWriter* trace = nullptr;  // optional timeline sink
+  L2Model* l2 = nullptr;         // the run's L2; nullptr: every kernel starts with it cold
+  CorePool* pool = nullptr;      // threads and cores to run on (then `threads` is the pool's);
+                                 // nullptr: a pool for this call only
 };
 
 // What one runKernel call did, in the timing model (cycles at soc.clock_hz).
+// Each latency comes four ways (docs/isa.md, "Error bars"): the timing
+// table's nominal values without L2 (`cycles`), the same with an ideal L2,
+// and every cost at its optimistic end with the ideal L2 (`cycles_low`) or at
+// its pessimistic end without L2 (`cycles_high`).
 struct KernelProfile {
-  uint64_t cycles = 0;  // makespan: blocks scheduled over the SoC's AI cores
+  uint64_t cycles = 0;  // makespan: task launch, then blocks dispatched over the SoC's AI cores
+  uint64_t cycles_ideal_l2 = 0;
+  uint64_t cycles_low = 0;
+  uint64_t cycles_high = 0;
   uint32_t block_dim = 0;
   uint32_t cores_used = 0;                   // min(block_dim, soc.ai_core_count)
   uint64_t pipe_busy[kNumPipes] = {};        // busy cycles per pipe, summed over blocks
@@ -79,7 +131,7 @@ struct KernelProfile {
   uint64_t gm_bytes_written = 0;
   uint64_t cube_fractal_ops = 0;             // fractal steps the Cube executed
   uint64_t instructions_executed = 0;        // dynamic count over all blocks
-  std::vector<uint64_t> block_cycles;        // per block, its own timeline length
+  std::vector<uint64_t> block_cycles;        // per block, its own timeline length (nominal)
   std::vector<std::string> hazards;          // one line per hazard found (capped at 64)
 };
 

@@ -1,0 +1,558 @@
+#!/usr/bin/python3
+"""The torchvision model zoo through both front ends, on the simulator.
+
+Every classification model of torchvision 0.14 (torchvision.models.
+list_models) is built with weights=None (torch seeded: the same weights
+every run), its BatchNorm running statistics measured on random inputs (as
+training sets them; with the defaults, mean 0 and variance 1, deep nets'
+activations shrink below fp16's range and no fp16 run could match) and
+then every BatchNorm and LayerNorm scale and bias perturbed from a seeded
+generator, so that a dropped scale or bias changes the output. Models over
+MAX_PARAMS parameters are skipped. Each model is then, at each input size
+(1 x 3 x S x S, a seeded normal input):
+
+  onnx   exported by torch.onnx at opset 14, vinci-compile --emit=om
+  torch  the PyTorch front end (vinci.compile on the module: make_fx)
+
+force_fp16, run with vinci-run (hazards fatal), and compared with torch's
+fp32 output: it matches when cosine >= 0.999 and the relative L2 error
+||got - want|| / ||want|| <= 2%. A size the architecture does not take (its
+torch forward raises: ViT's position embedding, MaxViT's grid) is n/a.
+
+Each (model, front end, size) runs in a child process (a crash or the
+memory of one model does not take the sweep down). What does not depend on
+Vinci is cached (--cache: the calibrated weights, inputs, torch outputs,
+ONNX exports), and so is each result, keyed by a hash of the Vinci build
+(vinci-compile, vinci-run, the vinci package) and of this script: a rerun
+with the same build only redoes what changed.
+
+  model_zoo.py --bin build/bin --python build/python [--models a,b] [--ci]
+               [--front-ends onnx,torch] [--sizes 224,512] [--cache DIR]
+               [--doc FILE | --write-doc] [--check FILE]
+
+--write-doc writes docs/model-zoo.md (scripts/update-model-zoo.sh); --ci
+runs the CI subset (one small model of each family, CI_MODELS) and --check
+FILE fails when FILE (docs/model-zoo.md) does not list the same results for
+it (every column but the times, which depend on the host). Prints one line
+per case and, per front end, 'N of M compile and match'.
+"""
+import argparse
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DOC = os.path.join(ROOT, "docs", "model-zoo.md")
+DEFAULT_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "vinci-model-zoo")
+
+MAX_PARAMS = 150e6
+COSINE_MIN = 0.999
+REL_L2_MAX = 0.02
+SIZES = (224, 512)
+FRONT_ENDS = ("onnx", "torch")
+OPSET = 14
+# One small member of each family, at a size CI's time allows (a few
+# minutes for all of them, both front ends).
+CI_MODELS = {  # model: input side
+    "resnet18": 224, "vgg11": 112, "densenet121": 112, "googlenet": 112,
+    "mobilenet_v2": 224, "mobilenet_v3_small": 224, "mnasnet0_5": 224,
+    "efficientnet_b0": 224, "regnet_x_400mf": 224, "shufflenet_v2_x0_5": 224,
+    "squeezenet1_1": 224, "convnext_tiny": 112, "vit_b_32": 224, "swin_t": 224,
+    "maxvit_t": 224,
+}
+FAMILIES = [  # (family, name prefixes), in the doc's order
+    ("AlexNet", ("alexnet",)), ("ConvNeXt", ("convnext",)), ("DenseNet", ("densenet",)),
+    ("EfficientNet", ("efficientnet_b",)), ("EfficientNetV2", ("efficientnet_v2",)),
+    ("GoogLeNet / Inception", ("googlenet", "inception")), ("MaxViT", ("maxvit",)),
+    ("MNASNet", ("mnasnet",)), ("MobileNet", ("mobilenet",)), ("RegNet", ("regnet",)),
+    ("ResNet / ResNeXt / Wide ResNet", ("resnet", "resnext", "wide_resnet")),
+    ("ShuffleNetV2", ("shufflenet",)), ("SqueezeNet", ("squeezenet",)),
+    ("Swin / Swin V2", ("swin",)), ("VGG", ("vgg",)), ("ViT", ("vit",)),
+]
+CASE_TIMEOUT = 3 * 3600
+
+
+def family_of(name):
+    for family, prefixes in FAMILIES:
+        if name.startswith(prefixes):
+            return family
+    return "other"
+
+
+# --- the models (torch only; no Vinci here) ----------------------------------
+
+def build_model(name, cache):
+    """The model with its calibrated and perturbed parameters (cached)."""
+    import torch
+    import torchvision
+    torch.manual_seed(0)
+    model = torchvision.models.get_model(name, weights=None)
+    state = os.path.join(cache, f"{name}.state.pt")
+    if os.path.exists(state):
+        model.load_state_dict(torch.load(state))
+        return model.eval()
+    calibrate_batch_norms(model)
+    perturb_norms(model)
+    torch.save(model.state_dict(), state + ".tmp")
+    os.replace(state + ".tmp", state)
+    return model.eval()
+
+
+def calibrate_batch_norms(model, batches=2, batch=2, side=224):
+    """Running statistics measured on seeded random inputs, as training
+    would set them (a cumulative average over the batches)."""
+    import torch
+    from torch import nn
+    norms = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    if not norms:
+        return
+    for m in norms:
+        m.reset_running_stats()
+        m.momentum = None
+    model.train()
+    g = torch.Generator().manual_seed(7)
+    with torch.no_grad():
+        for _ in range(batches):
+            model(torch.randn(batch, 3, side, side, generator=g))
+    model.eval()
+
+
+def perturb_norms(model):
+    """Every BatchNorm and LayerNorm scale to 1 +- 0.25 and bias to
+    +-0.1 (seeded): a compiler that drops one changes the output."""
+    import torch
+    from torch import nn
+    g = torch.Generator().manual_seed(11)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, (nn.modules.batchnorm._BatchNorm, nn.LayerNorm)):
+                if getattr(m, "weight", None) is not None:
+                    m.weight.copy_(1 + 0.25 * (2 * torch.rand(m.weight.shape, generator=g) - 1))
+                if getattr(m, "bias", None) is not None:
+                    m.bias.copy_(0.1 * (2 * torch.rand(m.bias.shape, generator=g) - 1))
+
+
+def parameter_count(name, cache):
+    """The model's parameter count (cached: building the largest takes a while)."""
+    path = os.path.join(cache, "parameters.json")
+    counts = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            counts = json.load(f)
+    if name not in counts:
+        import torchvision
+        model = torchvision.models.get_model(name, weights=None)
+        counts[name] = sum(p.numel() for p in model.parameters())
+        with open(path + ".tmp", "w") as f:
+            json.dump(counts, f, indent=0, sort_keys=True)
+        os.replace(path + ".tmp", path)
+    return counts[name]
+
+
+def reference(name, side, cache):
+    """(input path, torch fp32 output) at side x side; None output with the
+    reason when the architecture does not take that size."""
+    import numpy as np
+    import torch
+    x_path = os.path.join(cache, f"input-{side}.npy")
+    if not os.path.exists(x_path):
+        x = np.random.default_rng(side).standard_normal((1, 3, side, side)).astype(np.float32)
+        np.save(x_path + ".tmp.npy", x)
+        os.replace(x_path + ".tmp.npy", x_path)
+    want_path = os.path.join(cache, f"{name}-{side}.want.npy")
+    na_path = os.path.join(cache, f"{name}-{side}.na.txt")
+    if os.path.exists(want_path):
+        return x_path, np.load(want_path), ""
+    if os.path.exists(na_path):
+        with open(na_path) as f:
+            return x_path, None, f.read()
+    model = build_model(name, cache)
+    try:
+        with torch.no_grad():
+            want = model(torch.from_numpy(np.load(x_path))).numpy()
+    except Exception as error:  # the architecture's own check (ViT, MaxViT)
+        why = one_line(f"{type(error).__name__}: {error}")
+        with open(na_path, "w") as f:
+            f.write(why)
+        return x_path, None, why
+    np.save(want_path + ".tmp.npy", want)
+    os.replace(want_path + ".tmp.npy", want_path)
+    return x_path, want, ""
+
+
+def one_line(text, limit=220):
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+# --- one case (a child process) ------------------------------------------------
+
+def run_case(args):
+    """Compiles and runs one (model, front end, size); writes the result JSON."""
+    import numpy as np
+    import torch
+    name, front_end, side = args.one[0], args.one[1], int(args.one[2])
+    torch.set_num_threads(1)
+    cache = args.cache
+    result = {"model": name, "front_end": front_end, "side": side}
+
+    def finish(stage, why="", **figures):
+        result.update(stage=stage, why=one_line(why), **figures)
+        with open(args.result, "w") as f:
+            json.dump(result, f)
+        return 0
+
+    x_path, want, na = reference(name, side, cache)
+    if want is None:
+        return finish("n/a", na)
+    work = tempfile.mkdtemp(prefix=f"zoo-{name}-{front_end}-{side}-", dir=args.work)
+    om, report = os.path.join(work, "model.om"), os.path.join(work, "report.json")
+    start = time.time()
+    if front_end == "onnx":
+        onnx_path = os.path.join(cache, f"{name}-{side}.onnx")
+        if not os.path.exists(onnx_path):
+            model = build_model(name, cache)
+            try:
+                torch.onnx.export(model, torch.from_numpy(np.load(x_path)), onnx_path + ".tmp",
+                                  opset_version=OPSET, input_names=["x"], output_names=["y"])
+            except Exception as error:
+                return finish("export", f"torch.onnx.export (opset {OPSET}): "
+                              f"{type(error).__name__}: {error}")
+            os.replace(onnx_path + ".tmp", onnx_path)
+        start = time.time()
+        proc = subprocess.run([os.path.join(args.bin, "vinci-compile"), "--model", onnx_path,
+                               "--emit=om", "--output", om, "--report", report],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            return finish("compile", first_error(proc.stderr))
+    else:
+        sys.path.insert(0, args.python)
+        import vinci
+        model = build_model(name, cache)
+        start = time.time()
+        try:
+            vinci.compile(model, example_inputs=torch.from_numpy(np.load(x_path)), output=om,
+                          report=report)
+        except vinci.Error as error:
+            return finish("compile", first_error(str(error)))
+    compile_seconds = time.time() - start
+    with open(report) as f:
+        kernels = json.load(f)["num_kernels"]
+    out_dir = os.path.join(work, "out")
+    start = time.time()
+    proc = subprocess.run([os.path.join(args.bin, "vinci-run"), "--model", om, "--input", x_path,
+                           "--output_dir", out_dir, "--hazards", "fatal"],
+                          capture_output=True, text=True)
+    run_seconds = time.time() - start
+    figures = dict(kernels=kernels, compile_seconds=round(compile_seconds, 1),
+                   run_seconds=round(run_seconds, 1))
+    if proc.returncode != 0:
+        return finish("run", first_error(proc.stderr), **figures)
+    simulated = re.search(r"= ([0-9.]+) us at", proc.stdout)
+    figures["simulated_us"] = float(simulated.group(1)) if simulated else None
+    got = np.load(os.path.join(out_dir, "output_0.npy")).astype(np.float64).ravel()
+    ref = want.astype(np.float64).ravel()
+    if got.shape != ref.shape:
+        return finish("numerics", f"output of {got.size} elements, torch has {ref.size}",
+                      **figures)
+    cosine = float(got @ ref / (np.linalg.norm(got) * np.linalg.norm(ref) + 1e-300))
+    rel_l2 = float(np.linalg.norm(got - ref) / (np.linalg.norm(ref) + 1e-300))
+    figures.update(cosine=cosine, rel_l2=rel_l2,
+                   max_abs=float(np.abs(got - ref).max()), ref_max=float(np.abs(ref).max()))
+    import shutil
+    shutil.rmtree(work, ignore_errors=True)
+    if not (np.isfinite(cosine) and cosine >= COSINE_MIN and rel_l2 <= REL_L2_MAX):
+        return finish("numerics", f"cosine {cosine:.6f}, relative L2 {100 * rel_l2:.2f}% "
+                      f"(needs >= {COSINE_MIN} and <= {100 * REL_L2_MAX:.0f}%)", **figures)
+    return finish("ok", **figures)
+
+
+def first_error(text):
+    """The first line that says what failed (an MLIR diagnostic or the
+    driver's error), without the tool's prefix and temporary paths."""
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    for line in lines:
+        if "error" in line.lower() or "unsupported" in line.lower():
+            line = re.sub(r"^vinci-compile: error: ", "", line)
+            return re.sub(r"/tmp/\S+/", "", line)
+    return lines[0] if lines else "failed"
+
+
+# --- the sweep -------------------------------------------------------------------
+
+def build_hash(args):
+    """What results depend on: the Vinci build and this script."""
+    digest = hashlib.sha1()
+    paths = [os.path.join(args.bin, "vinci-compile"), os.path.join(args.bin, "vinci-run"),
+             os.path.abspath(__file__)]
+    package = os.path.join(args.python, "vinci")
+    if os.path.isdir(package):
+        paths += sorted(os.path.join(package, f) for f in os.listdir(package)
+                        if f.endswith((".py", ".so")))
+    for path in paths:
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+def run_sweep_case(args, name, front_end, side, stamp):
+    results = os.path.join(args.cache, "results")
+    os.makedirs(results, exist_ok=True)
+    path = os.path.join(results, f"{name}-{front_end}-{side}.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            cached = json.load(f)
+        if cached.get("build") == stamp:
+            return cached
+    start = time.time()
+    command = [sys.executable, os.path.abspath(__file__), "--one", name, front_end, str(side),
+               "--result", path + ".tmp", "--bin", args.bin, "--python", args.python,
+               "--cache", args.cache, "--work", args.work]
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=CASE_TIMEOUT)
+        failed = proc.returncode != 0 or not os.path.exists(path + ".tmp")
+    except subprocess.TimeoutExpired:
+        proc, failed = None, True
+    if failed:
+        why = "timed out" if proc is None else \
+            f"the case crashed (exit {proc.returncode}): {first_error(proc.stderr)}"
+        result = {"model": name, "front_end": front_end, "side": side, "stage": "crash",
+                  "why": one_line(why)}
+    else:
+        with open(path + ".tmp") as f:
+            result = json.load(f)
+        os.remove(path + ".tmp")
+    result["build"] = stamp
+    result["seconds"] = round(time.time() - start, 1)
+    with open(path, "w") as f:
+        json.dump(result, f)
+    return result
+
+
+def describe(result):
+    if result["stage"] == "ok":
+        return (f"ok: cosine {result['cosine']:.6f}, relative L2 {100 * result['rel_l2']:.3f}%, "
+                f"{result['kernels']} kernels, {result['simulated_us']:.0f} us simulated, "
+                f"compile {result['compile_seconds']} s, run {result['run_seconds']} s")
+    return f"{result['stage']}: {result['why']}"
+
+
+# --- the doc ------------------------------------------------------------------------
+
+def cell_status(result):
+    if result is None:
+        return "-"
+    stage = result["stage"]
+    if stage == "ok":
+        return "yes"
+    if stage == "n/a":
+        return "n/a"
+    return {"numerics": "compiles, differs", "run": "compiles, run fails"}.get(stage, "no")
+
+
+def figure(result, key, fmt):
+    if not result or result.get(key) is None:
+        return ""
+    return fmt.format(result[key])
+
+
+def reason(result):
+    if not result or result["stage"] == "ok":
+        return ""
+    return result["why"].replace("|", "\\|")
+
+
+def render_doc(rows, ci_rows, sizes, front_ends, counts):
+    """docs/model-zoo.md from the results: rows are (name, params, {(fe, side): result})."""
+    out = ["# Model zoo: torchvision through both front ends", "",
+           "Generated by `scripts/update-model-zoo.sh` (`test/e2e/model_zoo.py --write-doc`); "
+           "never edit by hand.", "",
+           "Every classification model of torchvision 0.14 with weights=None (torch seeded), "
+           "BatchNorm running statistics measured on seeded random inputs and every "
+           "BatchNorm/LayerNorm scale and bias perturbed from a seeded generator; models over "
+           f"{MAX_PARAMS / 1e6:.0f} M parameters skipped. Input 1 x 3 x S x S (seeded normal), "
+           "force_fp16, Ascend310P3, run on the simulator with hazards fatal, compared with "
+           f"torch's fp32 output: **yes** = compiles and matches (cosine >= {COSINE_MIN}, "
+           f"relative L2 <= {100 * REL_L2_MAX:.0f}%). Front ends: **ONNX** = torch.onnx.export "
+           f"at opset {OPSET}, vinci-compile; **PyTorch** = vinci.compile on the module "
+           "(make_fx). Simulated microseconds model a 310P from published numbers "
+           "(runtime/soc's timing table), not a device; compile seconds are this host's "
+           "(2 cores), for scale only. n/a: the architecture does not take that size "
+           "(its own torch forward raises).", ""]
+    out += ["## Summary", "", "| front end | " + " | ".join(f"{s} x {s}" for s in sizes) + " |",
+            "|---|" + "---|" * len(sizes)]
+    for fe in front_ends:
+        cells = []
+        for side in sizes:
+            ok, total, na = counts[(fe, side)]
+            cells.append(f"{ok} of {total} ({100 * ok / max(total, 1):.0f}%)"
+                         + (f", {na} n/a" if na else ""))
+        out.append(f"| {FE_NAMES[fe]} | " + " | ".join(cells) + " |")
+    out += ["", "Counted over the swept models (skipped ones excluded; n/a sizes excluded "
+            "from that column's total).", ""]
+    for side in sizes:
+        out += [f"## {side} x {side}", "",
+                "| model | params (M) | " + " | ".join(
+                    f"{FE_NAMES[fe]} | cosine | rel. L2 | kernels | sim. us | compile s"
+                    for fe in front_ends) + " | first failure |",
+                "|---|---:|" + "---|---:|---:|---:|---:|---:|" * len(front_ends) + "---|"]
+        for name, params, results in rows:
+            if results is None:
+                continue
+            cells, why = [], ""
+            for fe in front_ends:
+                r = results.get((fe, side))
+                cells += [cell_status(r), figure(r, "cosine", "{:.6f}"),
+                          figure(r, "rel_l2", "{:.2%}"), figure(r, "kernels", "{}"),
+                          figure(r, "simulated_us", "{:.0f}"),
+                          figure(r, "compile_seconds", "{:.1f}")]
+                if not why and reason(r):
+                    why = f"{FE_NAMES[fe]}: {reason(r)}"
+            out.append(f"| {name} | {params / 1e6:.1f} | " + " | ".join(cells) + f" | {why} |")
+        out.append("")
+    skipped = [(name, params) for name, params, results in rows if results is None]
+    if skipped:
+        out += ["## Skipped (over the parameter limit)", "",
+                ", ".join(f"{name} ({params / 1e6:.0f} M)" for name, params in skipped), ""]
+    out += ["## CI subset", "",
+            "ctest `e2e_model_zoo` runs one small member of each family, at the size "
+            "below (reduced where the family allows, to stay within CI's time), through "
+            "both front ends, and fails when a result differs from this table (every column "
+            "but the seconds).", "",
+            "| model | size | " + " | ".join(f"{FE_NAMES[fe]} | cosine | rel. L2 | kernels | sim. us"
+                                           for fe in front_ends) + " |",
+            "|---|---:|" + "---|---:|---:|---:|---:|" * len(front_ends)]
+    out += ci_table(ci_rows, front_ends)
+    out.append("")
+    return "\n".join(out)
+
+
+FE_NAMES = {"onnx": "ONNX", "torch": "PyTorch"}
+
+
+def ci_table(ci_rows, front_ends):
+    lines = []
+    for name, side, results in ci_rows:
+        cells = []
+        for fe in front_ends:
+            r = results.get(fe)
+            cells += [cell_status(r), figure(r, "cosine", "{:.6f}"), figure(r, "rel_l2", "{:.2%}"),
+                      figure(r, "kernels", "{}"), figure(r, "simulated_us", "{:.0f}")]
+        lines.append(f"| {name} | {side} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def check_ci(ci_rows, front_ends, committed):
+    with open(committed) as f:
+        text = f.read()
+    section = text.split("## CI subset", 1)[-1]
+    stale = [line for line in ci_table(ci_rows, front_ends) if line not in section]
+    for line in stale:
+        print(f"not in {committed}: {line}")
+    if stale:
+        print(f"{committed} is stale for {len(stale)} CI model(s): regenerate it with "
+              f"scripts/update-model-zoo.sh")
+        return 1
+    print(f"{committed} matches the CI subset's results")
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--python", required=True)
+    parser.add_argument("--models", help="comma-separated model names (default: all)")
+    parser.add_argument("--ci", action="store_true", help="the CI subset, at its sizes")
+    parser.add_argument("--front-ends", default=",".join(FRONT_ENDS))
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
+    parser.add_argument("--cache", default=DEFAULT_CACHE)
+    parser.add_argument("--work", help="scratch directory (default: a temporary one)")
+    parser.add_argument("--doc")
+    parser.add_argument("--write-doc", action="store_true")
+    parser.add_argument("--check", metavar="COMMITTED")
+    parser.add_argument("--one", nargs=3, metavar=("MODEL", "FRONT_END", "SIZE"),
+                        help=argparse.SUPPRESS)
+    parser.add_argument("--result", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    args.bin, args.python = os.path.abspath(args.bin), os.path.abspath(args.python)
+    os.makedirs(args.cache, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="vinci-zoo-") as scratch:
+        args.work = args.work or scratch
+        os.makedirs(args.work, exist_ok=True)
+        if args.one:
+            return run_case(args)
+        return sweep(args)
+
+
+def sweep(args):
+    import torchvision
+    front_ends = args.front_ends.split(",")
+    stamp = build_hash(args)
+    if args.ci:
+        return sweep_ci(args, front_ends, stamp)
+    names = args.models.split(",") if args.models else \
+        sorted(torchvision.models.list_models(module=torchvision.models))
+    sizes = [int(s) for s in args.sizes.split(",")]
+    rows, counts = [], {(fe, s): [0, 0, 0] for fe in front_ends for s in sizes}
+    for name in names:
+        params = parameter_count(name, args.cache)
+        if params > MAX_PARAMS:
+            print(f"SKIP: {name}: {params / 1e6:.0f} M parameters (over {MAX_PARAMS / 1e6:.0f} M)",
+                  flush=True)
+            rows.append((name, params, None))
+            continue
+        results = {}
+        for side in sizes:
+            for fe in front_ends:
+                r = run_sweep_case(args, name, fe, side, stamp)
+                results[(fe, side)] = r
+                c = counts[(fe, side)]
+                if r["stage"] == "n/a":
+                    c[2] += 1
+                else:
+                    c[1] += 1
+                    c[0] += r["stage"] == "ok"
+                print(f"{'PASS' if r['stage'] == 'ok' else 'FAIL' if r['stage'] != 'n/a' else 'N/A '}"
+                      f": {name} {fe} {side}: {describe(r)}", flush=True)
+        rows.append((name, params, results))
+    for fe in front_ends:
+        for side in sizes:
+            ok, total, na = counts[(fe, side)]
+            print(f"{FE_NAMES[fe]} {side} x {side}: {ok} of {total} compile and match"
+                  + (f" ({na} n/a)" if na else ""))
+    doc = DOC if args.write_doc else args.doc
+    if doc:
+        ci_rows = [(name, side, {fe: run_sweep_case(args, name, fe, side, stamp)
+                                 for fe in front_ends})
+                   for name, side in CI_MODELS.items()]
+        with open(doc, "w") as f:
+            f.write(render_doc(rows, ci_rows, sizes, front_ends, counts))
+        print(f"wrote {doc}")
+    return 0
+
+
+def sweep_ci(args, front_ends, stamp):
+    ci_rows, failed = [], 0
+    for name, side in CI_MODELS.items():
+        results = {}
+        for fe in front_ends:
+            r = run_sweep_case(args, name, fe, side, stamp)
+            results[fe] = r
+            failed += r["stage"] not in ("ok", "n/a")
+            print(f"{'PASS' if r['stage'] == 'ok' else 'FAIL'}: {name} {fe} {side}: {describe(r)}",
+                  flush=True)
+        ci_rows.append((name, side, results))
+    print(f"{len(ci_rows) * len(front_ends) - failed} passed, {failed} failed")
+    if args.check:
+        return check_ci(ci_rows, front_ends, args.check)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
