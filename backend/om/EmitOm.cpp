@@ -153,6 +153,25 @@ std::vector<uint8_t> toFractalNz(const std::vector<uint8_t> &dense, int64_t rows
   return nz;
 }
 
+/// A conv weight [oc, c, kh, kw] (row-major) in FRACTAL_Z: [C1 * kh * kw]
+/// [OC1][16 oc][16 c], channels zero padded to 16: fractal (k1, n1) is the
+/// Cube's L0B fractal of K = (c1, kh, kw, c0) by N = oc (n-major).
+std::vector<uint8_t> toFractalZ(const std::vector<uint8_t> &dense, ArrayRef<int64_t> shape,
+                                unsigned elementBytes) {
+  int64_t oc = shape[0], c = shape[1], taps = shape[2] * shape[3];
+  int64_t c1 = (c + 15) / 16, oc1 = (oc + 15) / 16;
+  std::vector<uint8_t> fz(static_cast<size_t>(c1 * taps * oc1 * 256) * elementBytes, 0);
+  for (int64_t o = 0; o < oc; ++o)
+    for (int64_t ci = 0; ci < c; ++ci)
+      for (int64_t t = 0; t < taps; ++t) {
+        int64_t k1 = (ci / 16) * taps + t;
+        size_t at = size_t(((k1 * oc1 + o / 16) * 16 + o % 16) * 16 + ci % 16) * elementBytes;
+        std::memcpy(fz.data() + at, dense.data() + ((o * c + ci) * taps + t) * elementBytes,
+                    elementBytes);
+      }
+  return fz;
+}
+
 class Emitter {
 public:
   Emitter(ModuleOp module, func::FuncOp graph, const soc::SocSpec &soc)
@@ -197,6 +216,12 @@ private:
   Type storageType(dv::LaunchOp launch, unsigned index) {
     auto kernel = SymbolTable::lookupNearestSymbolFrom<dv::KernelOp>(launch, launch.getKernelAttr());
     return cast<dv::GmType>(kernel.getArgumentTypes()[index]).getElementType();
+  }
+
+  /// The bytes of GM argument `index` of the kernel `launch` runs.
+  uint64_t gmArgumentBytes(dv::LaunchOp launch, unsigned index) {
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<dv::KernelOp>(launch, launch.getKernelAttr());
+    return cast<dv::GmType>(kernel.getArgumentTypes()[index]).getSizeInBytes();
   }
 
   format::TensorInfo tensorInfo(std::string name, RankedTensorType type, Type storage) {
@@ -314,12 +339,12 @@ private:
               buffers[output->second.arenaBuffer].firstTask = task;
             continue;
           }
-          Type storage = storageType(launch, launch.getInputs().size() + i);
-          auto type = cast<RankedTensorType>(result.getType());
+          // The kernel's GM argument has the tensor's storage shape (an
+          // NC1HWC0 activation pads its channels to 16).
           PlanBuffer buffer;
           buffer.id = buffers.size();
           buffer.name = launch.getKernel().str() + ":" + std::to_string(i);
-          buffer.size = elementCount(type.getShape()) * dv::elementBytes(storage);
+          buffer.size = gmArgumentBytes(launch, launch.getInputs().size() + i);
           buffer.firstTask = buffer.lastTask = task;
           Placement placement;
           placement.space = om::Space::Arena;
@@ -362,25 +387,44 @@ private:
     return true;
   }
 
-  /// Whether the kernel of `launch` takes GM argument `index` in FRACTAL_NZ.
-  static bool takesNz(dv::LaunchOp launch, unsigned index) {
+  /// The device layout in which the kernel of `launch` takes GM argument
+  /// `index`, when it is a weight packed at compile time.
+  static om::Format weightFormat(dv::LaunchOp launch, unsigned index) {
     auto kernel = SymbolTable::lookupNearestSymbolFrom<dv::KernelOp>(launch, launch.getKernelAttr());
-    auto nz = kernel->getAttrOfType<DenseI64ArrayAttr>(dv::DVDialect::kNzWeightsAttrName);
-    return nz && llvm::is_contained(nz.asArrayRef(), int64_t(index));
+    auto listed = [&](StringRef attr) {
+      auto args = kernel->getAttrOfType<DenseI64ArrayAttr>(attr);
+      return args && llvm::is_contained(args.asArrayRef(), int64_t(index));
+    };
+    if (listed(dv::DVDialect::kNzWeightsAttrName))
+      return om::Format::FRACTAL_NZ;
+    if (listed(dv::DVDialect::kFractalZWeightsAttrName))
+      return om::Format::FRACTAL_Z;
+    return om::Format::ND;
+  }
+
+  /// The placements of weights stored in `format` (a constant read in two
+  /// layouts is stored twice).
+  llvm::DenseMap<Value, Placement> &placementsIn(om::Format format) {
+    if (format == om::Format::FRACTAL_NZ)
+      return nzPlacements;
+    if (format == om::Format::FRACTAL_Z)
+      return fractalZPlacements;
+    return placements;
   }
 
   /// The placement a launch's GM argument `index` (holding `tensor`) uses.
   const Placement &placementOf(dv::LaunchOp launch, unsigned index, Value tensor) {
-    return takesNz(launch, index) ? nzPlacements[tensor] : placements[tensor];
+    return placementsIn(weightFormat(launch, index))[tensor];
   }
 
   bool placeOperand(dv::LaunchOp launch, unsigned index, Value operand, int64_t task,
                     std::string &error) {
-    bool nz = takesNz(launch, index);
-    if (nz && nzPlacements.count(operand))
+    om::Format format = weightFormat(launch, index);
+    bool packed = format != om::Format::ND;
+    if (packed && placementsIn(format).count(operand))
       return true;
     auto found = placements.find(operand);
-    if (nz)
+    if (packed)
       found = placements.end();
     if (found != placements.end()) {
       if (found->second.arenaBuffer >= 0) {
@@ -404,7 +448,17 @@ private:
     if (auto loc = dyn_cast<NameLoc>(constant.getLoc()))
       name = loc.getName().str();
     format::TensorInfo info = tensorInfo(name, type, storage);
-    if (nz) {
+    if (format == om::Format::FRACTAL_Z) {
+      if (type.getRank() != 4) {
+        error = "the kernel of '" + launch.getKernel().str() + "' wants weight '" + name +
+                "' in FRACTAL_Z, which needs a rank-4 conv weight";
+        return false;
+      }
+      bytes = toFractalZ(bytes, type.getShape(), dv::elementBytes(storage));
+      info.format = om::Format::FRACTAL_Z;
+      info.size = bytes.size();
+    }
+    if (format == om::Format::FRACTAL_NZ) {
       if (type.getRank() < 2) {
         error = "the kernel of '" + launch.getKernel().str() + "' wants weight '" + name +
                 "' in FRACTAL_NZ, which needs rank >= 2";
@@ -420,7 +474,7 @@ private:
     placement.space = om::Space::Weight;
     placement.offset = writer.weightOffset(weight);
     placement.size = bytes.size();
-    (nz ? nzPlacements : placements)[operand] = placement;
+    placementsIn(format)[operand] = placement;
     weightsBytes += bytes.size();
     return true;
   }
@@ -545,6 +599,7 @@ private:
   /// Weights stored in FRACTAL_NZ for the kernels that take them so (a
   /// constant read by both kinds of kernel is stored twice).
   llvm::DenseMap<Value, Placement> nzPlacements;
+  llvm::DenseMap<Value, Placement> fractalZPlacements;
   std::vector<dv::LaunchOp> launches;
   std::vector<PlanBuffer> buffers;
   /// Graph inputs and outputs the runtime converts through the arena.

@@ -36,6 +36,11 @@ def DV_Dialect : Dialect {
     /// FRACTAL_NZ ([cols/16][rows padded to 16][16], zero padded), which
     /// the .om writer converts at compile time.
     static constexpr ::llvm::StringLiteral kNzWeightsAttrName = "dv.nz_weights";
+    /// On a dv.kernel: the GM arguments that take a constant conv weight
+    /// [OC, C, kh, kw] in FRACTAL_Z ([C1 * kh * kw][OC1][16 oc][16 c],
+    /// channels zero padded to 16), which the .om writer packs at compile
+    /// time.
+    static constexpr ::llvm::StringLiteral kFractalZWeightsAttrName = "dv.fractal_z_weights";
   private:
     void registerOps();
   public:

@@ -157,6 +157,22 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
       expected = batch * uint64_t((shape[shape.size() - 1] + 15) / 16) *
                  uint64_t((shape[shape.size() - 2] + 15) / 16 * 16) * 16;
     }
+    // A FRACTAL_Z conv weight [OC, C, kh, kw] is stored [C1 kh kw][OC1][16][16].
+    auto fz = kernel->getAttrOfType<DenseI64ArrayAttr>(DVDialect::kFractalZWeightsAttrName);
+    if (fz && llvm::is_contained(fz.asArrayRef(), int64_t(index)) && tensor.hasStaticShape() &&
+        tensor.getRank() == 4) {
+      ArrayRef<int64_t> shape = tensor.getShape();
+      expected = uint64_t((shape[1] + 15) / 16) * uint64_t(shape[2] * shape[3]) *
+                 uint64_t((shape[0] + 15) / 16) * 256;
+    }
+    // An NC1HWC0 activation [N, C, H, W] is stored [N, C1, H, W, 16].
+    auto layouts = (*this)->getAttrOfType<ArrayAttr>("vinci.layouts");
+    if (layouts && index < layouts.size() && tensor.hasStaticShape() && tensor.getRank() == 4)
+      if (auto name = dyn_cast<StringAttr>(layouts[index]); name && name.getValue() == "nc1hwc0") {
+        ArrayRef<int64_t> shape = tensor.getShape();
+        expected = uint64_t(shape[0]) * uint64_t((shape[1] + 15) / 16) * uint64_t(shape[2]) *
+                   uint64_t(shape[3]) * 16;
+      }
     if (!tensor.hasStaticShape() || expected != gmElements)
       return emitOpError("tensor ") << index << " (" << tensor << ") and kernel argument "
                                     << index << " (" << gm << ") differ in element count";

@@ -90,6 +90,7 @@ const char* formatName(uint8_t format) {
     case om::Format::NCHW: return "NCHW";
     case om::Format::NC1HWC0: return "NC1HWC0";
     case om::Format::FRACTAL_NZ: return "FRACTAL_NZ";
+    case om::Format::FRACTAL_Z: return "FRACTAL_Z";
   }
   return "unknown";
 }
@@ -288,7 +289,8 @@ Status checkTensor(const om::TensorDesc& tensor, const std::string& where) {
       return makeError(Errc::invalid_model, cat(where, ": shape is too large"));
   }
   const bool padded_format = tensor.format() == om::Format::NC1HWC0 ||
-                            tensor.format() == om::Format::FRACTAL_NZ;
+                            tensor.format() == om::Format::FRACTAL_NZ ||
+                            tensor.format() == om::Format::FRACTAL_Z;
   // ND and NCHW are dense; the fractal formats pad to whole fractals, so
   // their storage can only be larger than the logical tensor.
   if (padded_format ? tensor.size() < logical_bytes : tensor.size() != logical_bytes)
@@ -300,6 +302,8 @@ Status checkTensor(const om::TensorDesc& tensor, const std::string& where) {
     return makeError(Errc::invalid_model, cat(where, ": NC1HWC0 needs a rank-4 NCHW shape"));
   if (tensor.format() == om::Format::FRACTAL_NZ && shape.size() < 2)
     return makeError(Errc::invalid_model, cat(where, ": FRACTAL_NZ needs rank >= 2"));
+  if (tensor.format() == om::Format::FRACTAL_Z && shape.size() != 4)
+    return makeError(Errc::invalid_model, cat(where, ": FRACTAL_Z needs a rank-4 OIHW shape"));
   return Status::success();
 }
 
