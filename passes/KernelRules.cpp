@@ -90,7 +90,7 @@ OpRole classifyOp(Operation *op) {
             AveragePoolOp, GlobalAveragePoolOp, GlobalMaxPoolOp>(
           [](auto) { return OpRole::Reduction; })
       .Case<TransposeOp, SliceOp, ConcatOp, SplitOp, GatherOp, ExpandOp, TileOp, PadOp,
-            ResizeOp>([](auto) { return OpRole::DataMovement; })
+            ResizeOp, AippOp>([](auto) { return OpRole::DataMovement; })
       // Everything else in vg computes each output element from the same
       // (broadcast) position of its inputs; batch_norm is a per-channel affine.
       .Default([](Operation *) { return OpRole::Elementwise; });

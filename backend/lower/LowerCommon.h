@@ -46,6 +46,7 @@ extern const KernelTemplate kDataMovementTemplate; // DataMovement.cpp: slice, s
 extern const KernelTemplate kGatherTemplate;      // Gather.cpp: indexed row copies
 extern const KernelTemplate kPadTemplate;         // Pad.cpp: constant pads of the last two dims
 extern const KernelTemplate kElementwiseTemplate; // Elementwise.cpp: with broadcasts
+extern const KernelTemplate kAippTemplate;        // Aipp.cpp: static AIPP (image preprocessing)
 
 /// Whether the Vector matmul template (VectorMatmul.cpp) lowers the Cube-kind
 /// `kernel` launched by `call`: an fp32 matmul that keeps its type, which

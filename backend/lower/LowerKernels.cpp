@@ -43,6 +43,7 @@ const lower::KernelTemplate *const kTemplates[] = {
     &lower::kTransposeTemplate,
     &lower::kGatherTemplate,
     &lower::kPadTemplate,
+    &lower::kAippTemplate,
     &lower::kDataMovementTemplate,
     &lower::kElementwiseTemplate,
 };

@@ -1,6 +1,8 @@
 //===- Driver.cpp - the library behind vinci-compile ----------------------===//
 #include "driver/Driver.h"
+#include "driver/AippConfig.h"
 #include "driver/FusionSwitch.h"
+#include "driver/InsertAipp.h"
 #include "driver/KeepDtype.h"
 
 #include "backend/Passes.h"
@@ -263,6 +265,9 @@ std::string renderReport(const CompileOptions &options, const std::string &preci
 /// and comes back into this library through the package's extension. The
 /// child inherits stdout/stderr; its exit code is ours.
 int compileWithPythonFrontEnd(const CompileOptions &options, llvm::raw_ostream &err) {
+  if (!options.insertOpConf.empty())
+    return fail(err, "--insert_op_conf is not available with --framework pytorch yet: export "
+                     "the model to ONNX (or preprocess on the host)");
   std::string python = "/usr/bin/python3";
   if (const char *chosen = std::getenv("VINCI_PYTHON"))
     python = chosen;
@@ -445,6 +450,13 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
       return fail(err, error);
   }
 
+  std::vector<AippConfig> aipp;
+  if (!options.insertOpConf.empty()) {
+    std::string error;
+    if (!parseAippConfig(options.insertOpConf, aipp, error))
+      return fail(err, "--insert_op_conf " + error);
+  }
+
   mlir::MLIRContext context;
   context.disableMultithreading();
   // MLIR's errors go to `err`, printed as MLIR's default handler prints them
@@ -467,6 +479,12 @@ int compileImported(const CompileOptions &requested, const ModuleImporter &impor
       err << kTool << ": error: " << options.model << ": import failed\n";
     return errors.empty() || errors.back().find("unsupported operators") == std::string::npos ? 2
                                                                                                  : 1;
+  }
+
+  if (!aipp.empty()) {
+    std::string error;
+    if (!insertAipp(*module, aipp, error))
+      return fail(err, "--insert_op_conf " + error);
   }
 
   CompileTimer timer;

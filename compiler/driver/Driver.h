@@ -34,6 +34,7 @@ struct CompileOptions {
   std::string precisionMode;          // --precision_mode: ATC's names; empty: the SoC's
                                       // default (force_fp16); docs/precision.md
   std::string keepDtype;              // --keep_dtype: ops that keep their float type (ATC's file)
+  std::string insertOpConf;           // --insert_op_conf: ATC's AIPP config (docs/aipp.md)
   double softmaxClip = 50;            // --softmax_clip: shifted logits clipped to [-clip, 0]
   bool checkSupport = false;          // --check_support
   bool printWeights = false;          // --print_weights: keep blobs in printed IR

@@ -522,4 +522,69 @@ def VG_RangeOp : VG_ShapedOp<"range"> {
   let hasFolder = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Preprocessing
+//===----------------------------------------------------------------------===//
+
+def VG_AippOp : VG_ShapedOp<"aipp"> {
+  let summary = "static image preprocessing (ATC's AIPP): a uint8 image to a model input";
+  let description = [{
+    What ATC's static AIPP does on the AI Core, in its order: channel swap,
+    crop, colour-space conversion, normalisation, padding. The image is
+    uint8 in one of four layouts (`input_format`):
+
+    | input_format | image type | channels |
+    |---|---|---|
+    | RGB888_U8   | [N, H, W, 3], packed | R, G, B |
+    | XRGB8888_U8 | [N, H, W, 4], packed | X, R, G, B |
+    | YUV400_U8   | [N, H, W, 1] | Y |
+    | YUV420SP_U8 | [N, H * 3 / 2, W, 1]: an H x W Y plane, then H / 2 rows of interleaved U, V (NV12) | Y, U, V |
+
+    The result is [N, C, crop[2] + padding[0] + padding[1], crop[3] +
+    padding[2] + padding[3]] of element type `to`, with C the length of
+    `mean`. For every output channel c and cropped pixel p (rows crop[0] ..,
+    columns crop[1] ..):
+
+    - `channels[j]` is the image channel that the conversion's input j reads
+      (the swaps: [2, 1, 0] reads B, G, R of an RGB image);
+    - with `csc_matrix` (3 x 3, row-major): y_c = clamp(floor(sum_j
+      csc_matrix[c][j] * (x_j - csc_input_bias[j]) / 256) +
+      csc_output_bias[c], 0, 255); without it y_c = x_c;
+    - out_c = (y_c - mean[c] - min[c]) * var_reci[c];
+    - padded positions hold `padding_value`.
+
+    ```mlir
+    %x = vg.aipp %img {input_format = "RGB888_U8", crop = array<i64: 16, 16, 224, 224>,
+                       channels = array<i64: 0, 1, 2>, csc_input_bias = array<i64: 0, 0, 0>,
+                       csc_output_bias = array<i64: 0, 0, 0>,
+                       mean = array<f32: 0.0, 0.0, 0.0>, min = array<f32: 123.675, 116.28, 103.53>,
+                       var_reci = array<f32: 0.0171, 0.0175, 0.0174>,
+                       padding = array<i64: 0, 0, 0, 0>, padding_value = 0.0 : f32, to = f32}
+        : (tensor<1x256x256x3xui8>) -> tensor<1x3x224x224xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[UI8]>:$image,
+                   StrAttr:$input_format,
+                   DenseI64ArrayAttr:$crop,
+                   DenseI64ArrayAttr:$channels,
+                   OptionalAttr<DenseI64ArrayAttr>:$csc_matrix,
+                   DenseI64ArrayAttr:$csc_input_bias,
+                   DenseI64ArrayAttr:$csc_output_bias,
+                   DenseF32ArrayAttr:$mean,
+                   DenseF32ArrayAttr:$min,
+                   DenseF32ArrayAttr:$var_reci,
+                   DenseI64ArrayAttr:$padding,
+                   F32Attr:$padding_value,
+                   TypeAttr:$to);
+  let results = (outs VG_FloatTensor:$output);
+  let extraClassDeclaration = [{
+    /// Bytes a pixel takes in the image's packed rows (YUV420SP_U8: its Y
+    /// plane; the UV rows take as many bytes as the Y rows).
+    int64_t getPixelBytes();
+    /// The image's height and width in pixels.
+    int64_t getImageHeight();
+    int64_t getImageWidth();
+  }];
+}
+
 #endif // VINCI_VG_OPS_TD

@@ -4,7 +4,11 @@
     /usr/bin/python3 examples/mlp/compare.py INPUT.npy VINCI_OUTPUT.npy
 
 Loads the weights from examples/mlp/mlp.onnx into the torch module that
-make_mlp.py exports, runs it in fp32, and prints the comparison.
+make_mlp.py exports, runs it in fp32, and prints the comparison. It passes when the relative L2 error (the
+difference's norm over torch's) is at most 1e-3: fp16 weights and
+activations measure 3.5e-5 on this model; the output of another random
+input measures 2.3e-2 (with cosine 0.9997 and the same top-1 class, which a
+cosine and top-1 check would accept).
 """
 import os
 import sys
@@ -16,6 +20,8 @@ from onnx import numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_mlp import MLP  # noqa: E402
+
+RELATIVE_L2_LIMIT = 1e-3
 
 
 def main():
@@ -31,11 +37,15 @@ def main():
     with torch.no_grad():
         expected = mlp(x).numpy().astype(np.float64).ravel()
     actual = np.load(sys.argv[2]).astype(np.float64).ravel()
+    if actual.shape != expected.shape:
+        sys.exit(f"compare.py: {sys.argv[2]} holds {actual.size} values, torch gives {expected.size}")
+    relative_l2 = float(np.linalg.norm(expected - actual) / np.linalg.norm(expected))
     cosine = float(expected @ actual / (np.linalg.norm(expected) * np.linalg.norm(actual)))
     print(f"  torch fp32 top-1 class {int(expected.argmax())}, vinci (force_fp16, simulated) "
           f"top-1 class {int(actual.argmax())}")
-    print(f"  max abs difference {np.abs(expected - actual).max():.2e}, cosine {cosine:.6f}")
-    return 0 if int(expected.argmax()) == int(actual.argmax()) and cosine > 0.999 else 1
+    print(f"  relative L2 error {relative_l2:.2e} (limit {RELATIVE_L2_LIMIT:.0e}), "
+          f"max abs difference {np.abs(expected - actual).max():.2e}, cosine {cosine:.6f}")
+    return 0 if relative_l2 <= RELATIVE_L2_LIMIT else 1
 
 
 if __name__ == "__main__":

@@ -41,6 +41,10 @@ int main(int argc, char **argv) {
   app.add_option("--keep_dtype", options.keepDtype,
                  "a file naming ops that keep their float type, one a line: a node name "
                  "(or OpName:name) or OpType::TypeName (a vg op type)");
+  app.add_option("--insert_op_conf", options.insertOpConf,
+                 "ATC's static AIPP config: the model takes uint8 images (RGB888_U8, "
+                 "XRGB8888_U8, YUV400_U8, YUV420SP_U8) and the first kernel crops, converts, "
+                 "normalises and pads them on the AI Core (docs/aipp.md)");
   app.add_option("--softmax_clip", options.softmaxClip,
                  "softmax clips the max-shifted logits to [-clip, 0] before exp")
       ->capture_default_str();
