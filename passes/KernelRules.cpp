@@ -310,8 +310,8 @@ std::string convCubeTemplateMismatch(Operation *op, bool constantWeight, bool co
   }
   if (g->groups != 1)
     return "grouped convs (groups " + std::to_string(g->groups) +
-           ") have no Cube conv template: depthwise runs on the Vector unit, other groups as "
-           "unfolded windows";
+           ") have no Cube conv template: they run as unfolded windows, which take batch 1 "
+           "only (no depthwise template yet)";
   if (!constantWeight)
     return "the weight is computed at run time: the Cube conv template reads weights packed "
            "into FRACTAL_Z at compile time";
