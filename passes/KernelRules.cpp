@@ -124,7 +124,13 @@ bool cubeEpilogueTakes(Operation *consumer, Value fromKernel) {
       return false;
     int64_t elements = type.getNumElements();
     bool row = type.getRank() > 0 && type.getShape().back() == columns && elements == columns;
-    if (elements != 1 && !row && type.getShape() != result.getShape())
+    // [1.., M, N] over [B.., M, N]: one matrix for every batch (GPT-2's
+    // causal mask on the scores of every head).
+    ArrayRef<int64_t> shape = type.getShape(), out = result.getShape();
+    bool batchMatrix = shape.size() >= 2 && out.size() >= 3 && shape.size() <= out.size() &&
+                       shape.take_back(2) == out.take_back(2) &&
+                       llvm::all_of(shape.drop_back(2), [](int64_t d) { return d == 1; });
+    if (elements != 1 && !row && !batchMatrix && shape != out)
       return false;
   }
   return true;

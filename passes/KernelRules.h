@@ -58,10 +58,10 @@ bool mayJoinKernel(OpRole anchor, OpRole consumer);
 
 /// Whether the elementwise `consumer` of a Cube kernel's result `fromKernel`
 /// can be the kernel's epilogue: every other operand must be one element, a
-/// row of the result's last dim or of the result's shape, which the
-/// epilogue reads per output tile. Another broadcast (attention's causal
-/// mask [1, 1, S, S] over the [B, H, S, S] scores) is left to a Vector
-/// kernel of its own.
+/// row of the result's last dim, of the result's shape, or one matrix of
+/// its last two dims for every batch (attention's causal mask [1, 1, S, S]
+/// over the [B, H, S, S] scores), which the epilogue reads per output tile.
+/// Another broadcast is left to a Vector kernel of its own.
 bool cubeEpilogueTakes(mlir::Operation *consumer, mlir::Value fromKernel);
 
 /// Whether the vg.softmax `consumer` of a Cube kernel's result can end the

@@ -19,9 +19,14 @@
 //  3. loop bodies only: the same over two consecutive iterations, for
 //     dependences from an item of iteration i to an earlier-or-equal item of
 //     iteration i+1 (e.g. V reads a UB tile that MTE2 refills next
-//     iteration). One carried pair per pipe pair: wait before the earliest
-//     consumer, set after the latest producer, plus a set before the loop
-//     and a wait after it, so every set is consumed and every wait has a set,
+//     iteration). Each carried pair waits before its consumer and sets after
+//     its producer, plus a set before the loop and a wait after it, so every
+//     set is consumed and every wait has a set. Dependences that one pair
+//     does not already order get pairs of their own (a double-buffered
+//     loop's slot 0 refill waits for the read of slot 0, not of slot 1);
+//     when that needs more event ids than are free, the carried pairs of a
+//     pipe pair merge into one (wait before the earliest consumer, set after
+//     the latest producer),
 //  4. assigns event ids per (src, dst) pipe pair so that no two live pairs
 //     share one (a carried pair reserves its id for the whole loop; a set is
 //     moved later when all eight are live) and inserts the ops.
@@ -436,8 +441,10 @@ private:
   }
 
   void forwardPass();
-  void carriedPass();
-  LogicalResult assignEvents(Operation *where);
+  void carriedPass(bool merge);
+  /// Event ids for every pair; false (with an error on `where` when
+  /// `report`) when some pair finds none free.
+  bool assignEvents(Operation *where, bool report);
   void materialize(dv::LoopOp loop, LoopSummary &summary);
 };
 
@@ -487,7 +494,7 @@ void Inserter::forwardPass() {
   }
 }
 
-void Inserter::carriedPass() {
+void Inserter::carriedPass(bool merge) {
   const int n = items.size();
   std::vector<Clocks> before, after;
   struct Need {
@@ -532,7 +539,7 @@ void Inserter::carriedPass() {
       if (cc > cb || (cc == cb && cand.p > best->p))
         best = &cand;
     }
-    auto it = llvm::find_if(pairs, [&](const Pair &q) {
+    auto it = !merge ? pairs.end() : llvm::find_if(pairs, [&](const Pair &q) {
       return q.carried && q.src == best->src && q.dst == best->dst;
     });
     if (it == pairs.end())
@@ -544,7 +551,7 @@ void Inserter::carriedPass() {
   }
 }
 
-LogicalResult Inserter::assignEvents(Operation *where) {
+bool Inserter::assignEvents(Operation *where, bool report) {
   const int n = items.size();
   EventMasks reserved{};
   EventMasks inside{};
@@ -561,10 +568,13 @@ LogicalResult Inserter::assignEvents(Operation *where) {
   for (Pair &p : pairs) {
     if (!p.carried)
       continue;
-    p.event = lowest(~unsigned(inside[p.src][p.dst]) & 0xff);
-    if (p.event < 0)
-      return where->emitError("vinci-insert-sync: no free event id for ")
-             << stringifyPipe(dv::Pipe(p.src)) << " -> " << stringifyPipe(dv::Pipe(p.dst));
+    p.event = lowest(~unsigned(inside[p.src][p.dst] | reserved[p.src][p.dst]) & 0xff);
+    if (p.event < 0) {
+      if (report)
+        where->emitError("vinci-insert-sync: no free event id for ")
+            << stringifyPipe(dv::Pipe(p.src)) << " -> " << stringifyPipe(dv::Pipe(p.dst));
+      return false;
+    }
     reserved[p.src][p.dst] |= 1u << p.event;
   }
   SmallVector<Pair *> forward;
@@ -589,12 +599,15 @@ LogicalResult Inserter::assignEvents(Operation *where) {
         break;
       }
     }
-    if (p->event < 0)
-      return where->emitError("vinci-insert-sync: no free event id for ")
-             << stringifyPipe(dv::Pipe(p->src)) << " -> " << stringifyPipe(dv::Pipe(p->dst));
+    if (p->event < 0) {
+      if (report)
+        where->emitError("vinci-insert-sync: no free event id for ")
+            << stringifyPipe(dv::Pipe(p->src)) << " -> " << stringifyPipe(dv::Pipe(p->dst));
+      return false;
+    }
   }
   (void)n;
-  return success();
+  return true;
 }
 
 void Inserter::materialize(dv::LoopOp loop, LoopSummary &summary) {
@@ -686,10 +699,19 @@ LogicalResult Inserter::processBlock(Block &block, dv::LoopOp loop, LoopSummary 
     }
 
   forwardPass();
-  if (loop)
-    carriedPass();
-  if (failed(assignEvents(loop ? loop.getOperation() : kernel.getOperation())))
+  Operation *where = loop ? loop.getOperation() : kernel.getOperation();
+  if (loop) {
+    SmallVector<Pair> forward = pairs;
+    carriedPass(/*merge=*/false);
+    if (!assignEvents(where, /*report=*/false)) {
+      pairs = std::move(forward);
+      carriedPass(/*merge=*/true);
+      if (!assignEvents(where, /*report=*/true))
+        return failure();
+    }
+  } else if (!assignEvents(where, /*report=*/true)) {
     return failure();
+  }
   materialize(loop, summary);
   for (Item &item : items) {
     summary.pipes |= item.pipes;

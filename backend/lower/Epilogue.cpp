@@ -89,14 +89,26 @@ std::string classifyEpilogueStep(Operation *op, Value current, ArrayRef<int64_t>
   }
   ArrayRef<int64_t> shape = cast<RankedTensorType>(other.getType()).getShape();
   int64_t columns = outShape.empty() ? 1 : outShape.back();
-  if (shape == outShape)
+  // A matrix broadcast over the batch dims: [1.., M, N] on [B.., M, N].
+  auto batchBroadcast = [&] {
+    size_t rank = outShape.size();
+    if (rank < 3 || shape.size() > rank || shape.size() < 2 ||
+        shape.take_back(2) != outShape.take_back(2))
+      return false;
+    return llvm::all_of(shape.drop_back(2), [](int64_t d) { return d == 1; });
+  };
+  if (shape == outShape) {
     step.kind = EpilogueStep::Full;
-  else if (!shape.empty() && shape.back() == columns && product(shape) == columns)
+  } else if (batchBroadcast()) {
+    step.kind = EpilogueStep::Full;
+    step.batchBroadcast = true;
+  } else if (!shape.empty() && shape.back() == columns && product(shape) == columns)
     step.kind = EpilogueStep::Row;
   else if (product(shape) == 1)
     step.kind = EpilogueStep::Elem;
   else
-    return name + " broadcasting other than a [N] row or one element";
+    return name + " broadcasting other than a [N] row, one element or an [M, N] matrix over the "
+                  "batch";
   step.other = other;
   return {};
 }

@@ -30,6 +30,9 @@ struct EpilogueStep {
   unsigned arg = 0;             // ... as the kernel argument the template assigns
   double value = 0, value2 = 0; // scalar; leaky relu alpha; clip bounds; hard sigmoid alpha, beta
   bool left = false;            // the tile is the right operand (sub, div)
+  /// Full: `other` is one [M, N] matrix for every batch (its leading dims
+  /// are 1: GPT-2's [1, 1, S, S] causal mask on [1, H, S, S] scores).
+  bool batchBroadcast = false;
   bool hasLo = false, hasHi = false;
 };
 

@@ -32,18 +32,36 @@
 // to 16 x 16 fractals in L1 (copy_nd2nz pads), so padded rows, columns and
 // K contribute 0.
 //
-// Tiling: output tiles Mt x Nt and K steps Kt, multiples of 16, start at
-// 128 x 128 x 256 and are halved until every buffer fits the SoC table's
-// L1, L0A, L0B, L0C and UB (one buffer set, allocated once per kernel; a
-// smaller tile uses a view of it). The output is split into block_dim equal
-// parts along the batch, M or N (block_dim = the largest such divisor <=
-// ai_core_count; M/N parts are multiples of 16), so every block runs the
-// same program and writes disjoint GM bytes. Within a block, tiles of the
-// same size (full, M tail, N tail) share one loop nest (batch, m, n); when a
-// row of tiles has several N tiles and its A panel (Mt x all of K) fits L1
-// next to a B tile, the panel is loaded once per row and stays while the N
-// tiles go by. The K reduction peels the first step (mmad init), loops over
-// the remaining full steps and ends with the K tail. No double buffering yet.
+// Grid: the output is cut into block_dim equal parts along at most two of
+// the batch, M and N (a 2-D grid: block b is (b floordiv G, b mod G)), so
+// every block runs the same program and writes disjoint GM bytes. Each
+// candidate grid is tiled (below) and ranked by a roofline of one block (its
+// Cube work, its Vector passes, or its GM bytes at 1/cores of the chip's
+// bandwidth, A once per row of tiles, B once per M tile) times the waves of
+// blocks; more blocks than cores only in whole waves (planGrid).
+//
+// Tiling: output tiles Mt x Nt (balanced: equal tiles where the extent
+// allows) and K steps of Kt, multiples of 16, Kt as deep as two L0A/L0B
+// slots allow; halved until every buffer fits the SoC table's L1, L0A, L0B,
+// L0C and UB (one buffer set, allocated once per kernel; a smaller tile uses
+// a view of it). Double buffering: the K-step buffers (L1 A and B, L0A,
+// L0B) have two slots, step s loads into slot s mod 2 while the Cube reads
+// the other; the step count is made even (a block of several tiles cuts a
+// one-step K in two) so the slots alternate across tiles too, and a tile's
+// steps run as a loop of pairs between straight first and last pairs, so
+// the next tile's loads wait for exactly the step that frees their slot.
+// When a row of tiles has several N tiles and its A panel (Mt x all of K)
+// fits L1 beside the B slots, the panel is loaded once per row and stays
+// while the N tiles go by. The epilogue overlaps the next tile: its
+// operands (bias row, residual tile) are loaded before the tile's K steps
+// end, its move out of L0C precedes the next tile's first mmad, and the
+// rest is cut into groups placed between the next tile's K steps (the
+// Scalar unit issues in order and stalls on a full Vector queue, so an
+// epilogue issued in one piece holds back the next tile's loads). Tiles walk
+// (batch, M, N), each level's full tiles then its tail; a level's tiles
+// after the first are a loop whose iteration i runs tile i + 1 beside tile
+// i's epilogue; the last tile's epilogue follows its steps. The L0C tile
+// and the output tile in UB are single: not yet double-buffered.
 //
 //===----------------------------------------------------------------------===//
 #include "backend/lower/Epilogue.h"
@@ -80,6 +98,9 @@ namespace {
 constexpr int64_t kStatLanes = 128;
 /// f32 elements a 16-lane row repeat (2 blocks a row) reads past its row.
 constexpr int64_t kRowRepeatSlack = 48;
+/// The fewest instructions of an epilogue group placed between two K steps
+/// of the next tile (the Vector queue holds 8).
+constexpr int64_t kEpilogueGroup = 4;
 
 /// A step of the epilogue chain (Epilogue.h, shared with the Vector matmul).
 using Epilogue = EpilogueStep;
@@ -245,6 +266,10 @@ std::string analyzeMatmul(func::FuncOp func, vg::MatMulOp mm, MatmulInfo &info) 
     Epilogue e;
     if (std::string why = classifyEpilogueStep(&op, current, outShape, e); !why.empty())
       return why;
+    if (e.batchBroadcast && product(outShape.drop_back(2)) != info.batch)
+      return (opName(&op) + " of a matrix broadcast over a batch folded into the rows has no "
+                            "Cube epilogue")
+          .str();
     Type resultElement = cast<RankedTensorType>(op.getResult(0).getType()).getElementType();
     if (!resultElement.isF16() && !resultElement.isF32())
       return (opName(&op) + " to a non-float type has no Cube epilogue").str();
@@ -293,56 +318,101 @@ std::optional<std::string> matmulTemplateMismatch(func::FuncOp func) {
 // Emission helpers
 //===----------------------------------------------------------------------===//
 
-/// An affine element offset: c + sum coef * index.
+/// An affine element offset: c + sum coef * term, a term being an index (a
+/// loop counter or block_idx) or, for a 2-D grid of blocks, block_idx mod G
+/// or block_idx floordiv G.
 struct Aff {
+  struct Term {
+    Value v;
+    int64_t coef;
+    int64_t mod = 0, div = 0; // G of `v mod G` / `v floordiv G`; 0: v itself
+    bool sameAtom(const Term &o) const { return v == o.v && mod == o.mod && div == o.div; }
+  };
   int64_t c = 0;
-  SmallVector<std::pair<Value, int64_t>> terms;
+  SmallVector<Term> terms;
   Aff() = default;
   Aff(int64_t c) : c(c) {}
-  static Aff of(Value v, int64_t coef) {
+  static Aff of(Value v, int64_t coef, int64_t mod = 0, int64_t div = 0) {
     Aff a;
     if (v && coef)
-      a.terms.push_back({v, coef});
+      a.terms.push_back({v, coef, mod, div});
     return a;
   }
   Aff operator+(const Aff &o) const {
     Aff r = *this;
     r.c += o.c;
-    for (auto [v, k] : o.terms) {
-      bool merged = false;
-      for (auto &t : r.terms)
-        if (t.first == v) {
-          t.second += k;
-          merged = true;
-        }
-      if (!merged)
-        r.terms.push_back({v, k});
+    for (const Term &t : o.terms) {
+      auto it = llvm::find_if(r.terms, [&](const Term &x) { return x.sameAtom(t); });
+      if (it != r.terms.end())
+        it->coef += t.coef;
+      else
+        r.terms.push_back(t);
     }
+    llvm::erase_if(r.terms, [](const Term &t) { return t.coef == 0; });
     return r;
   }
   Aff operator*(int64_t s) const {
     Aff r;
     r.c = c * s;
-    for (auto [v, k] : terms)
-      if (k * s)
-        r.terms.push_back({v, k * s});
+    for (Term t : terms)
+      if (t.coef * s) {
+        t.coef *= s;
+        r.terms.push_back(t);
+      }
     return r;
   }
 };
 
+/// Where the block grid cuts the output: blocks = outer parts x inner parts,
+/// block b = (outer b / inner parts, inner b mod inner parts); each axis is
+/// the batch, the rows or the columns.
+enum class Axis { None, Batch, Rows, Cols };
+
 struct Plan {
-  int64_t Mt = 0, Nt = 0, Kt = 0;
-  int64_t blockDim = 1;
-  enum Split { None, Batch, Rows, Cols } split = None;
+  /// Output tiles Mt x Nt, K steps of Kt (the last may be shorter): kSteps
+  /// steps per tile, 1 or an even number, so that the two L1/L0 slots
+  /// alternate the same way in every tile.
+  int64_t Mt = 0, Nt = 0, Kt = 0, kSteps = 1;
+  Axis outer = Axis::None, inner = Axis::None;
+  int64_t outerParts = 1, innerParts = 1;
+  int64_t blockDim() const { return outerParts * innerParts; }
   int64_t Bb = 1, Mb = 0, Nb = 0; // per block
-  /// The A panel of a row of tiles (Mt x all of K) stays in L1 while the
-  /// row's N tiles go by (loaded once, not once per N tile).
+  /// The A panel of a row of tiles (Mt x all of K) is loaded once into L1
+  /// and read by every N tile of the row (one copy with a burst of all of K
+  /// per row, instead of one per K step and tile).
   bool panelA = false;
   /// B is a constant weight the .om stores in FRACTAL_NZ ([N/16][K padded
   /// to 16][16], zero padded): a B tile is then one copy with a burst per
   /// 16 columns instead of a copy_nd2nz with a burst per row.
   bool nzB = false;
 };
+
+/// K step `s` of a tile: its first row of K and its depth.
+struct KStep {
+  int64_t k0, ks;
+};
+
+/// K steps of at most `kt` rows, their count made 1 or even where it can
+/// be (two slots alternate through them; when the block has several tiles,
+/// a tile of a single step of at least 32 rows is cut in two so that
+/// consecutive tiles alternate slots as well).
+int64_t evenKSteps(int64_t K, int64_t &kt, bool severalTiles) {
+  auto count = [&](int64_t t) { return (K + t - 1) / t; };
+  int64_t steps = count(kt);
+  if (steps == 1 && K >= 32 && severalTiles) {
+    kt = roundUp((K + 1) / 2, 16);
+    return count(kt);
+  }
+  // More, shallower steps until their count is even (16-row steps round
+  // the depth up, so a target count may come out odd again: aim higher).
+  // An odd count of 16-row steps stays: the slots then alternate within a
+  // tile only.
+  for (int64_t target = steps + 1; steps > 1 && steps % 2 && kt > 16; ++target) {
+    kt = roundUp((K + target - 1) / target, 16);
+    steps = count(kt);
+  }
+  return steps;
+}
 
 class MatmulEmitter {
 public:
@@ -352,22 +422,67 @@ public:
         f16(b.getF16Type()), f32(b.getF32Type()), flat(b, loc, soc.max_repeat) {}
 
   void emit() {
-    if (plan.blockDim > 1)
+    if (plan.blockDim() > 1)
       bid = dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult();
+    allocate();
+    // Tiles in (batch, rows, columns) order; each level's full tiles, then
+    // its tail.
+    SmallVector<Segment> batches = {{1, plan.Bb, 0}}, rows, cols;
+    auto segments = [](int64_t extent, int64_t tile, SmallVectorImpl<Segment> &out) {
+      if (extent / tile)
+        out.push_back({tile, extent / tile, 0});
+      if (extent % tile)
+        out.push_back({extent % tile, 1, extent / tile * tile});
+    };
+    segments(plan.Mb, plan.Mt, rows);
+    segments(plan.Nb, plan.Nt, cols);
+    levels = {batches, rows, cols};
+    Pos first;
+    walk(0, first, std::nullopt);
+    Pos last;
+    for (unsigned l = 0; l < 3; ++l) {
+      last.seg[l] = int(levels[l].size()) - 1;
+      last.idx[l] = Aff(levels[l].back().count - 1);
+    }
+    emitEpilogue(tileAt(last));
+  }
+
+private:
+  struct Segment {
+    int64_t size, count, base;
+  };
+  /// A tile's place in the walk: per level (batch, row, column) its segment
+  /// and its index within the segment.
+  struct Pos {
+    int seg[3] = {0, 0, 0};
+    Aff idx[3];
+  };
+  struct Tile {
+    int64_t ms, ns;
+    Aff batch, row, col; // batch index, first output row and column
+    bool newRow = false; // the first tile of a row of tiles
+  };
+
+  void allocate() {
+    int64_t Mt = plan.Mt, Nt = plan.Nt, Kt = plan.Kt;
+    gmOutType = dv::getElementType(gm[outArg].getType());
     // The epilogue computes in f32 (L0C's precision); without one the tile
     // moves out of L0C straight into the output's GM type.
-    gmOutType = dv::getElementType(gm[outArg].getType());
     outType = info.epilogue.empty() && !info.rowSoftmax ? gmOutType : f32;
     aType = dv::getElementType(gm[info.aArg].getType());
     bType = dv::getElementType(gm[info.bArg].getType());
-    int64_t Mt = plan.Mt, Nt = plan.Nt, Kt = plan.Kt;
-    // One buffer set for the kernel; smaller tiles use views of it.
     int64_t KpAll = roundUp(info.K, 16);
+    // Two slots of every K-step buffer: step s loads into slot s % 2 while
+    // the Cube reads the other (one when every tile is one step).
     if (plan.panelA)
-      l1A = alloc(dv::MemSpace::L1, info.ta ? KpAll : Mt, info.ta ? Mt : KpAll, f16);
-    else
-      l1A = alloc(dv::MemSpace::L1, info.ta ? Kt : Mt, info.ta ? Mt : Kt, f16);
-    l1B = alloc(dv::MemSpace::L1, info.tb ? Nt : Kt, info.tb ? Kt : Nt, f16);
+      l1A[0] = alloc(dv::MemSpace::L1, info.ta ? KpAll : Mt, info.ta ? Mt : KpAll, f16);
+    for (int s = 0; s < (plan.kSteps > 1 ? 2 : 1); ++s) {
+      if (!plan.panelA)
+        l1A[s] = alloc(dv::MemSpace::L1, info.ta ? Kt : Mt, info.ta ? Mt : Kt, f16);
+      l1B[s] = alloc(dv::MemSpace::L1, info.tb ? Nt : Kt, info.tb ? Kt : Nt, f16);
+      l0A[s] = alloc(dv::MemSpace::L0A, Mt, Kt, f16);
+      l0B[s] = alloc(dv::MemSpace::L0B, Kt, Nt, f16);
+    }
     if (!aType.isF16()) {
       ubA32 = alloc(dv::MemSpace::UB, info.ta ? Kt : Mt, info.ta ? Mt : Kt, aType);
       ubA16 = alloc(dv::MemSpace::UB, info.ta ? Kt : Mt, info.ta ? Mt : Kt, f16);
@@ -376,8 +491,6 @@ public:
       ubB32 = alloc(dv::MemSpace::UB, info.tb ? Nt : Kt, info.tb ? Kt : Nt, bType);
       ubB16 = alloc(dv::MemSpace::UB, info.tb ? Nt : Kt, info.tb ? Kt : Nt, f16);
     }
-    l0A = alloc(dv::MemSpace::L0A, Mt, Kt, f16);
-    l0B = alloc(dv::MemSpace::L0B, Kt, Nt, f16);
     l0C = alloc(dv::MemSpace::L0C, Mt, Nt, f32);
     ubOut = alloc(dv::MemSpace::UB, Mt, Nt, outType);
     if (gmOutType != outType && !info.attention)
@@ -406,148 +519,125 @@ public:
       if (info.softmax.protect)
         ubLive = allocNd(kStatLanes, f32);
     }
-    // Epilogue operands: raw buffers per GM element type, converted ones in
-    // the output's type; gelu's scratch tile.
-    for (const Epilogue &e : info.epilogue) {
+    // Epilogue operands, one buffer set per step (they are all loaded
+    // before the tile's K steps): the GM type's, and the output type's when
+    // it differs; gelu's scratch tile.
+    operandBufs.resize(info.epilogue.size());
+    for (auto [i, e] : llvm::enumerate(info.epilogue)) {
       if (e.kind == Epilogue::Unary && e.op == Epilogue::Gelu && !ubScratch)
         ubScratch = alloc(dv::MemSpace::UB, Mt, Nt, outType);
       if (e.kind != Epilogue::Row && e.kind != Epilogue::Elem && e.kind != Epilogue::Full)
         continue;
       Type t = dv::getElementType(gm[e.arg].getType());
-      if (e.kind != Epilogue::Full) {
-        if (!ubRow)
-          ubRow = allocNd(roundUp(Nt, 128), outType);
-        if (t != outType && !ubRowRaw.count(t))
-          ubRowRaw[t] = allocNd(roundUp(Nt, 128), t);
+      OperandBufs &bufs = operandBufs[i];
+      if (e.kind == Epilogue::Full) {
+        bufs.value = alloc(dv::MemSpace::UB, Mt, Nt, outType);
+        bufs.raw = t == outType ? bufs.value : alloc(dv::MemSpace::UB, Mt, Nt, t);
+        continue;
       }
+      bufs.value = allocNd(roundUp(Nt, 128), outType);
+      bufs.raw = t == outType ? bufs.value : allocNd(roundUp(Nt, 128), t);
       if (e.kind == Epilogue::Elem && !ubBcast)
         ubBcast = allocNd(256 / dv::elementBytes(outType), outType);
-      if (e.kind == Epilogue::Full) {
-        if (!ubRes)
-          ubRes = alloc(dv::MemSpace::UB, Mt, Nt, outType);
-        if (t != outType && !ubResRaw.count(t))
-          ubResRaw[t] = alloc(dv::MemSpace::UB, Mt, Nt, t);
+    }
+  }
+
+  //===--------------------------------------------------------------------===//
+  // The walk over the block's tiles
+  //===--------------------------------------------------------------------===//
+  //
+  // Tiles in (batch, row, column) order, each level's full tiles then its
+  // tail. Each tile's epilogue is emitted with the next tile's K steps:
+  // after each K step, a few of its instructions (`EpilogueGroups`). The
+  // Scalar unit issues in program order and stalls while a pipe's queue is
+  // full, so an epilogue issued in one piece after its tile's K steps holds
+  // back the next tile's loads until its Vector instructions are nearly all
+  // under way, and the GM port idles; interleaved, each K step's loads are
+  // queued before the epilogue's next few instructions. The last tile's
+  // epilogue follows its K steps. At each level, the first tile of a
+  // segment follows the previous segment's last tile; the others are a
+  // loop whose iteration i runs tile i + 1 after tile i.
+
+  Tile tileAt(const Pos &p) {
+    const Segment &ms = levels[1][p.seg[1]], &ns = levels[2][p.seg[2]];
+    Tile t;
+    t.ms = ms.size;
+    t.ns = ns.size;
+    t.batch = blockTerm(Axis::Batch, plan.Bb) + p.idx[0];
+    t.row = blockTerm(Axis::Rows, plan.Mb) + p.idx[1] * plan.Mt + Aff(ms.base);
+    t.col = blockTerm(Axis::Cols, plan.Nb) + p.idx[2] * plan.Nt + Aff(ns.base);
+    // A new row of tiles loads its A panel.
+    t.newRow = p.seg[2] == 0 && p.idx[2].terms.empty() && p.idx[2].c == 0;
+    return t;
+  }
+
+  /// The last tile of the subtree at `p` below `level`.
+  Pos lastBelow(Pos p, unsigned level) {
+    for (unsigned l = level + 1; l < 3; ++l) {
+      p.seg[l] = int(levels[l].size()) - 1;
+      p.idx[l] = Aff(levels[l].back().count - 1);
+    }
+    return p;
+  }
+
+  void walk(unsigned level, Pos pos, std::optional<Pos> prev) {
+    if (level == 3) {
+      emitTile(tileAt(pos), prev ? std::optional<Tile>(tileAt(*prev)) : std::nullopt);
+      return;
+    }
+    for (auto [g, seg] : llvm::enumerate(levels[level])) {
+      pos.seg[level] = int(g);
+      pos.idx[level] = Aff();
+      walk(level + 1, pos, prev);
+      if (seg.count > 1) {
+        auto run = [&](Aff index) {
+          Pos here = pos, before = pos;
+          here.idx[level] = index + Aff(1);
+          before.idx[level] = index;
+          walk(level + 1, here, lastBelow(before, level));
+        };
+        if (seg.count == 2) {
+          run(Aff(0));
+        } else {
+          auto loop = dv::LoopOp::create(b, loc, seg.count - 1);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(&loop.getBody().front());
+          run(Aff::of(loop.getInductionVar(), 1));
+        }
       }
+      pos.idx[level] = Aff(seg.count - 1);
+      prev = lastBelow(pos, level);
     }
-
-    // Tile categories: full and tail tiles in M and N.
-    struct Range {
-      int64_t size, count, base;
-    };
-    SmallVector<Range> ms, ns;
-    if (plan.Mb / Mt)
-      ms.push_back({Mt, plan.Mb / Mt, 0});
-    if (plan.Mb % Mt)
-      ms.push_back({plan.Mb % Mt, 1, plan.Mb / Mt * Mt});
-    if (plan.Nb / Nt)
-      ns.push_back({Nt, plan.Nb / Nt, 0});
-    if (plan.Nb % Nt)
-      ns.push_back({plan.Nb % Nt, 1, plan.Nb / Nt * Nt});
-    for (const Range &m : ms)
-      loopNest({plan.Bb, m.count}, [&](ArrayRef<Value> rowIvs) {
-        Aff batch = blockTerm(Plan::Batch, plan.Bb) + Aff::of(rowIvs[0], 1);
-        Aff row = blockTerm(Plan::Rows, plan.Mb) + Aff::of(rowIvs[1], Mt) + Aff(m.base);
-        if (plan.panelA)
-          loadPanel(batch, row, m.size);
-        for (const Range &n : ns)
-          loopNest({n.count}, [&](ArrayRef<Value> colIvs) {
-            Tile t;
-            t.ms = m.size;
-            t.ns = n.size;
-            t.batch = batch;
-            t.row = row;
-            t.col = blockTerm(Plan::Cols, plan.Nb) + Aff::of(colIvs[0], Nt) + Aff(n.base);
-            emitTile(t);
-          });
-      });
   }
 
-private:
-  struct Tile {
-    int64_t ms, ns;
-    Aff batch, row, col; // batch index, first output row and column
-  };
+  //===--------------------------------------------------------------------===//
+  // Loads
+  //===--------------------------------------------------------------------===//
 
-  Aff blockTerm(Plan::Split split, int64_t per) {
-    return plan.split == split ? Aff::of(bid, per) : Aff();
+  KStep kStepAt(int64_t s) const {
+    int64_t k0 = s * plan.Kt;
+    return {k0, std::min(plan.Kt, info.K - k0)};
   }
 
-  void loopNest(ArrayRef<int64_t> trips, function_ref<void(ArrayRef<Value>)> body) {
-    emitLoopNest(b, loc, trips, body);
-  }
+  /// K step `s` of tile `t` GM -> L1 slot s % 2 (A unless it is the panel).
+  void loadStep(const Tile &t, int64_t s) { loadStepAt(t, Aff(kStepAt(s).k0), kStepAt(s).ks, s % 2); }
 
-  IntegerAttr I(int64_t v) { return b.getI64IntegerAttr(v); }
-
-  Value alloc(dv::MemSpace space, int64_t rows, int64_t cols, Type element) {
-    auto type = dv::BufType::get(b.getContext(), space, {rows, cols}, element, dv::Layout::NZ);
-    return dv::AllocOp::create(b, loc, type, IntegerAttr()).getResult();
-  }
-  Value allocNd(int64_t elems, Type element) {
-    auto type = dv::BufType::get(b.getContext(), dv::MemSpace::UB, {elems}, element,
-                                 dv::Layout::ND);
-    return dv::AllocOp::create(b, loc, type, IntegerAttr()).getResult();
-  }
-
-  AffineMapAttr mapOf(const Aff &a, SmallVectorImpl<Value> &indices) {
-    AffineExpr expr = b.getAffineConstantExpr(a.c);
-    for (auto [v, k] : a.terms) {
-      if (!k)
-        continue;
-      expr = expr + b.getAffineDimExpr(indices.size()) * k;
-      indices.push_back(v);
+  void loadStepAt(const Tile &t, const Aff &k0, int64_t ks, int slot) {
+    int64_t M = info.M, N = info.N, K = info.K;
+    Aff aBase = t.batch * (M * K);
+    if (!plan.panelA) {
+      if (!info.ta)
+        load(gm[info.aArg], l1A[slot], ubA32, ubA16, aBase + t.row * K + k0, t.ms, ks, K);
+      else
+        load(gm[info.aArg], l1A[slot], ubA32, ubA16, aBase + k0 * M + t.row, ks, t.ms, M);
     }
-    return AffineMapAttr::get(AffineMap::get(indices.size(), 0, expr));
-  }
-
-  /// A view of on-chip `buf` at element `offset` typed as an NZ tile.
-  Value tileView(Value buf, int64_t rows, int64_t cols, int64_t offset = 0) {
-    auto src = cast<dv::BufType>(buf.getType());
-    auto type = dv::BufType::get(b.getContext(), src.getSpace(), {rows, cols},
-                                 src.getElementType(), dv::Layout::NZ);
-    if (type == src && offset == 0)
-      return buf;
-    SmallVector<Value> idx;
-    return dv::ViewOp::create(b, loc, type, buf, idx, mapOf(Aff(offset), idx)).getResult();
-  }
-  /// A view of on-chip `buf` at an affine element offset typed as an NZ tile.
-  Value tileViewAt(Value buf, int64_t rows, int64_t cols, const Aff &offset) {
-    if (offset.terms.empty())
-      return tileView(buf, rows, cols, offset.c);
-    auto src = cast<dv::BufType>(buf.getType());
-    auto type = dv::BufType::get(b.getContext(), src.getSpace(), {rows, cols},
-                                 src.getElementType(), dv::Layout::NZ);
-    SmallVector<Value> idx;
-    AffineMapAttr map = mapOf(offset, idx);
-    return dv::ViewOp::create(b, loc, type, buf, idx, map).getResult();
-  }
-  Value ndViewAt(Value buf, const Aff &offset, int64_t elems) {
-    auto src = cast<dv::BufType>(buf.getType());
-    auto type = dv::BufType::get(b.getContext(), src.getSpace(), {elems}, src.getElementType(),
-                                 dv::Layout::ND);
-    SmallVector<Value> idx;
-    AffineMapAttr map = mapOf(offset, idx);
-    return dv::ViewOp::create(b, loc, type, buf, idx, map).getResult();
-  }
-  Value ndView(Value buf, int64_t offset, int64_t elems) {
-    auto src = cast<dv::BufType>(buf.getType());
-    auto type = dv::BufType::get(b.getContext(), src.getSpace(), {elems}, src.getElementType(),
-                                 dv::Layout::ND);
-    SmallVector<Value> idx;
-    return dv::ViewOp::create(b, loc, type, buf, idx, mapOf(Aff(offset), idx)).getResult();
-  }
-  Value gmView(Value buf, const Aff &offset, int64_t elems) {
-    auto type = dv::GmType::get(b.getContext(), {elems}, dv::getElementType(buf.getType()));
-    SmallVector<Value> idx;
-    AffineMapAttr map = mapOf(offset, idx);
-    return dv::ViewOp::create(b, loc, type, buf, idx, map).getResult();
-  }
-
-  /// Calls fn(offset, repeats) over `elems` elements in chunks of at most
-  /// max_repeat repeats of `lanes`.
-  void chunks(int64_t elems, int64_t lanes, function_ref<void(int64_t, int64_t)> fn) {
-    int64_t repeats = elems / lanes, maxRep = soc.max_repeat;
-    for (int64_t r = 0; r < repeats; r += maxRep)
-      fn(r * lanes, std::min(maxRep, repeats - r));
+    Aff bBase = info.bBatched ? t.batch * (K * N) : Aff();
+    if (plan.nzB)
+      loadNz(gm[info.bArg], l1B[slot], k0, t.col, ks, t.ns);
+    else if (!info.tb)
+      load(gm[info.bArg], l1B[slot], ubB32, ubB16, bBase + k0 * N + t.col, ks, t.ns, N);
+    else
+      load(gm[info.bArg], l1B[slot], ubB32, ubB16, bBase + t.col * K + k0, t.ns, ks, K);
   }
 
   /// NZ tile conversion (same element order in both types: C0 = 16).
@@ -600,85 +690,270 @@ private:
     Aff aBase = batch * (M * K);
     if (!ubA32) {
       if (!info.ta)
-        load(gm[info.aArg], l1A, Value(), Value(), aBase + row * K, ms, K, K);
+        load(gm[info.aArg], l1A[0], Value(), Value(), aBase + row * K, ms, K, K);
       else
-        load(gm[info.aArg], l1A, Value(), Value(), aBase + row, K, ms, M);
+        load(gm[info.aArg], l1A[0], Value(), Value(), aBase + row, K, ms, M);
       return;
     }
-    // f32 (not transposed: planned so).
+    // f32 (not transposed: planned so), one K step at a time through UB.
     int64_t kFull = K / Kt, kTail = K % Kt;
     if (kFull > 1) {
       auto loop = dv::LoopOp::create(b, loc, kFull);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&loop.getBody().front());
       Aff k0 = Aff::of(loop.getInductionVar(), Kt);
-      load(gm[info.aArg], l1A, ubA32, ubA16, aBase + row * K + k0, ms, Kt, K, k0 * Mp);
+      load(gm[info.aArg], l1A[0], ubA32, ubA16, aBase + row * K + k0, ms, Kt, K, k0 * Mp);
     } else if (kFull == 1) {
-      load(gm[info.aArg], l1A, ubA32, ubA16, aBase + row * K, ms, Kt, K);
+      load(gm[info.aArg], l1A[0], ubA32, ubA16, aBase + row * K, ms, Kt, K);
     }
     if (kTail)
-      load(gm[info.aArg], l1A, ubA32, ubA16, aBase + row * K + Aff(kFull * Kt), ms, kTail, K,
+      load(gm[info.aArg], l1A[0], ubA32, ubA16, aBase + row * K + Aff(kFull * Kt), ms, kTail, K,
            Aff(kFull * Kt * Mp));
   }
 
-  void kStep(const Tile &t, int64_t ks, const Aff &k0, bool init) {
+  //===--------------------------------------------------------------------===//
+  // The K steps of a tile
+  //===--------------------------------------------------------------------===//
+
+  /// L1 slot -> L0A/L0B slot, and the mmad into L0C.
+  void computeStep(const Tile &t, const Aff &k0, int64_t ks, int slot, bool init) {
     int64_t Mp = roundUp(t.ms, 16), Np = roundUp(t.ns, 16), Kp = roundUp(ks, 16);
-    int64_t M = info.M, N = info.N, K = info.K;
-    // A: [M,K] (or [K,M] with transpose_a) per batch.
-    Aff aBase = t.batch * (M * K);
-    if (plan.panelA)
-      ; // in L1 already (loadPanel)
-    else if (!info.ta)
-      load(gm[info.aArg], l1A, ubA32, ubA16, aBase + t.row * K + k0, t.ms, ks, K);
-    else
-      load(gm[info.aArg], l1A, ubA32, ubA16, aBase + k0 * M + t.row, ks, t.ms, M);
-    Aff bBase = info.bBatched ? t.batch * (K * N) : Aff();
-    if (plan.nzB)
-      loadNz(gm[info.bArg], l1B, k0, t.col, ks, t.ns);
-    else if (!info.tb)
-      load(gm[info.bArg], l1B, ubB32, ubB16, bBase + k0 * N + t.col, ks, t.ns, N);
-    else
-      load(gm[info.bArg], l1B, ubB32, ubB16, bBase + t.col * K + k0, t.ns, ks, K);
     int64_t m1 = Mp / 16, n1 = Np / 16, k1 = Kp / 16;
-    Value a0 = tileView(l0A, Mp, Kp), b0 = tileView(l0B, Kp, Np);
+    Value a0 = tileView(l0A[slot], Mp, Kp), b0 = tileView(l0B[slot], Kp, Np);
     if (plan.panelA && !info.ta) {
       // Panel NZ [Mp x KpAll]: the step's fractal columns are contiguous.
-      dv::LoadFractalsOp::create(b, loc, tileViewAt(l1A, Mp, Kp, k0 * Mp), a0, I(m1), I(k1), I(1),
-                                 I(m1), I(k1), I(1), UnitAttr());
+      dv::LoadFractalsOp::create(b, loc, tileViewAt(l1A[0], Mp, Kp, k0 * Mp), a0, I(m1), I(k1),
+                                 I(1), I(m1), I(k1), I(1), UnitAttr());
     } else if (plan.panelA) {
       // Panel NZ [KpAll x Mp]: fractal (k1, m1) at m1 * KpAll/16 + k1.
-      int64_t kAll1 = roundUp(K, 16) / 16;
-      Value src = ndViewAt(l1A, k0 * 16, ((m1 - 1) * kAll1 + k1) * 256);
+      int64_t kAll1 = roundUp(info.K, 16) / 16;
+      Value src = ndViewAt(l1A[0], k0 * 16, ((m1 - 1) * kAll1 + k1) * 256);
       dv::LoadFractalsOp::create(b, loc, src, a0, I(m1), I(k1), I(kAll1), I(1), I(k1), I(1),
                                  b.getUnitAttr());
     } else if (!info.ta) {
-      dv::LoadFractalsOp::create(b, loc, tileView(l1A, Mp, Kp), a0, I(m1), I(k1), I(1), I(m1),
-                                 I(k1), I(1), UnitAttr());
+      dv::LoadFractalsOp::create(b, loc, tileView(l1A[slot], Mp, Kp), a0, I(m1), I(k1), I(1),
+                                 I(m1), I(k1), I(1), UnitAttr());
     } else {
-      dv::LoadFractalsOp::create(b, loc, tileView(l1A, Kp, Mp), a0, I(m1), I(k1), I(k1), I(1),
-                                 I(k1), I(1), b.getUnitAttr());
+      dv::LoadFractalsOp::create(b, loc, tileView(l1A[slot], Kp, Mp), a0, I(m1), I(k1), I(k1),
+                                 I(1), I(k1), I(1), b.getUnitAttr());
     }
     if (!info.tb)
-      dv::LoadFractalsOp::create(b, loc, tileView(l1B, Kp, Np), b0, I(k1), I(n1), I(1), I(k1),
-                                 I(n1), I(1), b.getUnitAttr());
+      dv::LoadFractalsOp::create(b, loc, tileView(l1B[slot], Kp, Np), b0, I(k1), I(n1), I(1),
+                                 I(k1), I(n1), I(1), b.getUnitAttr());
     else
-      dv::LoadFractalsOp::create(b, loc, tileView(l1B, Np, Kp), b0, I(k1), I(n1), I(n1), I(1),
-                                 I(n1), I(1), UnitAttr());
+      dv::LoadFractalsOp::create(b, loc, tileView(l1B[slot], Np, Kp), b0, I(k1), I(n1), I(n1),
+                                 I(1), I(n1), I(1), UnitAttr());
     dv::MmadOp::create(b, loc, a0, b0, tileView(l0C, Mp, Np), I(Mp), I(Np), I(Kp),
                        init ? b.getUnitAttr() : UnitAttr());
   }
 
-  template <typename OpTy> void tileUnary(Value tile, int64_t elems) {
-    flat.unary<OpTy>(tile, elems);
-  }
-  template <typename OpTy> void tileScalar(Value tile, int64_t elems, double c) {
-    flat.scalar<OpTy>(tile, elems, c);
+  /// Tile `t`'s K steps, with the epilogue of the tile before it (`prev`)
+  /// interleaved: its first group (which moves `prev` out of L0C) before
+  /// the first mmad, one group after each K step outside the loop of pairs
+  /// (pairs are peeled off that loop until every group has a place), the
+  /// rest after the last step. Step s loads into slot s % 2; the loop of
+  /// pairs leaves out the last two steps, so that the next tile's loads into
+  /// those slots wait for exactly the step that frees them, not the loop.
+  /// The tile's epilogue operands are loaded last, once `prev`'s epilogue
+  /// has read the buffers.
+  void emitTile(const Tile &t, std::optional<Tile> prev) {
+    int64_t S = plan.kSteps;
+    EpilogueGroups groups;
+    if (prev)
+      groups = deferEpilogue(*prev);
+    size_t nextGroup = 0;
+    auto placeGroup = [&]() {
+      if (nextGroup < groups.size())
+        splice(groups[nextGroup++]);
+    };
+    placeGroup();
+    if (plan.panelA && t.newRow)
+      loadPanel(t.batch, t.row, t.ms);
+    auto step = [&](int64_t s) {
+      loadStep(t, s);
+      computeStep(t, Aff(kStepAt(s).k0), kStepAt(s).ks, int(s % 2), s == 0);
+      placeGroup();
+    };
+    // Steps [loopFirst, loopEnd) in pairs: peel pairs until the straight
+    // steps give every group a place.
+    int64_t loopFirst = std::min<int64_t>(S, 2), loopEnd = std::max<int64_t>(S - 2, loopFirst);
+    while (loopFirst < loopEnd && int64_t(groups.size()) - 1 > S - (loopEnd - loopFirst))
+      loopFirst += 2;
+    for (int64_t s = 0; s < loopFirst; ++s)
+      step(s);
+    int64_t pairs = (loopEnd - loopFirst) / 2;
+    if (pairs == 1) {
+      step(loopFirst);
+      step(loopFirst + 1);
+    } else if (pairs > 1) {
+      auto loop = dv::LoopOp::create(b, loc, pairs);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&loop.getBody().front());
+      Aff k0 = Aff::of(loop.getInductionVar(), 2 * plan.Kt) + Aff(loopFirst * plan.Kt);
+      for (int slot = 0; slot < 2; ++slot) {
+        Aff k = k0 + Aff(slot * plan.Kt);
+        loadStepAt(t, k, plan.Kt, slot);
+        computeStep(t, k, plan.Kt, slot, false);
+      }
+    }
+    for (int64_t s = loopFirst + 2 * pairs; s < S; ++s)
+      step(s);
+    while (nextGroup < groups.size())
+      placeGroup();
+    loadEpilogueOperands(t);
   }
 
-  /// out[m][n] = out[m][n] op row[n] over an NZ tile Mp x Np: per 16-column
-  /// fractal column, every 32-byte row block (f16: one row; f32: half a
-  /// row) meets the same block of the row (stride 0). `scalar`: the row is
-  /// one broadcast value (offset 0 for every fractal column).
+  /// An epilogue's instructions, cut into groups of a few Vector (or MTE3)
+  /// instructions each, with the views they use.
+  using EpilogueGroups = SmallVector<SmallVector<Operation *>>;
+
+  /// Emits the epilogue of `t` aside and cuts it into groups: the first
+  /// holds the move out of L0C, the others an equal share of the rest over
+  /// the next tile's K steps (at least kEpilogueGroup instructions), so the
+  /// Vector queue never holds back the loads placed between them for long.
+  EpilogueGroups deferEpilogue(const Tile &t) {
+    Block scratch;
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&scratch);
+      emitEpilogue(t);
+    }
+    auto issues = [](Operation &op) {
+      auto piped = dyn_cast<dv::PipeOpInterface>(&op);
+      return piped && piped.getPipe() != dv::Pipe::S;
+    };
+    int64_t total = llvm::count_if(scratch, issues);
+    int64_t perGroup = std::max<int64_t>(kEpilogueGroup, (total + plan.kSteps - 1) / plan.kSteps);
+    EpilogueGroups groups(1);
+    int64_t issued = 0;
+    for (Operation &op : llvm::make_early_inc_range(scratch)) {
+      op.remove();
+      groups.back().push_back(&op);
+      if (!issues(op))
+        continue;
+      if (isa<dv::MoveL0cUbOp>(op) && groups.size() == 1) {
+        groups.emplace_back();
+        continue;
+      }
+      if (++issued % perGroup == 0)
+        groups.emplace_back();
+    }
+    if (groups.back().empty())
+      groups.pop_back();
+    return groups;
+  }
+
+  void splice(ArrayRef<Operation *> ops) {
+    for (Operation *op : ops)
+      b.insert(op);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // The epilogue
+  //===--------------------------------------------------------------------===//
+
+  /// Row, one-element and full-tile epilogue operands of tile `t` GM -> UB,
+  /// issued before its K steps so that they do not hold up the epilogue.
+  void loadEpilogueOperands(const Tile &t) {
+    int64_t Mp = roundUp(t.ms, 16), Np = roundUp(t.ns, 16), N = info.N;
+    for (auto [i, e] : llvm::enumerate(info.epilogue)) {
+      if (e.kind != Epilogue::Row && e.kind != Epilogue::Elem && e.kind != Epilogue::Full)
+        continue;
+      Type t0 = dv::getElementType(gm[e.arg].getType());
+      if (e.kind == Epilogue::Full) {
+        Aff outOffset = (e.batchBroadcast ? Aff() : t.batch * (info.M * N)) + t.row * N + t.col;
+        dv::CopyNd2NzOp::create(b, loc, gmView(gm[e.arg], outOffset, (t.ms - 1) * N + t.ns),
+                                tileView(operandBufs[i].raw, Mp, Np), I(t.ms), I(t.ns), I(N),
+                                I(Mp), I(Np));
+        continue;
+      }
+      bool one = e.kind == Epilogue::Elem;
+      int64_t count = one ? 1 : t.ns;
+      dv::CopyOp::create(b, loc, gmView(gm[e.arg], one ? Aff() : t.col, count),
+                         ndView(operandBufs[i].raw, 0, count), I(1),
+                         I(count * dv::elementBytes(t0)), IntegerAttr(), IntegerAttr());
+    }
+  }
+
+  /// L0C -> UB, the epilogue chain in place (f32), the softmax and
+  /// attention's PV matmul when the kernel has them, the store.
+  void emitEpilogue(const Tile &t) {
+    int64_t Mp = roundUp(t.ms, 16), Np = roundUp(t.ns, 16), N = info.N;
+    Value out = tileView(ubOut, Mp, Np);
+    bool reluFirst = !info.epilogue.empty() && info.epilogue.front().kind == Epilogue::Unary &&
+                     info.epilogue.front().op == Epilogue::Relu;
+    dv::MoveL0cUbOp::create(b, loc, tileView(l0C, Mp, Np), out, I(1), I(Mp * Np), I(0), I(0),
+                            reluFirst ? b.getUnitAttr() : UnitAttr(), FloatAttr());
+    Aff outOffset = t.batch * (info.M * N) + t.row * N + t.col;
+    // The head-merged store: tile row r of head h lands at row r, head h of
+    // [M, H, N] (info.batch is H: every dim before it is 1).
+    int64_t storeRowStride = info.storeHeadMerged ? info.batch * N : N;
+    Aff storeOffset =
+        info.storeHeadMerged ? t.batch * N + t.row * storeRowStride + t.col : outOffset;
+    int64_t elems = Mp * Np;
+    for (auto [index, e] : llvm::enumerate(info.epilogue)) {
+      const OperandBufs &bufs = operandBufs[index];
+      switch (e.kind) {
+      case Epilogue::Unary:
+        if (!(index == 0 && reluFirst))
+          flat.step(e, out, elems, ubScratch ? ndView(ubScratch, 0, elems) : Value());
+        break;
+      case Epilogue::Scalar:
+        flat.step(e, out, elems);
+        break;
+      case Epilogue::Row:
+      case Epilogue::Elem: {
+        // The row's ns columns (or the one element), in the output's type.
+        bool one = e.kind == Epilogue::Elem;
+        if (bufs.raw != bufs.value)
+          convert(bufs.raw, bufs.value, roundUp(one ? 1 : t.ns, 64));
+        Value row = bufs.value;
+        if (one) {
+          dv::VBrcbOp::create(b, loc, ndView(bufs.value, 0, 16), ubBcast, I(1),
+                              DenseI64ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr());
+          row = ubBcast;
+        }
+        rowOp(e, out, row, Mp, Np, one);
+        break;
+      }
+      case Epilogue::Full: {
+        Value res = tileView(bufs.value, Mp, Np);
+        if (bufs.raw != bufs.value)
+          convert(tileView(bufs.raw, Mp, Np), res, elems);
+        int64_t lanes = 256 / dv::elementBytes(outType);
+        chunks(elems, lanes, [&](int64_t off, int64_t n) {
+          flat.binary(e.op, ndView(out, off, n * lanes), ndView(res, off, n * lanes), e.left, n);
+        });
+        break;
+      }
+      }
+    }
+    if (info.rowSoftmax)
+      softmaxRows(out, Mp, Np);
+    if (info.attention)
+      return attentionValue(t, out, Mp, Np);
+    if (ubOutGm) {
+      Value half = tileView(ubOutGm, Mp, Np);
+      convert(out, half, elems);
+      out = half;
+    }
+    if (int64_t D = info.storeHeadSplitDim) {
+      // The head-split store: the tile starts at a head boundary (t.col is a
+      // multiple of D), so its g-th D-column group is head t.col / D + g,
+      // [M, D] rows at (t.col / D + g) * M * D = (t.col + g * D) * M.
+      for (int64_t g = 0; g < t.ns / D; ++g) {
+        Aff headOffset = (t.col + Aff(g * D)) * info.M + t.row * D;
+        dv::CopyNz2NdOp::create(b, loc, tileView(out, Mp, D, g * D * Mp),
+                                gmView(gm[outArg], headOffset, (t.ms - 1) * D + D), I(t.ms),
+                                I(D), I(D), I(Mp));
+      }
+      return;
+    }
+    dv::CopyNz2NdOp::create(b, loc, out,
+                            gmView(gm[outArg], storeOffset, (t.ms - 1) * storeRowStride + t.ns),
+                            I(t.ms), I(t.ns), I(storeRowStride), I(Mp));
+  }
+
   void rowOp(const Epilogue &e, Value out, Value row, int64_t Mp, int64_t Np, bool scalar) {
     int64_t repeats = Mp / 8; // 8 rows of 16 per repeat
     for (int64_t n1 = 0; n1 < Np / 16; ++n1) {
@@ -802,108 +1077,102 @@ private:
                             I(D), I(rowStride), I(Mp));
   }
 
-  void emitTile(const Tile &t) {
-    int64_t Kt = plan.Kt, K = info.K;
-    int64_t kFull = K / Kt, kTail = K % Kt;
-    if (kFull) {
-      kStep(t, Kt, Aff(0), /*init=*/true);
-      if (kFull > 2) {
-        auto loop = dv::LoopOp::create(b, loc, kFull - 1);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(&loop.getBody().front());
-        kStep(t, Kt, Aff::of(loop.getInductionVar(), Kt) + Aff(Kt), false);
-      } else if (kFull == 2) {
-        kStep(t, Kt, Aff(Kt), false);
-      }
-    }
-    if (kTail)
-      kStep(t, kTail, Aff(kFull * Kt), kFull == 0);
 
-    // Epilogue in UB, in the output's GM type.
-    int64_t Mp = roundUp(t.ms, 16), Np = roundUp(t.ns, 16), N = info.N;
-    Value out = tileView(ubOut, Mp, Np);
-    bool reluFirst = !info.epilogue.empty() && info.epilogue.front().kind == Epilogue::Unary &&
-                     info.epilogue.front().op == Epilogue::Relu;
-    dv::MoveL0cUbOp::create(b, loc, tileView(l0C, Mp, Np), out, I(1), I(Mp * Np), I(0), I(0),
-                            reluFirst ? b.getUnitAttr() : UnitAttr(), FloatAttr());
-    Aff outOffset = t.batch * (info.M * N) + t.row * N + t.col;
-    // The head-merged store: tile row r of head h lands at row r, head h of
-    // [M, H, N] (info.batch is H: every dim before it is 1).
-    int64_t storeRowStride = info.storeHeadMerged ? info.batch * N : N;
-    Aff storeOffset =
-        info.storeHeadMerged ? t.batch * N + t.row * storeRowStride + t.col : outOffset;
-    int64_t elems = Mp * Np;
-    for (auto [index, e] : llvm::enumerate(info.epilogue)) {
-      switch (e.kind) {
-      case Epilogue::Unary:
-        if (!(index == 0 && reluFirst))
-          flat.step(e, out, elems, ubScratch ? ndView(ubScratch, 0, elems) : Value());
-        break;
-      case Epilogue::Scalar:
-        flat.step(e, out, elems);
-        break;
-      case Epilogue::Row:
-      case Epilogue::Elem: {
-        // The row's ns columns (or the one element) -> UB, in the output's type.
-        Type t0 = dv::getElementType(gm[e.arg].getType());
-        bool one = e.kind == Epilogue::Elem;
-        int64_t count = one ? 1 : t.ns;
-        Value raw = t0 == outType ? ubRow : ubRowRaw.lookup(t0);
-        dv::CopyOp::create(b, loc, gmView(gm[e.arg], one ? Aff() : t.col, count),
-                           ndView(raw, 0, count), I(1), I(count * dv::elementBytes(t0)),
-                           IntegerAttr(), IntegerAttr());
-        if (raw != ubRow)
-          convert(raw, ubRow, roundUp(count, 64));
-        Value row = ubRow;
-        if (one) {
-          dv::VBrcbOp::create(b, loc, ndView(ubRow, 0, 16), ubBcast, I(1), DenseI64ArrayAttr(),
-                              DenseI64ArrayAttr(), DenseI64ArrayAttr());
-          row = ubBcast;
-        }
-        rowOp(e, out, row, Mp, Np, one);
-        break;
-      }
-      case Epilogue::Full: {
-        Type t0 = dv::getElementType(gm[e.arg].getType());
-        Value res = tileView(ubRes, Mp, Np);
-        Value raw = t0 == outType ? res : tileView(ubResRaw.lookup(t0), Mp, Np);
-        dv::CopyNd2NzOp::create(b, loc, gmView(gm[e.arg], outOffset, (t.ms - 1) * N + t.ns), raw,
-                                I(t.ms), I(t.ns), I(N), I(Mp), I(Np));
-        if (res != raw)
-          convert(raw, res, elems);
-        int64_t lanes = 256 / dv::elementBytes(outType);
-        chunks(elems, lanes, [&](int64_t off, int64_t n) {
-          flat.binary(e.op, ndView(out, off, n * lanes), ndView(res, off, n * lanes), e.left, n);
-        });
-        break;
-      }
-      }
-    }
-    if (info.rowSoftmax)
-      softmaxRows(out, Mp, Np);
-    if (info.attention)
-      return attentionValue(t, out, Mp, Np);
-    if (ubOutGm) {
-      Value half = tileView(ubOutGm, Mp, Np);
-      convert(out, half, elems);
-      out = half;
-    }
-    if (int64_t D = info.storeHeadSplitDim) {
-      // The head-split store: the tile starts at a head boundary (t.col is a
-      // multiple of D), so its g-th D-column group is head t.col / D + g,
-      // [M, D] rows at (t.col / D + g) * M * D = (t.col + g * D) * M.
-      for (int64_t g = 0; g < t.ns / D; ++g) {
-        Aff headOffset = (t.col + Aff(g * D)) * info.M + t.row * D;
-        dv::CopyNz2NdOp::create(b, loc, tileView(out, Mp, D, g * D * Mp),
-                                gmView(gm[outArg], headOffset, (t.ms - 1) * D + D), I(t.ms),
-                                I(D), I(D), I(Mp));
-      }
-      return;
-    }
-    dv::CopyNz2NdOp::create(b, loc, out,
-                            gmView(gm[outArg], storeOffset, (t.ms - 1) * storeRowStride + t.ns),
-                            I(t.ms), I(t.ns), I(storeRowStride), I(Mp));
+  //===--------------------------------------------------------------------===//
+  // Views
+  //===--------------------------------------------------------------------===//
+
+  /// This block's first batch, row or column along `axis`, `per` a block.
+  Aff blockTerm(Axis axis, int64_t per) {
+    if (!bid)
+      return Aff();
+    if (plan.outer == axis)
+      return Aff::of(bid, per, 0, plan.innerParts > 1 ? plan.innerParts : 0);
+    if (plan.inner == axis)
+      return Aff::of(bid, per, plan.outerParts > 1 ? plan.innerParts : 0, 0);
+    return Aff();
   }
+
+  IntegerAttr I(int64_t v) { return b.getI64IntegerAttr(v); }
+
+  Value alloc(dv::MemSpace space, int64_t rows, int64_t cols, Type element) {
+    auto type = dv::BufType::get(b.getContext(), space, {rows, cols}, element, dv::Layout::NZ);
+    return dv::AllocOp::create(b, loc, type, IntegerAttr()).getResult();
+  }
+  Value allocNd(int64_t elems, Type element) {
+    auto type = dv::BufType::get(b.getContext(), dv::MemSpace::UB, {elems}, element,
+                                 dv::Layout::ND);
+    return dv::AllocOp::create(b, loc, type, IntegerAttr()).getResult();
+  }
+
+  AffineMapAttr mapOf(const Aff &a, SmallVectorImpl<Value> &indices) {
+    AffineExpr expr = b.getAffineConstantExpr(a.c);
+    for (const Aff::Term &t : a.terms) {
+      auto at = llvm::find(indices, t.v);
+      unsigned pos = at - indices.begin();
+      if (at == indices.end())
+        indices.push_back(t.v);
+      AffineExpr d = b.getAffineDimExpr(pos);
+      if (t.mod)
+        d = d % t.mod;
+      else if (t.div)
+        d = d.floorDiv(t.div);
+      expr = expr + d * t.coef;
+    }
+    return AffineMapAttr::get(AffineMap::get(indices.size(), 0, expr));
+  }
+
+  /// A view of on-chip `buf` at element `offset` typed as an NZ tile.
+  Value tileView(Value buf, int64_t rows, int64_t cols, int64_t offset = 0) {
+    return tileViewAt(buf, rows, cols, Aff(offset));
+  }
+  /// A view of on-chip `buf` at an affine element offset typed as an NZ tile.
+  Value tileViewAt(Value buf, int64_t rows, int64_t cols, const Aff &offset) {
+    auto src = cast<dv::BufType>(buf.getType());
+    auto type = dv::BufType::get(b.getContext(), src.getSpace(), {rows, cols},
+                                 src.getElementType(), dv::Layout::NZ);
+    if (type == src && offset.c == 0 && offset.terms.empty())
+      return buf;
+    SmallVector<Value> idx;
+    AffineMapAttr map = mapOf(offset, idx);
+    return dv::ViewOp::create(b, loc, type, buf, idx, map).getResult();
+  }
+  Value ndViewAt(Value buf, const Aff &offset, int64_t elems) {
+    auto src = cast<dv::BufType>(buf.getType());
+    auto type = dv::BufType::get(b.getContext(), src.getSpace(), {elems}, src.getElementType(),
+                                 dv::Layout::ND);
+    SmallVector<Value> idx;
+    AffineMapAttr map = mapOf(offset, idx);
+    return dv::ViewOp::create(b, loc, type, buf, idx, map).getResult();
+  }
+  Value ndView(Value buf, int64_t offset, int64_t elems) { return ndViewAt(buf, Aff(offset), elems); }
+  Value gmView(Value buf, const Aff &offset, int64_t elems) {
+    auto type = dv::GmType::get(b.getContext(), {elems}, dv::getElementType(buf.getType()));
+    SmallVector<Value> idx;
+    AffineMapAttr map = mapOf(offset, idx);
+    return dv::ViewOp::create(b, loc, type, buf, idx, map).getResult();
+  }
+
+  /// Calls fn(offset, repeats) over `elems` elements in chunks of at most
+  /// max_repeat repeats of `lanes`.
+  void chunks(int64_t elems, int64_t lanes, function_ref<void(int64_t, int64_t)> fn) {
+    int64_t repeats = elems / lanes, maxRep = soc.max_repeat;
+    for (int64_t r = 0; r < repeats; r += maxRep)
+      fn(r * lanes, std::min(maxRep, repeats - r));
+  }
+
+  template <typename OpTy> void tileUnary(Value tile, int64_t elems) {
+    flat.unary<OpTy>(tile, elems);
+  }
+  template <typename OpTy> void tileScalar(Value tile, int64_t elems, double c) {
+    flat.scalar<OpTy>(tile, elems, c);
+  }
+
+  /// An epilogue operand's buffers in UB: as loaded (its GM type) and in
+  /// the output's type (the same buffer when the types agree).
+  struct OperandBufs {
+    Value raw, value;
+  };
 
   OpBuilder &b;
   Location loc;
@@ -913,70 +1182,101 @@ private:
   unsigned outArg;
   const soc::SocSpec &soc;
   Type f16, f32, outType, gmOutType, aType, bType;
+  SmallVector<SmallVector<Segment>, 3> levels;
   Value ubOutGm;
   Value bid;
-  Value l1A, l1B, ubA32, ubA16, ubB32, ubB16, l0A, l0B, l0C, ubOut;
-  Value ubRow, ubBcast, ubRes, ubScratch;
+  Value l1A[2], l1B[2], l0A[2], l0B[2]; // two slots (the panel, when there is one, is l1A[0])
+  Value ubA32, ubA16, ubB32, ubB16, l0C, ubOut;
+  Value ubBcast, ubScratch;
+  SmallVector<OperandBufs> operandBufs; // per epilogue step
   Value ubFold, ubRowsBc, ubStat, ubLive; // the softmax epilogue's
   Value ubP16, l1P, l1V, ubV32, ubV16, l0P, l0V, l0C2, ubOut2; // attention's PV matmul
   FlatTileEmitter flat; // vector instructions over a tile's contiguous elements
-  llvm::DenseMap<Type, Value> ubRowRaw, ubResRaw;
 };
 
-/// Tile sizes that fit the SoC's buffers with one buffer set.
+//===----------------------------------------------------------------------===//
+// Planning
+//===----------------------------------------------------------------------===//
+
+/// Tiles of at most `limit` (a multiple of `step`) that cut `extent` into
+/// equal parts where they can.
+int64_t balancedTile(int64_t extent, int64_t limit, int64_t step) {
+  int64_t tiles = (extent + limit - 1) / limit;
+  return std::min(limit, roundUp((extent + tiles - 1) / tiles, step));
+}
+
+/// Tile sizes for `plan`'s block that fit the SoC's buffers with two slots
+/// of every K-step buffer; false if not even 16 x 16 x 16 fits.
 bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, unsigned outArg,
                const soc::SocSpec &soc) {
   auto bytes = [&](soc::Space s) { return static_cast<int64_t>(soc.bufferBytes(s)); };
+  auto eBytes = [&](unsigned arg) { return int64_t(gmElements[arg].isF16() ? 2 : 4); };
   bool aF32 = !gmElements[info.aArg].isF16(), bF32 = !gmElements[info.bArg].isF16();
-  int64_t eOut = info.epilogue.empty() && !info.rowSoftmax ? (gmElements[outArg].isF16() ? 2 : 4)
-                                        : (gmElements[outArg].isF16() ? 6 : 4);
-  bool bias = false, residual = false, gelu = false;
-  for (const Epilogue &e : info.epilogue) {
-    bias |= e.kind == Epilogue::Row || e.kind == Epilogue::Elem;
-    residual |= e.kind == Epilogue::Full;
-    gelu |= e.kind == Epilogue::Unary && e.op == Epilogue::Gelu;
-  }
+  bool plainOut = info.epilogue.empty() && !info.rowSoftmax;
+  int64_t eOut = plainOut ? eBytes(outArg) : (gmElements[outArg].isF16() ? 6 : 4);
   int64_t KpAll = roundUp(info.K, 16);
-  auto fits = [&](int64_t Mt, int64_t Nt, int64_t Kt) {
-    int64_t ub = (aF32 ? Mt * Kt * 6 : 0) + (bF32 ? Kt * Nt * 6 : 0) + Mt * Nt * eOut +
-                 (bias ? roundUp(Nt, 128) * 8 + 256 : 0) + (gelu ? Mt * Nt * 4 : 0) +
-                 (residual ? Mt * Nt * 8 : 0) + 32 * 8 +
-                 (info.rowSoftmax ? 2 * (Mt * 16 + kRowRepeatSlack) * 4 + 2 * kStatLanes * 4 : 0);
-    bool panel = plan.Nb > Nt && !(info.ta && aF32) &&
-                 (Mt * KpAll + Kt * Nt) * 2 <= bytes(soc::Space::L1);
-    plan.panelA = panel;
-    // Attention's PV matmul: P (Mt x Nt) and V (Nt x D) in L1 and L0A/L0B,
-    // its [Mt, D] result in L0C and UB (V through UB when it is f32).
-    int64_t D = info.attention ? info.headDim : 0;
-    int64_t pv = Mt * Nt * 2, v = Nt * D * 2;
+  int64_t D = info.attention ? info.headDim : 0;
+  auto ubBytes = [&](int64_t Mt, int64_t Nt, int64_t Kt) {
+    int64_t ub = (aF32 ? Mt * Kt * 6 : 0) + (bF32 ? Kt * Nt * 6 : 0) + Mt * Nt * eOut + 256;
+    bool gelu = false;
+    for (const Epilogue &e : info.epilogue) {
+      gelu |= e.kind == Epilogue::Unary && e.op == Epilogue::Gelu;
+      int64_t raw = e.kind == Epilogue::Unary || e.kind == Epilogue::Scalar ? 0 : eBytes(e.arg);
+      if (e.kind == Epilogue::Row || e.kind == Epilogue::Elem)
+        ub += roundUp(Nt, 128) * (4 + (raw == 4 ? 0 : raw)) + 256;
+      if (e.kind == Epilogue::Full)
+        ub += Mt * Nt * (4 + (raw == 4 ? 0 : raw));
+    }
+    if (gelu)
+      ub += Mt * Nt * 4;
+    if (info.rowSoftmax)
+      ub += 2 * (Mt * 16 + kRowRepeatSlack) * 4 + 2 * kStatLanes * 4;
+    // Attention's PV matmul: its [Mt, D] result, the f16 probabilities, V
+    // through UB when it is f32.
     if (info.attention)
-      ub += Mt * D * 4 + (gmElements[info.vArg].isF16() ? 0 : Nt * D * 6) +
-            (gmElements[outArg].isF16() ? 0 : Mt * Nt * 2); // the f16 probabilities
-    return (Mt * Kt + Kt * Nt) * 2 + (D ? pv + v : 0) <= bytes(soc::Space::L1) &&
-           Mt * Kt * 2 + (D ? pv : 0) <= bytes(soc::Space::L0A) &&
-           Kt * Nt * 2 + (D ? v : 0) <= bytes(soc::Space::L0B) &&
-           Mt * Nt * 4 + Mt * D * 4 <= bytes(soc::Space::L0C) && ub <= bytes(soc::Space::UB) &&
-           Mt <= int64_t(soc.mmad_max_m) && Nt <= int64_t(soc.mmad_max_n) &&
-           Kt <= int64_t(soc.mmad_max_k);
+      ub += Mt * D * 4 + (gmElements[info.vArg].isF16() ? 0 : Nt * D * 6) + Mt * Nt * 2;
+    return ub;
   };
-  int64_t &Mt = plan.Mt, &Nt = plan.Nt, &Kt = plan.Kt;
+  auto fits = [&](int64_t Mt, int64_t Nt, int64_t Kt, bool panel) {
+    int64_t pv = D ? Mt * Nt * 2 : 0, v = D ? Nt * D * 2 : 0;
+    int64_t l1 = (panel ? Mt * KpAll * 2 : 2 * Mt * Kt * 2) + 2 * Kt * Nt * 2 + pv + v;
+    return l1 <= bytes(soc::Space::L1) && 2 * Mt * Kt * 2 + pv <= bytes(soc::Space::L0A) &&
+           2 * Kt * Nt * 2 + v <= bytes(soc::Space::L0B) &&
+           Mt * Nt * 4 + Mt * D * 4 <= bytes(soc::Space::L0C) &&
+           ubBytes(Mt, Nt, Kt) <= bytes(soc::Space::UB) && Mt <= int64_t(soc.mmad_max_m) &&
+           Nt <= int64_t(soc.mmad_max_n) && Kt <= int64_t(soc.mmad_max_k);
+  };
   // A head-split store needs N tiles of whole heads (Nb is a multiple of D,
-  // and D divides kCubeMaxNTile).
-  // A softmax epilogue keeps all N columns in one tile (N <= kCubeMaxNTile).
+  // and D divides kCubeMaxNTile); a softmax epilogue keeps all N columns in
+  // one tile (N <= kCubeMaxNTile).
   int64_t nStep = info.storeHeadSplitDim ? info.storeHeadSplitDim
                   : info.rowSoftmax      ? roundUp(info.N, 16)
                                          : 16;
-  Mt = std::min<int64_t>(roundUp(plan.Mb, 16), 128);
-  Nt = std::min<int64_t>(roundUp(plan.Nb, 16), kCubeMaxNTile);
-  Kt = std::min<int64_t>(roundUp(info.K, 16), 256);
-  while (!fits(Mt, Nt, Kt)) {
+  int64_t &Mt = plan.Mt, &Nt = plan.Nt, &Kt = plan.Kt;
+  Mt = balancedTile(plan.Mb, 128, 16);
+  Nt = info.rowSoftmax ? nStep : balancedTile(plan.Nb, kCubeMaxNTile, nStep);
+  // The K step: as deep as two L0A/L0B slots allow.
+  auto kFor = [&](int64_t mt, int64_t nt) {
+    int64_t l0 = std::min(bytes(soc::Space::L0A) / (4 * mt), bytes(soc::Space::L0B) / (4 * nt));
+    return std::max<int64_t>(16, std::min({KpAll, l0 / 16 * 16, int64_t(512)}));
+  };
+  Kt = kFor(Mt, Nt);
+  // The panel: several N tiles a row read it (or a row's A in one copy
+  // has longer bursts than one per K step), and it must fit beside B.
+  bool wantPanel = !(info.ta && aF32);
+  while (true) {
+    bool panel = wantPanel && fits(Mt, Nt, Kt, true);
+    if (panel || fits(Mt, Nt, Kt, false)) {
+      plan.panelA = panel;
+      break;
+    }
     if (Kt > 16 && Kt >= Mt && Kt >= Nt)
       Kt = roundUp(Kt / 2, 16);
     else if (Mt > 16 && Mt >= Nt)
       Mt = roundUp(Mt / 2, 16);
     else if (Nt > nStep)
       Nt = roundUp(Nt / 2, nStep);
-    // Only a head-split Nt stops above 16 (at D): M and K shrink instead.
+    // Only a head-split or softmax Nt stops above 16: M and K shrink instead.
     else if (Mt > 16)
       Mt = roundUp(Mt / 2, 16);
     else if (Kt > 16)
@@ -984,87 +1284,148 @@ bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, un
     else
       return false;
   }
+  bool severalTiles = plan.Bb * ((plan.Mb + Mt - 1) / Mt) * ((plan.Nb + Nt - 1) / Nt) > 1;
+  plan.kSteps = evenKSteps(info.K, Kt, severalTiles);
   return true;
 }
 
-/// Equal parts of the output over at most ai_core_count blocks.
-void planBlocks(const MatmulInfo &info, Plan &plan, const soc::SocSpec &soc) {
-  int64_t cores = soc.ai_core_count;
-  auto best = [&](int64_t extent, bool fractal) {
-    for (int64_t d = std::min(cores, extent); d > 1; --d)
-      if (extent % d == 0 && (!fractal || (extent / d) % 16 == 0))
-        return d;
-    return int64_t(1);
-  };
-  int64_t dB = best(info.batch, false), dM = best(info.M, true), dN = best(info.N, true);
-  // A softmax epilogue needs whole rows in every block.
+/// GM bytes one block of `plan` moves: its A rows once per row of tiles
+/// with a panel (else once per N tile), its B columns once per M tile, its
+/// output and full-tile epilogue operands once.
+double blockBytes(const MatmulInfo &info, const Plan &plan, ArrayRef<Type> gmElements,
+                  unsigned outArg) {
+  auto e = [&](unsigned arg) { return double(gmElements[arg].isF16() ? 2 : 4); };
+  double mTiles = double((plan.Mb + plan.Mt - 1) / plan.Mt);
+  double nTiles = double((plan.Nb + plan.Nt - 1) / plan.Nt);
+  double a = double(plan.Bb) * plan.Mb * info.K * e(info.aArg) * (plan.panelA ? 1 : nTiles);
+  double bRead = double(info.bBatched ? plan.Bb : 1) * info.K * plan.Nb * e(info.bArg) * mTiles;
+  double out = double(plan.Bb) * plan.Mb * plan.Nb;
+  double bytes = a + bRead + out * e(outArg);
+  for (const Epilogue &step : info.epilogue)
+    if (step.kind == Epilogue::Full)
+      bytes += out * e(step.arg);
+  if (info.attention)
+    bytes += double(plan.Bb) * info.N * info.headDim * e(info.vArg) * mTiles;
+  return bytes;
+}
+
+/// Passes of the Vector unit over every output element of a tile (f32): the
+/// move out of L0C, the epilogue steps, the softmax, the conversion to the
+/// output's type or to attention's f16 probabilities. An estimate of the
+/// instruction count (ops like gelu are several), not of their latency.
+int64_t vectorPasses(const MatmulInfo &info, ArrayRef<Type> gmElements, unsigned outArg) {
+  int64_t passes = 1;
+  bool f32Tile = !info.epilogue.empty() || info.rowSoftmax;
+  for (const Epilogue &e : info.epilogue) {
+    if (e.kind == Epilogue::Unary && e.op == Epilogue::Gelu)
+      passes += 8;
+    else if (e.kind == Epilogue::Unary && (e.op == Epilogue::Sigmoid || e.op == Epilogue::Tanh))
+      passes += 4;
+    else if (e.kind == Epilogue::Full && !gmElements[e.arg].isF32())
+      passes += 2; // the conversion, the op
+    else
+      passes += 1;
+  }
   if (info.rowSoftmax)
-    dN = 1;
-  // A head-split store's column parts hold whole heads.
-  if (int64_t D = info.storeHeadSplitDim) {
-    dN = 1;
-    for (int64_t d = std::min(cores, info.N / D); d > 1 && dN == 1; --d)
-      if (info.N % (d * D) == 0)
-        dN = d;
-  }
-  plan.Bb = info.batch;
-  plan.Mb = info.M;
-  plan.Nb = info.N;
-  // Each split is ranked by a roofline: the Cube work shared by its blocks
-  // or its GM reads (f16) over the chip's shared bandwidth, whichever is
-  // longer; ties go to more blocks, then fewer bytes. A block reads its A
-  // rows once (the panel stays in L1 while the N tiles go by) and its B
-  // columns once per M tile of up to 128 rows, so splitting the rows of a
-  // small activation re-reads the whole weight on every core (BERT: 128 x
-  // 768 by 768 x 3072), while splitting the columns of a tall one re-reads B
-  // per M tile. The most blocks is not always fastest: attention's batched
-  // matmuls (12 heads) split by head over 6 blocks read each head's K or V
-  // once, where 8 row parts re-read them on every block; a head-split
-  // store's column parts hold whole heads (QKV: 2304 columns of 64-wide
-  // heads split 6 ways read the 3.5 MB weight once, 8 row parts 8 times).
-  auto traffic = [&](int64_t blocks, int64_t batches, int64_t rows, int64_t cols) {
-    double mTiles = double(roundUp(rows, 128) / 128);
-    double perBatch = double(rows) * info.K + mTiles * double(info.K) * cols;
-    return double(blocks) * batches * perBatch;
+    passes += info.softmax.protect ? 10 : 5;
+  if (info.attention || (f32Tile && !gmElements[outArg].isF32()))
+    passes += 1;
+  return passes;
+}
+
+/// The block grid and the tiles: equal parts of the batch, the rows and the
+/// columns (two of them at most, a 2-D grid), ranked by a roofline: the
+/// Cube work of a block, its Vector work (the epilogue's passes at one
+/// repeat a cycle) or its GM bytes at its share of the chip's bandwidth (a
+/// core gets 1/cores of it), times the waves of blocks the cores run (more
+/// blocks than cores only in whole waves); ties go to more blocks, then to
+/// fewer bytes. BERT's attention (12 heads) runs 6 blocks of 2 heads, the
+/// second head's QK^T overlapping the first one's softmax, where 12 blocks
+/// of one head took two waves with the second half empty (24 blocks of half
+/// a head rank within 0.2% of 6). A block reads
+/// its A rows once (the panel stays in L1 while the N tiles go by) and its
+/// B columns once per M tile of up to 128 rows, so splitting the rows of a
+/// small activation re-reads the whole weight on every block (BERT: 128 x
+/// 768 by 768 x 3072), while splitting the columns of a tall one re-reads A
+/// on every block; a 2-D grid takes the cheaper mix. A head-split store's
+/// column parts hold whole heads (QKV: 2304 columns of 64-wide heads split
+/// 6 ways read the 3.5 MB weight once, 8 row parts 8 times); a softmax
+/// epilogue keeps whole rows in a block.
+bool planGrid(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, unsigned outArg,
+              const soc::SocSpec &soc) {
+  int64_t cores = soc.ai_core_count;
+  // Part counts of `extent`: 1, and equal parts of a multiple of `quantum`.
+  auto parts = [&](int64_t extent, int64_t quantum) {
+    SmallVector<int64_t> out = {1};
+    for (int64_t d = 2; d <= std::min(extent, 4 * cores); ++d)
+      if (extent % d == 0 && (extent / d) % quantum == 0)
+        out.push_back(d);
+    return out;
   };
-  struct Choice {
-    Plan::Split split;
-    int64_t blocks;
-    double traffic;
-  };
-  Choice choices[] = {
-      {Plan::Batch, dB, traffic(dB, info.batch / dB, info.M, info.N)},
-      {Plan::Rows, dM, traffic(dM, info.batch, info.M / dM, info.N)},
-      {Plan::Cols, dN, traffic(dN, info.batch, info.M, info.N / dN)},
-  };
+  int64_t colQuantum = info.storeHeadSplitDim ? info.storeHeadSplitDim : 16;
+  SmallVector<int64_t> batchParts = parts(info.batch, 1), rowParts = parts(info.M, 16);
+  SmallVector<int64_t> colParts = info.rowSoftmax ? SmallVector<int64_t>{1}
+                                                  : parts(info.N, colQuantum);
   double macsPerSecond = soc.cubeMacsPerCyclePerCore(soc::CubeInput::F16) * soc.clock_hz;
-  auto seconds = [&](const Choice &c) {
-    double macs = double(info.batch) * info.M * info.N * info.K;
-    return std::max(macs / (c.blocks * macsPerSecond), c.traffic * 2 / soc.gm_bytes_per_second);
-  };
-  const Choice *chosen = nullptr;
-  for (const Choice &c : choices) {
-    if (c.blocks <= 1)
-      continue;
-    if (!chosen) {
-      chosen = &c;
-      continue;
+  int64_t passes = vectorPasses(info, gmElements, outArg);
+  std::optional<Plan> best;
+  double bestSeconds = 0, bestBytes = 0;
+  auto consider = [&](Axis outer, int64_t po, Axis inner, int64_t pi) {
+    // More blocks than cores only in whole waves: a last wave of a few
+    // blocks leaves the other cores idle for a block's time (and a tiny
+    // kernel pays a block dispatch per block for nothing).
+    int64_t blocks = po * pi;
+    if (blocks > 4 * cores || (blocks > cores && blocks % cores))
+      return;
+    Plan p = plan;
+    p.outer = po > 1 ? outer : Axis::None;
+    p.inner = pi > 1 ? inner : Axis::None;
+    p.outerParts = po;
+    p.innerParts = pi;
+    if (p.outer == Axis::None) {
+      std::swap(p.outer, p.inner);
+      std::swap(p.outerParts, p.innerParts);
     }
-    double cs = seconds(c), best = seconds(*chosen);
-    if (cs < best || (cs == best && (c.blocks > chosen->blocks ||
-                                     (c.blocks == chosen->blocks && c.traffic < chosen->traffic))))
-      chosen = &c;
+    auto partsOf = [&](Axis a) {
+      return (p.outer == a ? p.outerParts : 1) * (p.inner == a ? p.innerParts : 1);
+    };
+    p.Bb = info.batch / partsOf(Axis::Batch);
+    p.Mb = info.M / partsOf(Axis::Rows);
+    p.Nb = info.N / partsOf(Axis::Cols);
+    if (!planTiles(info, p, gmElements, outArg, soc))
+      return;
+    int64_t waves = (blocks + cores - 1) / cores;
+    double macs = double(p.Bb) * roundUp(p.Mb, 16) * roundUp(p.Nb, 16) * roundUp(info.K, 16);
+    double bytes = blockBytes(info, p, gmElements, outArg);
+    double elems = double(p.Bb) * roundUp(p.Mb, 16) * roundUp(p.Nb, 16);
+    double vector = elems * 4 * passes / soc.vector_bytes_per_repeat / soc.clock_hz;
+    double seconds =
+        double(waves) * std::max({macs / macsPerSecond, bytes * cores / soc.gm_bytes_per_second,
+                                  vector});
+    double total = bytes * blocks;
+    if (!best || seconds < bestSeconds ||
+        (seconds == bestSeconds &&
+         (blocks > best->blockDim() || (blocks == best->blockDim() && total < bestBytes)))) {
+      best = p;
+      bestSeconds = seconds;
+      bestBytes = total;
+    }
+  };
+  for (int64_t pb : batchParts) {
+    for (int64_t pc : colParts)
+      consider(Axis::Batch, pb, Axis::Cols, pc);
+    for (int64_t pr : rowParts)
+      if (pr > 1)
+        consider(Axis::Batch, pb, Axis::Rows, pr);
   }
-  if (!chosen)
-    return;
-  plan.split = chosen->split;
-  plan.blockDim = chosen->blocks;
-  if (chosen->split == Plan::Batch)
-    plan.Bb = info.batch / dB;
-  else if (chosen->split == Plan::Rows)
-    plan.Mb = info.M / dM;
-  else
-    plan.Nb = info.N / dN;
+  for (int64_t pr : rowParts)
+    for (int64_t pc : colParts)
+      if (pr > 1)
+        consider(Axis::Rows, pr, Axis::Cols, pc);
+  if (!best)
+    return false;
+  plan = *best;
+  return true;
 }
 
 LogicalResult lowerMatmul(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
@@ -1100,13 +1461,12 @@ LogicalResult lowerMatmul(func::FuncOp func, func::CallOp call, const soc::SocSp
   if (plan.nzB)
     gmTypes[info.bArg] = dv::GmType::get(
         ctx, {roundUp(info.N, 16) / 16, roundUp(info.K, 16), 16}, gmElements[info.bArg]);
-  planBlocks(info, plan, soc);
-  if (!planTiles(info, plan, gmElements, outArg, soc))
+  if (!planGrid(info, plan, gmElements, outArg, soc))
     return func.emitError() << "kernel " << func.getSymName()
                             << ": no 16x16x16 matmul tile fits the SoC's buffers";
 
   OpBuilder b(ctx);
-  Block *entry = beginKernel(b, func, gmTypes, plan.blockDim, "cube");
+  Block *entry = beginKernel(b, func, gmTypes, plan.blockDim(), "cube");
   if (plan.nzB)
     entry->getParentOp()->setAttr(dv::DVDialect::kNzWeightsAttrName,
                                   b.getDenseI64ArrayAttr({int64_t(info.bArg)}));

@@ -132,6 +132,9 @@ std::string analyze(func::FuncOp func, vg::MatMulOp mm, Shape &shape) {
       return name + " changes the matmul's type";
     if (step.op == Step::Gelu)
       return name + " has no Vector matmul epilogue";
+    if (step.batchBroadcast && product(outShape.drop_back(2)) != shape.batch)
+      return name + " of a matrix broadcast over a batch folded into the rows has no Vector "
+                    "matmul epilogue";
     if (step.other && (!readFromGm(body, step.other) || !isF32(step.other)))
       return name + " of a value that is not an f32 kernel argument";
     shape.steps.push_back(step);
@@ -525,7 +528,8 @@ private:
         break;
       }
       case Step::Full:
-        load(gm[e.arg], outOffset(batch, row, col), ubOther, msz, nsz, s.N, p.Nt);
+        load(gm[e.arg], outOffset(e.batchBroadcast ? Offset() : batch, row, col), ubOther, msz,
+             nsz, s.N, p.Nt);
         chunks(elems, [&](int64_t off, int64_t n) {
           flat.binary(e.op, ub(ubOut, off, n * kLanes), ub(ubOther, off, n * kLanes), e.left, n);
         });

@@ -238,13 +238,17 @@ dv.kernel @nested(%in: !dv.gm<16384xf16>, %out: !dv.gm<16384xf16>) attributes {b
 
 // Two halves of one UB buffer (ping, pong) in one loop, indexed by block:
 // each half gets its own MTE2 -> V pair; the halves never order each other;
-// one back-edge MTE3 -> MTE2 pair covers both.
+// each refill waits for the store of its own half in the previous iteration
+// (its own back-edge MTE3 -> MTE2 pair), not for the later store of the
+// other half, so the ping refill overlaps the pong store.
 // CHECK-LABEL: dv.kernel @ping_pong
-// CHECK: dv.set_flag MTE3 -> MTE2 event [[E:[0-7]]]
+// CHECK: dv.set_flag MTE3 -> MTE2 event [[E0:[0-7]]]
+// CHECK-NEXT: dv.set_flag MTE3 -> MTE2 event [[E1:[0-7]]]
 // CHECK-NEXT: dv.loop
-// CHECK: dv.wait_flag MTE3 -> MTE2 event [[E]]
+// CHECK: dv.wait_flag MTE3 -> MTE2 event [[PING:[0-7]]]
 // CHECK-NEXT: dv.copy
 // CHECK-NEXT: dv.set_flag MTE2 -> V event [[P:[0-7]]]
+// CHECK-NEXT: dv.wait_flag MTE3 -> MTE2 event [[PONG:[0-7]]]
 // CHECK-NEXT: dv.copy
 // CHECK-NEXT: dv.set_flag MTE2 -> V event [[Q:[0-7]]]
 // CHECK-NEXT: dv.wait_flag MTE2 -> V event [[P]]
@@ -252,14 +256,16 @@ dv.kernel @nested(%in: !dv.gm<16384xf16>, %out: !dv.gm<16384xf16>) attributes {b
 // CHECK-NEXT: dv.set_flag V -> MTE3
 // CHECK-NEXT: dv.wait_flag V -> MTE3
 // CHECK-NEXT: dv.copy
+// CHECK-NEXT: dv.set_flag MTE3 -> MTE2 event [[PING]]
 // CHECK-NEXT: dv.wait_flag MTE2 -> V event [[Q]]
 // CHECK-NEXT: dv.vexp
 // CHECK-NEXT: dv.set_flag V -> MTE3
 // CHECK-NEXT: dv.wait_flag V -> MTE3
 // CHECK-NEXT: dv.copy
-// CHECK-NEXT: dv.set_flag MTE3 -> MTE2 event [[E]]
+// CHECK-NEXT: dv.set_flag MTE3 -> MTE2 event [[PONG]]
 // CHECK-NEXT: }
-// CHECK-NEXT: dv.wait_flag MTE3 -> MTE2 event [[E]]
+// CHECK-NEXT: dv.wait_flag MTE3 -> MTE2 event [[E0]]
+// CHECK-NEXT: dv.wait_flag MTE3 -> MTE2 event [[E1]]
 
 dv.kernel @ping_pong(%in: !dv.gm<8192xf16>, %out: !dv.gm<8192xf16>) attributes {block_dim = 2 : i64, kind = "vector"} {
   %ub = dv.alloc offset 0 : !dv.buf<ub, 2048xf16>
@@ -277,6 +283,84 @@ dv.kernel @ping_pong(%in: !dv.gm<8192xf16>, %out: !dv.gm<8192xf16>) attributes {
     dv.copy %p to %y0 {burst_bytes = 2048} : !dv.buf<ub, 1024xf16> to !dv.gm<1024xf16>
     dv.vexp %q to %q {repeat = 8} : !dv.buf<ub, 1024xf16> to !dv.buf<ub, 1024xf16>
     dv.copy %q to %y1 {burst_bytes = 2048} : !dv.buf<ub, 1024xf16> to !dv.gm<1024xf16>
+  }
+  dv.return
+}
+
+// -----
+
+// Nine slots in one loop, each refilled after its own store: nine carried
+// MTE3 -> MTE2 pairs would need nine event ids (there are eight), so the
+// carried pairs merge into one: every refill of the next iteration waits
+// for the last store of this one.
+// CHECK-LABEL: dv.kernel @nine_slots
+// CHECK: dv.set_flag MTE3 -> MTE2 event [[E:[0-7]]]
+// CHECK-NEXT: dv.loop
+// CHECK: dv.wait_flag MTE3 -> MTE2 event [[E]]
+// CHECK-NEXT: dv.copy
+// CHECK-NOT: dv.wait_flag MTE3 -> MTE2
+// CHECK: dv.set_flag MTE3 -> MTE2 event [[E]]
+// CHECK-NEXT: }
+// CHECK-NEXT: dv.wait_flag MTE3 -> MTE2 event [[E]]
+// CHECK-NEXT: dv.return
+
+dv.kernel @nine_slots(%in: !dv.gm<18432xf16>, %out: !dv.gm<18432xf16>) attributes {block_dim = 1 : i64, kind = "vector"} {
+  %ub = dv.alloc offset 0 : !dv.buf<ub, 9216xf16>
+  dv.loop %i trip 2 {
+    %x0 = dv.view %in[%i * 9216 + 0] : !dv.gm<18432xf16> to !dv.gm<1024xf16>
+    %u0 = dv.view %ub[0] : !dv.buf<ub, 9216xf16> to !dv.buf<ub, 1024xf16>
+    %y0 = dv.view %out[%i * 9216 + 0] : !dv.gm<18432xf16> to !dv.gm<1024xf16>
+    %x1 = dv.view %in[%i * 9216 + 1024] : !dv.gm<18432xf16> to !dv.gm<1024xf16>
+    %u1 = dv.view %ub[1024] : !dv.buf<ub, 9216xf16> to !dv.buf<ub, 1024xf16>
+    %y1 = dv.view %out[%i * 9216 + 1024] : !dv.gm<18432xf16> to !dv.gm<1024xf16>
+    %x2 = dv.view %in[%i * 9216 + 2048] : !dv.gm<18432xf16> to !dv.gm<1024xf16>
+    %u2 = dv.view %ub[2048] : !dv.buf<ub, 9216xf16> to !dv.buf<ub, 1024xf16>
+    %y2 = dv.view %out[%i * 9216 + 2048] : !dv.gm<18432xf16> to !dv.gm<1024xf16>
+    %x3 = dv.view %in[%i * 9216 + 3072] : !dv.gm<18432xf16> to !dv.gm<1024xf16>
+    %u3 = dv.view %ub[3072] : !dv.buf<ub, 9216xf16> to !dv.buf<ub, 1024xf16>
+    %y3 = dv.view %out[%i * 9216 + 3072] : !dv.gm<18432xf16> to !dv.gm<1024xf16>
+    %x4 = dv.view %in[%i * 9216 + 4096] : !dv.gm<18432xf16> to !dv.gm<1024xf16>
+    %u4 = dv.view %ub[4096] : !dv.buf<ub, 9216xf16> to !dv.buf<ub, 1024xf16>
+    %y4 = dv.view %out[%i * 9216 + 4096] : !dv.gm<18432xf16> to !dv.gm<1024xf16>
+    %x5 = dv.view %in[%i * 9216 + 5120] : !dv.gm<18432xf16> to !dv.gm<1024xf16>
+    %u5 = dv.view %ub[5120] : !dv.buf<ub, 9216xf16> to !dv.buf<ub, 1024xf16>
+    %y5 = dv.view %out[%i * 9216 + 5120] : !dv.gm<18432xf16> to !dv.gm<1024xf16>
+    %x6 = dv.view %in[%i * 9216 + 6144] : !dv.gm<18432xf16> to !dv.gm<1024xf16>
+    %u6 = dv.view %ub[6144] : !dv.buf<ub, 9216xf16> to !dv.buf<ub, 1024xf16>
+    %y6 = dv.view %out[%i * 9216 + 6144] : !dv.gm<18432xf16> to !dv.gm<1024xf16>
+    %x7 = dv.view %in[%i * 9216 + 7168] : !dv.gm<18432xf16> to !dv.gm<1024xf16>
+    %u7 = dv.view %ub[7168] : !dv.buf<ub, 9216xf16> to !dv.buf<ub, 1024xf16>
+    %y7 = dv.view %out[%i * 9216 + 7168] : !dv.gm<18432xf16> to !dv.gm<1024xf16>
+    %x8 = dv.view %in[%i * 9216 + 8192] : !dv.gm<18432xf16> to !dv.gm<1024xf16>
+    %u8 = dv.view %ub[8192] : !dv.buf<ub, 9216xf16> to !dv.buf<ub, 1024xf16>
+    %y8 = dv.view %out[%i * 9216 + 8192] : !dv.gm<18432xf16> to !dv.gm<1024xf16>
+    dv.copy %x0 to %u0 {burst_bytes = 2048} : !dv.gm<1024xf16> to !dv.buf<ub, 1024xf16>
+    dv.copy %x1 to %u1 {burst_bytes = 2048} : !dv.gm<1024xf16> to !dv.buf<ub, 1024xf16>
+    dv.copy %x2 to %u2 {burst_bytes = 2048} : !dv.gm<1024xf16> to !dv.buf<ub, 1024xf16>
+    dv.copy %x3 to %u3 {burst_bytes = 2048} : !dv.gm<1024xf16> to !dv.buf<ub, 1024xf16>
+    dv.copy %x4 to %u4 {burst_bytes = 2048} : !dv.gm<1024xf16> to !dv.buf<ub, 1024xf16>
+    dv.copy %x5 to %u5 {burst_bytes = 2048} : !dv.gm<1024xf16> to !dv.buf<ub, 1024xf16>
+    dv.copy %x6 to %u6 {burst_bytes = 2048} : !dv.gm<1024xf16> to !dv.buf<ub, 1024xf16>
+    dv.copy %x7 to %u7 {burst_bytes = 2048} : !dv.gm<1024xf16> to !dv.buf<ub, 1024xf16>
+    dv.copy %x8 to %u8 {burst_bytes = 2048} : !dv.gm<1024xf16> to !dv.buf<ub, 1024xf16>
+    dv.vexp %u0 to %u0 {repeat = 8} : !dv.buf<ub, 1024xf16> to !dv.buf<ub, 1024xf16>
+    dv.copy %u0 to %y0 {burst_bytes = 2048} : !dv.buf<ub, 1024xf16> to !dv.gm<1024xf16>
+    dv.vexp %u1 to %u1 {repeat = 8} : !dv.buf<ub, 1024xf16> to !dv.buf<ub, 1024xf16>
+    dv.copy %u1 to %y1 {burst_bytes = 2048} : !dv.buf<ub, 1024xf16> to !dv.gm<1024xf16>
+    dv.vexp %u2 to %u2 {repeat = 8} : !dv.buf<ub, 1024xf16> to !dv.buf<ub, 1024xf16>
+    dv.copy %u2 to %y2 {burst_bytes = 2048} : !dv.buf<ub, 1024xf16> to !dv.gm<1024xf16>
+    dv.vexp %u3 to %u3 {repeat = 8} : !dv.buf<ub, 1024xf16> to !dv.buf<ub, 1024xf16>
+    dv.copy %u3 to %y3 {burst_bytes = 2048} : !dv.buf<ub, 1024xf16> to !dv.gm<1024xf16>
+    dv.vexp %u4 to %u4 {repeat = 8} : !dv.buf<ub, 1024xf16> to !dv.buf<ub, 1024xf16>
+    dv.copy %u4 to %y4 {burst_bytes = 2048} : !dv.buf<ub, 1024xf16> to !dv.gm<1024xf16>
+    dv.vexp %u5 to %u5 {repeat = 8} : !dv.buf<ub, 1024xf16> to !dv.buf<ub, 1024xf16>
+    dv.copy %u5 to %y5 {burst_bytes = 2048} : !dv.buf<ub, 1024xf16> to !dv.gm<1024xf16>
+    dv.vexp %u6 to %u6 {repeat = 8} : !dv.buf<ub, 1024xf16> to !dv.buf<ub, 1024xf16>
+    dv.copy %u6 to %y6 {burst_bytes = 2048} : !dv.buf<ub, 1024xf16> to !dv.gm<1024xf16>
+    dv.vexp %u7 to %u7 {repeat = 8} : !dv.buf<ub, 1024xf16> to !dv.buf<ub, 1024xf16>
+    dv.copy %u7 to %y7 {burst_bytes = 2048} : !dv.buf<ub, 1024xf16> to !dv.gm<1024xf16>
+    dv.vexp %u8 to %u8 {repeat = 8} : !dv.buf<ub, 1024xf16> to !dv.buf<ub, 1024xf16>
+    dv.copy %u8 to %y8 {burst_bytes = 2048} : !dv.buf<ub, 1024xf16> to !dv.gm<1024xf16>
   }
   dv.return
 }

@@ -6,7 +6,8 @@
 // A gathers into L0A as is, B with a transpose into L0B; one mmad (init)
 // into L0C, move_l0c_ub to the f32 output tile, copy_nz2nd of the 8 valid
 // rows. N = 32 splits into 2 blocks of 16 columns (M = 8 cannot split into
-// parts of 16 rows).
+// parts of 16 rows). A block's one tile is one K step: one slot of each
+// L1/L0 buffer, no double buffering.
 // CHECK-LABEL: func.func @mm_f32_io
 // CHECK-SAME: ([[X:%[a-z0-9_]+]]: tensor<8x64xf32>, [[W:%[a-z0-9_]+]]: tensor<64x32xf32>)
 // CHECK: [[R:%.+]] = dv.launch @k0_matmul([[X]], [[W]]) : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32>
@@ -17,12 +18,12 @@
 // CHECK-NEXT: [[BID:%.+]] = dv.block_idx
 // CHECK-NEXT: [[L1A:%.+]] = dv.alloc : !dv.buf<l1, 16x64xf16, nz>
 // CHECK-NEXT: [[L1B:%.+]] = dv.alloc : !dv.buf<l1, 64x16xf16, nz>
+// CHECK-NEXT: [[L0A:%.+]] = dv.alloc : !dv.buf<l0a, 16x64xf16, nz>
+// CHECK-NEXT: [[L0B:%.+]] = dv.alloc : !dv.buf<l0b, 64x16xf16, nz>
 // CHECK-NEXT: [[UA32:%.+]] = dv.alloc : !dv.buf<ub, 16x64xf32, nz>
 // CHECK-NEXT: [[UA16:%.+]] = dv.alloc : !dv.buf<ub, 16x64xf16, nz>
 // CHECK-NEXT: [[UB32:%.+]] = dv.alloc : !dv.buf<ub, 64x16xf32, nz>
 // CHECK-NEXT: [[UB16:%.+]] = dv.alloc : !dv.buf<ub, 64x16xf16, nz>
-// CHECK-NEXT: [[L0A:%.+]] = dv.alloc : !dv.buf<l0a, 16x64xf16, nz>
-// CHECK-NEXT: [[L0B:%.+]] = dv.alloc : !dv.buf<l0b, 64x16xf16, nz>
 // CHECK-NEXT: [[L0C:%.+]] = dv.alloc : !dv.buf<l0c, 16x16xf32, nz>
 // CHECK-NEXT: [[OUT:%.+]] = dv.alloc : !dv.buf<ub, 16x16xf32, nz>
 // CHECK-NEXT: [[GA:%.+]] = dv.view [[A]][0] : !dv.gm<8x64xf32> to !dv.gm<512xf32>
@@ -87,10 +88,11 @@ func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) 
 // CHECK-NEXT: dv.load_fractals
 // CHECK-NEXT: dv.load_fractals [[L1B]] to {{%.+}} {dst_inner_stride = 1 : i64, dst_outer_stride = 1 : i64, inner = 1 : i64, outer = 4 : i64, src_inner_stride = 1 : i64, src_outer_stride = 1 : i64} :
 // CHECK-NEXT: dv.mmad {{.*}} {init, k = 64 : i64, m = 32 : i64, n = 16 : i64}
-// CHECK-NEXT: dv.move_l0c_ub {{%.+}} to [[OUT]] {burst_elems = 512 : i64} : !dv.buf<l0c, 32x16xf32, nz> to !dv.buf<ub, 32x16xf32, nz>
+// The bias row comes in while the Cube works, before the move out of L0C.
 // CHECK-NEXT: [[UB16:%.+]] = dv.view [[ROW16]][0] : !dv.buf<ub, 128xf16> to !dv.buf<ub, 16xf16>
 // CHECK-NEXT: [[GBIAS:%.+]] = dv.view [[BIAS]][[[BID]] * 16] : !dv.gm<48xf16> to !dv.gm<16xf16>
 // CHECK-NEXT: dv.copy [[GBIAS]] to [[UB16]] {burst_bytes = 32 : i64}
+// CHECK-NEXT: dv.move_l0c_ub {{%.+}} to [[OUT]] {burst_elems = 512 : i64} : !dv.buf<l0c, 32x16xf32, nz> to !dv.buf<ub, 32x16xf32, nz>
 // CHECK: dv.vconv {{.*}} {rep = array<i64: 8, 4>, repeat = 1 : i64} : !dv.buf<ub, 64xf16> to !dv.buf<ub, 64xf32>
 // CHECK: dv.vadd {{.*}} {blk = array<i64: 2, 2, 0>, rep = array<i64: 16, 16, 0>, repeat = 4 : i64} : !dv.buf<ub, 504xf32>, !dv.buf<ub, 8xf32> to !dv.buf<ub, 504xf32>
 // CHECK: [[R8:%.+]] = dv.view [[ROW]][8] : !dv.buf<ub, 128xf32> to !dv.buf<ub, 8xf32>
@@ -130,50 +132,88 @@ func.func private @k1_sigmoid(%arg0: tensor<20x48xf32>) -> tensor<20x48xf32>
 
 // -----
 
-// Tiled to the SoC's buffers: 512 x 1000 x 768 f16. M splits into 8 blocks
-// of 64 rows; tiles 64 x 128 with K steps of 256 (L0B: 256 x 128 x 2 B =
-// 64 KiB exactly). The block's A panel (64 x 1000, padded to 1008) is loaded
-// into L1 once and stays for the 6 N tiles (a loop); per N tile the first
-// K step (init) is peeled, a loop runs the 2 further full steps (A from the
-// panel at 64 x 256 elements a step), then the K tail of 232 (padded to
-// 240, views of the full buffers). The weight is a constant, so the .om
-// stores it in FRACTAL_NZ ([48][1008][16]): a B tile is one copy with a
-// 256-row burst per 16 columns (the K tail reads the zero padding).
+// Tiled to the SoC's buffers: 512 x 1000 x 768 f16 on a 2-D grid of 4 row
+// parts x 2 column parts (block b: rows 128 * (b floordiv 2), columns
+// 384 * (b mod 2)), which reads A twice and B four times (8 row parts: B
+// eight times). Tiles 128 x 128 with K steps of 128 in two slots of
+// L1/L0A/L0B each (2 x 128 x 128 x 2 B = 64 KiB of L0B): step s loads into
+// slot s mod 2 while the Cube reads the other; 8 steps (7 x 128 and a tail
+// of 104, padded to 112). The block's A panel (128 x 1000, padded to 1008)
+// is loaded into L1 once for its 3 N tiles. Each tile's epilogue runs
+// within the next tile's K steps: its move out of L0C before the next
+// tile's first mmad, its store after it; the last tile's after its steps.
+// The weight is a constant, so the .om stores it in FRACTAL_NZ
+// ([48][1008][16]): a B tile is one copy with a 128-row burst per 16
+// columns (the K tail reads the zero padding).
 // CHECK-LABEL: dv.kernel @k0_matmul
 // CHECK-SAME: ([[A:%[a-z0-9_]+]]: !dv.gm<512x1000xf16>, [[B:%[a-z0-9_]+]]: !dv.gm<48x1008x16xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<512x768xf16>)
 // CHECK-SAME: attributes {block_dim = 8 : i64, dv.nz_weights = array<i64: 1>, kind = "cube"
 // CHECK-NEXT: [[BID:%.+]] = dv.block_idx
-// CHECK-NEXT: [[L1A:%.+]] = dv.alloc : !dv.buf<l1, 64x1008xf16, nz>
-// CHECK-NEXT: [[L1B:%.+]] = dv.alloc : !dv.buf<l1, 256x128xf16, nz>
-// CHECK-NEXT: dv.alloc : !dv.buf<l0a, 64x256xf16, nz>
-// CHECK-NEXT: dv.alloc : !dv.buf<l0b, 256x128xf16, nz>
-// CHECK-NEXT: [[L0C:%.+]] = dv.alloc : !dv.buf<l0c, 64x128xf32, nz>
-// CHECK-NEXT: [[OUT:%.+]] = dv.alloc : !dv.buf<ub, 64x128xf16, nz>
-// CHECK-NEXT: [[GA:%.+]] = dv.view [[A]][[[BID]] * 64000] : !dv.gm<512x1000xf16> to !dv.gm<64000xf16>
-// CHECK-NEXT: dv.copy_nd2nz [[GA]] to [[L1A]] {cols = 1000 : i64, dst_cols = 1008 : i64, dst_rows = 64 : i64, rows = 64 : i64, src_row_stride = 1000 : i64}
-// CHECK-NEXT: dv.loop [[J:%.+]] trip 6 {
-// CHECK-NEXT: [[GB:%.+]] = dv.view [[B]][[[J]] * 129024] : !dv.gm<48x1008x16xf16> to !dv.gm<116992xf16>
-// CHECK-NEXT: dv.copy [[GB]] to [[L1B]] {burst_bytes = 8192 : i64, bursts = 8 : i64, src_gap = 24064 : i64}
-// CHECK-NEXT: dv.view [[L1A]][0] : !dv.buf<l1, 64x1008xf16, nz> to !dv.buf<l1, 64x256xf16, nz>
-// CHECK: dv.mmad {{.*}} {init, k = 256 : i64, m = 64 : i64, n = 128 : i64}
+// CHECK-NEXT: [[L1A:%.+]] = dv.alloc : !dv.buf<l1, 128x1008xf16, nz>
+// CHECK-NEXT: [[L1B0:%.+]] = dv.alloc : !dv.buf<l1, 128x128xf16, nz>
+// CHECK-NEXT: [[L0A0:%.+]] = dv.alloc : !dv.buf<l0a, 128x128xf16, nz>
+// CHECK-NEXT: [[L0B0:%.+]] = dv.alloc : !dv.buf<l0b, 128x128xf16, nz>
+// CHECK-NEXT: [[L1B1:%.+]] = dv.alloc : !dv.buf<l1, 128x128xf16, nz>
+// CHECK-NEXT: [[L0A1:%.+]] = dv.alloc : !dv.buf<l0a, 128x128xf16, nz>
+// CHECK-NEXT: [[L0B1:%.+]] = dv.alloc : !dv.buf<l0b, 128x128xf16, nz>
+// CHECK-NEXT: [[L0C:%.+]] = dv.alloc : !dv.buf<l0c, 128x128xf32, nz>
+// CHECK-NEXT: [[OUT:%.+]] = dv.alloc : !dv.buf<ub, 128x128xf16, nz>
+// CHECK-NEXT: [[GA:%.+]] = dv.view [[A]][([[BID]] floordiv 2) * 128000] : !dv.gm<512x1000xf16> to !dv.gm<128000xf16>
+// CHECK-NEXT: dv.copy_nd2nz [[GA]] to [[L1A]] {cols = 1000 : i64, dst_cols = 1008 : i64, dst_rows = 128 : i64, rows = 128 : i64, src_row_stride = 1000 : i64}
+// The first tile: steps 0 and 1 straight, in slots 0 and 1.
+// CHECK-NEXT: dv.view [[B]][([[BID]] mod 2) * 387072] : !dv.gm<48x1008x16xf16> to !dv.gm<114944xf16>
+// CHECK-NEXT: dv.copy {{%.+}} to [[L1B0]] {burst_bytes = 4096 : i64, bursts = 8 : i64, src_gap = 28160 : i64}
+// CHECK-NEXT: dv.view [[L1A]][0] : !dv.buf<l1, 128x1008xf16, nz> to !dv.buf<l1, 128x128xf16, nz>
+// CHECK-NEXT: dv.load_fractals {{%.+}} to [[L0A0]]
+// CHECK-NEXT: dv.load_fractals [[L1B0]] to [[L0B0]]
+// CHECK-NEXT: dv.mmad [[L0A0]], [[L0B0]] to [[L0C]] {init, k = 128 : i64, m = 128 : i64, n = 128 : i64}
+// CHECK-NEXT: dv.view [[B]][([[BID]] mod 2) * 387072 + 2048]
+// CHECK-NEXT: dv.copy {{%.+}} to [[L1B1]]
+// CHECK-NEXT: dv.view [[L1A]][16384]
+// CHECK-NEXT: dv.load_fractals {{%.+}} to [[L0A1]]
+// CHECK-NEXT: dv.load_fractals [[L1B1]] to [[L0B1]]
+// CHECK-NEXT: dv.mmad [[L0A1]], [[L0B1]] to [[L0C]] {k = 128 : i64, m = 128 : i64, n = 128 : i64}
+// Steps 2..5 in a loop of pairs (slot 0, then slot 1).
 // CHECK-NEXT: dv.loop [[K:%.+]] trip 2 {
-// CHECK-NEXT: dv.view [[B]][[[J]] * 129024 + [[K]] * 4096 + 4096]
-// CHECK-NEXT: dv.copy {{.*}} {burst_bytes = 8192 : i64, bursts = 8 : i64, src_gap = 24064 : i64}
-// CHECK-NEXT: dv.view [[L1A]][[[K]] * 16384 + 16384] : !dv.buf<l1, 64x1008xf16, nz> to !dv.buf<l1, 64x256xf16, nz>
-// CHECK: dv.mmad {{.*}} {k = 256 : i64, m = 64 : i64, n = 128 : i64}
+// CHECK-NEXT: dv.view [[B]][([[BID]] mod 2) * 387072 + [[K]] * 4096 + 4096]
+// CHECK-NEXT: dv.copy {{%.+}} to [[L1B0]]
+// CHECK-NEXT: dv.view [[L1A]][[[K]] * 32768 + 32768]
+// CHECK: dv.mmad [[L0A0]], [[L0B0]] to [[L0C]] {k = 128 : i64, m = 128 : i64, n = 128 : i64}
+// CHECK-NEXT: dv.view [[B]][([[BID]] mod 2) * 387072 + [[K]] * 4096 + 6144]
+// CHECK-NEXT: dv.copy {{%.+}} to [[L1B1]]
+// CHECK: dv.mmad [[L0A1]], [[L0B1]] to [[L0C]] {k = 128 : i64, m = 128 : i64, n = 128 : i64}
 // CHECK-NEXT: }
-// CHECK: dv.copy {{.*}} {burst_bytes = 7680 : i64, bursts = 8 : i64, src_gap = 24576 : i64} : !dv.gm<116736xf16> to !dv.buf<l1, 240x128xf16, nz>
-// CHECK: dv.view [[L1A]][49152] : !dv.buf<l1, 64x1008xf16, nz> to !dv.buf<l1, 64x240xf16, nz>
-// CHECK: dv.load_fractals {{.*}} {dst_inner_stride = 1 : i64, dst_outer_stride = 8 : i64, inner = 8 : i64, outer = 15 : i64, src_inner_stride = 15 : i64, src_outer_stride = 1 : i64, transpose}
-// CHECK-NEXT: dv.mmad {{.*}} to [[L0C]] {k = 240 : i64, m = 64 : i64, n = 128 : i64}
-// CHECK-NEXT: dv.move_l0c_ub [[L0C]] to [[OUT]] {burst_elems = 8192 : i64}
-// CHECK-NEXT: [[GC:%.+]] = dv.view [[C]][[[BID]] * 49152 + [[J]] * 128] : !dv.gm<512x768xf16> to !dv.gm<48512xf16>
-// CHECK-NEXT: dv.copy_nz2nd [[OUT]] to [[GC]] {cols = 128 : i64, dst_row_stride = 768 : i64, rows = 64 : i64, src_rows = 64 : i64}
+// Steps 6 and 7 (the tail, views of slot 1) straight.
+// CHECK-NEXT: dv.view [[B]][([[BID]] mod 2) * 387072 + 12288]
+// CHECK-NEXT: dv.copy {{%.+}} to [[L1B0]]
+// CHECK: dv.mmad [[L0A0]], [[L0B0]] to [[L0C]] {k = 128 : i64, m = 128 : i64, n = 128 : i64}
+// CHECK: dv.copy {{.*}} {burst_bytes = 3584 : i64, bursts = 8 : i64, src_gap = 28672 : i64} : !dv.gm<114688xf16> to !dv.buf<l1, 112x128xf16, nz>
+// CHECK: dv.view [[L1A]][114688] : !dv.buf<l1, 128x1008xf16, nz> to !dv.buf<l1, 128x112xf16, nz>
+// CHECK: dv.mmad {{.*}} to [[L0C]] {k = 112 : i64, m = 128 : i64, n = 128 : i64}
+// N tiles 2 and 3: a loop whose iteration j runs tile j + 1 with tile j's
+// epilogue: the move out of L0C first, the store after the first mmad.
+// CHECK-NEXT: dv.loop [[J:%.+]] trip 2 {
+// CHECK-NEXT: dv.move_l0c_ub [[L0C]] to [[OUT]] {burst_elems = 16384 : i64}
+// CHECK-NEXT: dv.view [[B]][([[BID]] mod 2) * 387072 + [[J]] * 129024 + 129024]
+// CHECK-NEXT: dv.copy {{%.+}} to [[L1B0]]
+// CHECK-NEXT: dv.view [[L1A]][0]
+// CHECK-NEXT: dv.load_fractals
+// CHECK-NEXT: dv.load_fractals
+// CHECK-NEXT: dv.mmad [[L0A0]], [[L0B0]] to [[L0C]] {init, k = 128 : i64, m = 128 : i64, n = 128 : i64}
+// CHECK-NEXT: [[GC:%.+]] = dv.view [[C]][([[BID]] floordiv 2) * 98304 + ([[BID]] mod 2) * 384 + [[J]] * 128] : !dv.gm<512x768xf16> to !dv.gm<97664xf16>
+// CHECK-NEXT: dv.copy_nz2nd [[OUT]] to [[GC]] {cols = 128 : i64, dst_row_stride = 768 : i64, rows = 128 : i64, src_rows = 128 : i64}
+// CHECK: dv.loop {{%.+}} trip 2 {
+// CHECK: dv.mmad {{.*}} to [[L0C]] {k = 112 : i64, m = 128 : i64, n = 128 : i64}
 // CHECK-NEXT: }
+// The last tile's epilogue.
+// CHECK-NEXT: dv.move_l0c_ub [[L0C]] to [[OUT]] {burst_elems = 16384 : i64}
+// CHECK-NEXT: [[GL:%.+]] = dv.view [[C]][([[BID]] floordiv 2) * 98304 + ([[BID]] mod 2) * 384 + 256]
+// CHECK-NEXT: dv.copy_nz2nd [[OUT]] to [[GL]]
 // CHECK-NEXT: dv.return
 // SYNC-LABEL: func.func @tiled
 // SYNC: dv.kernel @k0_matmul
-// SYNC: dv.alloc offset 0 : !dv.buf<l0b, 256x128xf16, nz>
+// SYNC: dv.alloc offset 0 : !dv.buf<l0b, 128x128xf16, nz>
+// SYNC: dv.alloc offset 32768 : !dv.buf<l0b, 128x128xf16, nz>
 // SYNC: dv.loop
 // SYNC: dv.mmad
 // SYNC: dv.return
@@ -192,24 +232,33 @@ func.func private @k0_matmul(%arg0: tensor<512x1000xf16>, %arg1: tensor<1000x768
 
 // Batched with transpose_a: 4 batches over 4 blocks; the A^T panel [K, M]
 // lands in L1 once as 48 x 32 and gathers into L0A with a transpose; N =
-// 200 is one full tile of 128 and a tail of 72 (padded to 80).
+// 200 is two balanced tiles, 112 and 88 (padded to 96); K = 40 is two steps,
+// 32 and 8 (padded to 16), in the two slots.
 // CHECK-LABEL: dv.kernel @k0_matmul
 // CHECK-SAME: ([[A:%[a-z0-9_]+]]: !dv.gm<4x40x24xf16>, [[B:%[a-z0-9_]+]]: !dv.gm<4x40x200xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<4x24x200xf16>)
 // CHECK-SAME: attributes {block_dim = 4 : i64, kind = "cube"
 // CHECK: [[GA:%.+]] = dv.view [[A]][[[BID:%.+]] * 960] : !dv.gm<4x40x24xf16> to !dv.gm<960xf16>
 // CHECK-NEXT: dv.copy_nd2nz [[GA]] to {{%.+}} {cols = 24 : i64, dst_cols = 32 : i64, dst_rows = 48 : i64, rows = 40 : i64, src_row_stride = 24 : i64}
-// CHECK-NEXT: dv.view [[B]][[[BID]] * 8000] : !dv.gm<4x40x200xf16> to !dv.gm<7928xf16>
-// CHECK-NEXT: dv.copy_nd2nz
-// CHECK-NEXT: dv.view {{%.+}}[0] : !dv.buf<l1, 48x32xf16, nz> to !dv.buf<l1, 1536xf16>
-// CHECK-NEXT: dv.load_fractals {{.*}} {dst_inner_stride = 1 : i64, dst_outer_stride = 3 : i64, inner = 3 : i64, outer = 2 : i64, src_inner_stride = 1 : i64, src_outer_stride = 3 : i64, transpose} : !dv.buf<l1, 1536xf16> to !dv.buf<l0a, 32x48xf16, nz>
-// CHECK: dv.mmad {{.*}} {init, k = 48 : i64, m = 32 : i64, n = 128 : i64}
-// CHECK: dv.copy_nz2nd {{.*}} {cols = 128 : i64, dst_row_stride = 200 : i64, rows = 24 : i64, src_rows = 32 : i64}
-// The A panel stays in L1 for the N tail tile: the next GM read is B's.
-// CHECK-NEXT: dv.view [[B]][[[BID]] * 8000 + 128] : !dv.gm<4x40x200xf16> to !dv.gm<7872xf16>
-// CHECK: dv.copy_nd2nz {{.*}} {cols = 72 : i64, dst_cols = 80 : i64, dst_rows = 48 : i64, rows = 40 : i64, src_row_stride = 200 : i64}
-// CHECK: dv.mmad {{.*}} {init, k = 48 : i64, m = 32 : i64, n = 80 : i64}
-// CHECK: dv.view [[C]][[[BID]] * 4800 + 128] : !dv.gm<4x24x200xf16> to !dv.gm<4672xf16>
-// CHECK-NEXT: dv.copy_nz2nd {{.*}} {cols = 72 : i64, dst_row_stride = 200 : i64, rows = 24 : i64, src_rows = 32 : i64}
+// CHECK-NEXT: dv.view [[B]][[[BID]] * 8000] : !dv.gm<4x40x200xf16> to !dv.gm<6312xf16>
+// CHECK-NEXT: dv.copy_nd2nz {{.*}} {cols = 112 : i64, dst_cols = 112 : i64, dst_rows = 32 : i64, rows = 32 : i64, src_row_stride = 200 : i64}
+// CHECK-NEXT: dv.view {{%.+}}[0] : !dv.buf<l1, 48x32xf16, nz> to !dv.buf<l1, 1280xf16>
+// CHECK-NEXT: dv.load_fractals {{.*}} {dst_inner_stride = 1 : i64, dst_outer_stride = 2 : i64, inner = 2 : i64, outer = 2 : i64, src_inner_stride = 1 : i64, src_outer_stride = 3 : i64, transpose} : !dv.buf<l1, 1280xf16> to !dv.buf<l0a, 32x32xf16, nz>
+// CHECK: dv.mmad {{.*}} {init, k = 32 : i64, m = 32 : i64, n = 112 : i64}
+// The second step reads the panel's last fractal row of K.
+// CHECK: dv.view {{%.+}}[512] : !dv.buf<l1, 48x32xf16, nz> to !dv.buf<l1, 1024xf16>
+// CHECK: dv.mmad {{.*}} {k = 16 : i64, m = 32 : i64, n = 112 : i64}
+// CHECK-NEXT: dv.move_l0c_ub
+// The A panel stays in L1 for the N tail tile: the next GM read is B's,
+// and the first tile's store follows the tail's first mmad.
+// CHECK-NEXT: dv.view [[B]][[[BID]] * 8000 + 112] : !dv.gm<4x40x200xf16> to !dv.gm<6288xf16>
+// CHECK: dv.copy_nd2nz {{.*}} {cols = 88 : i64, dst_cols = 96 : i64, dst_rows = 32 : i64, rows = 32 : i64, src_row_stride = 200 : i64}
+// CHECK: dv.mmad {{.*}} {init, k = 32 : i64, m = 32 : i64, n = 96 : i64}
+// CHECK-NEXT: dv.view [[C]][[[BID]] * 4800] : !dv.gm<4x24x200xf16> to !dv.gm<4712xf16>
+// CHECK-NEXT: dv.copy_nz2nd {{.*}} {cols = 112 : i64, dst_row_stride = 200 : i64, rows = 24 : i64, src_rows = 32 : i64}
+// CHECK: dv.mmad {{.*}} {k = 16 : i64, m = 32 : i64, n = 96 : i64}
+// CHECK: dv.move_l0c_ub
+// CHECK: dv.view [[C]][[[BID]] * 4800 + 112] : !dv.gm<4x24x200xf16> to !dv.gm<4688xf16>
+// CHECK-NEXT: dv.copy_nz2nd {{.*}} {cols = 88 : i64, dst_row_stride = 200 : i64, rows = 24 : i64, src_rows = 32 : i64}
 // CHECK-NEXT: dv.return
 // SYNC-LABEL: func.func @batched_ta
 // SYNC: dv.kernel @k0_matmul
@@ -234,11 +283,16 @@ func.func private @k0_matmul(%arg0: tensor<4x40x24xf16>, %arg1: tensor<4x40x200x
 // CHECK-LABEL: dv.kernel @k0_matmul
 // CHECK-SAME: %{{.+}}: !dv.gm<3x64x16xf16>
 // CHECK-SAME: attributes {block_dim = 3 : i64, dv.nz_weights = array<i64: 1>, kind = "cube"
+// The bias row and the residual tile come in while the Cube works.
 // CHECK: dv.mmad {{.*}} {init, k = 64 : i64, m = 80 : i64, n = 16 : i64}
-// CHECK: dv.move_l0c_ub {{.*}} : !dv.buf<l0c, 80x16xf32, nz> to !dv.buf<ub, 80x16xf32, nz>
+// CHECK-NEXT: dv.view
+// CHECK-NEXT: dv.view
+// CHECK-NEXT: dv.copy
+// CHECK-NEXT: dv.view
+// CHECK-NEXT: dv.copy_nd2nz {{.*}} {cols = 16 : i64, dst_cols = 16 : i64, dst_rows = 80 : i64, rows = 66 : i64, src_row_stride = 48 : i64} : !dv.gm<3136xf32> to !dv.buf<ub, 80x16xf32, nz>
+// CHECK-NEXT: dv.move_l0c_ub {{.*}} : !dv.buf<l0c, 80x16xf32, nz> to !dv.buf<ub, 80x16xf32, nz>
 // CHECK: dv.vadd {{.*}} {blk = array<i64: 2, 2, 0>, rep = array<i64: 16, 16, 0>, repeat = 10 : i64} : !dv.buf<ub, 1272xf32>, !dv.buf<ub, 8xf32> to !dv.buf<ub, 1272xf32>
 // CHECK: dv.vadd {{.*}} {blk = array<i64: 2, 2, 0>, rep = array<i64: 16, 16, 0>, repeat = 10 : i64}
-// CHECK: dv.copy_nd2nz {{.*}} {cols = 16 : i64, dst_cols = 16 : i64, dst_rows = 80 : i64, rows = 66 : i64, src_row_stride = 48 : i64} : !dv.gm<3136xf32> to !dv.buf<ub, 80x16xf32, nz>
 // CHECK: dv.vadd {{.*}} {repeat = 20 : i64} : !dv.buf<ub, 1280xf32>, !dv.buf<ub, 1280xf32> to !dv.buf<ub, 1280xf32>
 // CHECK: dv.copy_nz2nd {{.*}} {cols = 16 : i64, dst_row_stride = 48 : i64, rows = 66 : i64, src_rows = 80 : i64}
 // SYNC-LABEL: func.func @linear_residual
@@ -266,8 +320,8 @@ func.func private @k0_matmul(%arg0: tensor<2x33x64xf32>, %arg1: tensor<64x48xf32
 // vneg, vexp, vadds 1, vrec.
 // CHECK-LABEL: func.func @epilogue_chain
 // CHECK-LABEL: dv.kernel @k0_matmul
-// CHECK: dv.move_l0c_ub
 // CHECK: dv.copy_nd2nz {{.*}} to [[RES:%.+]] {{{.*}}} : !dv.gm<{{[0-9]+}}xf32> to !dv.buf<ub, 16x16xf32, nz>
+// CHECK: dv.move_l0c_ub
 // CHECK-NEXT: [[R:%.+]] = dv.view [[RES]][0] : !dv.buf<ub, 16x16xf32, nz> to !dv.buf<ub, 256xf32>
 // CHECK-NEXT: [[T:%.+]] = dv.view {{%.+}}[0] : !dv.buf<ub, 16x16xf32, nz> to !dv.buf<ub, 256xf32>
 // CHECK-NEXT: dv.vsub [[R]], [[T]] to [[T]] {repeat = 4 : i64}
@@ -374,15 +428,18 @@ func.func private @k3_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64xf32>) -> 
 
 // Attention's head merge as the store: [1, 4, 24, 16] x [1, 4, 16, 32]
 // batched over the 4 heads, then transpose [0, 2, 1, 3] to [1, 24, 4, 32].
-// Head h's tile goes to GM at h * 32 with row stride 4 * 32 = 128 (not at
-// h * 24 * 32 with row stride 32); the view spans 23 * 128 + 32 elements,
-// ending at 3 * 32 + 2976 = 3072, the whole output.
+// A 2-D grid of 4 heads x 2 column halves: block b's tile (head b floordiv
+// 2, columns 16 * (b mod 2)) goes to GM at h * 32 + 16 * (b mod 2) with row
+// stride 4 * 32 = 128 (not at h * 24 * 32 with row stride 32); the view
+// spans 23 * 128 + 16 elements, ending at 3 * 32 + 16 + 2960 = 3072, the
+// whole output.
 // CHECK-LABEL: dv.kernel @k0_matmul
 // CHECK-SAME: [[C:%[a-z0-9_]+]]: !dv.gm<1x24x4x32xf16>)
-// CHECK-SAME: attributes {block_dim = 4 : i64, kind = "cube"
+// CHECK-SAME: attributes {block_dim = 8 : i64, kind = "cube"
+// CHECK: [[BID:%.+]] = dv.block_idx
 // CHECK: dv.mmad
-// CHECK: [[GC:%.+]] = dv.view [[C]][{{%.+}} * 32] : !dv.gm<1x24x4x32xf16> to !dv.gm<2976xf16>
-// CHECK-NEXT: dv.copy_nz2nd {{%.+}} to [[GC]] {cols = 32 : i64, dst_row_stride = 128 : i64, rows = 24 : i64, src_rows = 32 : i64}
+// CHECK: [[GC:%.+]] = dv.view [[C]][([[BID]] floordiv 2) * 32 + ([[BID]] mod 2) * 16] : !dv.gm<1x24x4x32xf16> to !dv.gm<2960xf16>
+// CHECK-NEXT: dv.copy_nz2nd {{%.+}} to [[GC]] {cols = 16 : i64, dst_row_stride = 128 : i64, rows = 24 : i64, src_rows = 32 : i64}
 // CHECK-NEXT: dv.return
 // SYNC-LABEL: func.func @head_merge_store
 // SYNC: dv.kernel @k0_matmul
@@ -422,25 +479,31 @@ func.func private @k0_matmul(%arg0: tensor<1x4x24x16xf16>, %arg1: tensor<1x4x16x
 // The fused QKV projection's head split as the store: [1, 32, 64] x
 // [64, 176] + bias, reshape to [1, 32, 11, 16], transpose [0, 2, 1, 3] to
 // [1, 11, 32, 16]. 11 heads of 16 columns split no way over the cores, so
-// the 32 rows split over 2 blocks (16 rows each); N tiles of 128 and 48
-// columns hold 8 and 3 whole heads, one copy_nz2nd per head: the tile's
-// g-th 16-column group (at g * 16 * 16 in the UB NZ tile) is head
+// the 32 rows split over 2 blocks (16 rows each); balanced N tiles of 96
+// and 80 columns hold 6 and 5 whole heads, one copy_nz2nd per head: the
+// tile's g-th 16-column group (at g * 16 * 16 in the UB NZ tile) is head
 // h = col / 16 + g and goes to GM at h * 32 * 16 + row * 16, row stride 16.
+// The first tile's stores follow the second tile's K steps (two of 32).
 // CHECK-LABEL: dv.kernel @k0_matmul
 // CHECK-SAME: [[C:%[a-z0-9_]+]]: !dv.gm<1x11x32x16xf16>)
 // CHECK-SAME: attributes {block_dim = 2 : i64, kind = "cube"
 // CHECK: [[BID:%.+]] = dv.block_idx
+// CHECK: dv.mmad {{.*}} {init, k = 32 : i64, m = 16 : i64, n = 96 : i64}
+// CHECK: dv.mmad {{.*}} {k = 32 : i64, m = 16 : i64, n = 96 : i64}
+// CHECK: dv.mmad {{.*}} {init, k = 32 : i64, m = 16 : i64, n = 80 : i64}
+// CHECK: dv.mmad {{.*}} {k = 32 : i64, m = 16 : i64, n = 80 : i64}
 // CHECK: [[G0:%.+]] = dv.view [[C]]{{\[}}[[BID]] * 256] : !dv.gm<1x11x32x16xf16> to !dv.gm<256xf16>
-// CHECK-NEXT: [[T0:%.+]] = dv.view [[TILE:%.+]][0] : !dv.buf<ub, 16x128xf16, nz> to !dv.buf<ub, 16x16xf16, nz>
+// CHECK-NEXT: [[T0:%.+]] = dv.view [[TILE:%.+]][0] : !dv.buf<ub, 16x96xf16, nz> to !dv.buf<ub, 16x16xf16, nz>
 // CHECK-NEXT: dv.copy_nz2nd [[T0]] to [[G0]] {cols = 16 : i64, dst_row_stride = 16 : i64, rows = 16 : i64, src_rows = 16 : i64}
 // CHECK-NEXT: [[G1:%.+]] = dv.view [[C]]{{\[}}[[BID]] * 256 + 512]
 // CHECK-NEXT: [[T1:%.+]] = dv.view [[TILE]][256]
 // CHECK-NEXT: dv.copy_nz2nd [[T1]] to [[G1]] {cols = 16 : i64, dst_row_stride = 16 : i64
-// CHECK-COUNT-6: dv.copy_nz2nd {{.+}} {cols = 16 : i64, dst_row_stride = 16 : i64
-// CHECK: [[G8:%.+]] = dv.view [[C]]{{\[}}[[BID]] * 256 + 4096]
-// CHECK-NEXT: dv.view {{%.+}}[0] : !dv.buf<ub, 16x48xf16, nz> to !dv.buf<ub, 16x16xf16, nz>
-// CHECK-NEXT: dv.copy_nz2nd {{%.+}} to [[G8]]
-// CHECK-COUNT-2: dv.copy_nz2nd {{.+}} {cols = 16 : i64, dst_row_stride = 16 : i64
+// CHECK-COUNT-4: dv.copy_nz2nd {{.+}} {cols = 16 : i64, dst_row_stride = 16 : i64
+// CHECK: dv.move_l0c_ub
+// CHECK: [[G6:%.+]] = dv.view [[C]]{{\[}}[[BID]] * 256 + 3072]
+// CHECK-NEXT: dv.view {{%.+}}[0] : !dv.buf<ub, 16x80xf16, nz> to !dv.buf<ub, 16x16xf16, nz>
+// CHECK-NEXT: dv.copy_nz2nd {{%.+}} to [[G6]]
+// CHECK-COUNT-4: dv.copy_nz2nd {{.+}} {cols = 16 : i64, dst_row_stride = 16 : i64
 // CHECK-NEXT: dv.return
 // SYNC-LABEL: func.func @head_split_store
 // SYNC: dv.kernel @k0_matmul
@@ -548,39 +611,42 @@ func.func private @k0_matmul(%arg0: tensor<32x64xf16>, %arg1: tensor<32x64xf16>)
 
 // -----
 
-// Attention in one kernel (softmax(QK^T) x V, head-merged): per head (a
-// block each), the QK^T tile's softmax runs in UB, the probabilities become
-// f16 and go UB -> L1 in the NZ layout of an A operand, V's [32, 16] panel
-// of the head is B, a second mmad (K = 32) fills a second L0C tile, which
-// leaves L0C as f16 and is stored at head * 16 with row stride 2 * 16.
+// Attention in one kernel (softmax(QK^T) x V, head-merged) on a 2-D grid
+// of 2 heads x 2 row halves (the softmax is Vector work: 4 blocks of 16
+// rows beat 2 of 32): block b takes head b floordiv 2, rows 16 * (b mod 2).
+// The QK^T tile's softmax runs in UB, the probabilities become f16 and go
+// UB -> L1 in the NZ layout of an A operand, V's [32, 16] panel of the
+// head is B, a second mmad (K = 32) fills a second L0C tile, which leaves
+// L0C as f16 and is stored at head * 16 + row * 2 * 16 (row stride 2 * 16).
 // CHECK-LABEL: func.func @attention
 // SYNC-LABEL: func.func @attention
 // CHECK-LABEL: dv.kernel @k0_matmul
-// CHECK-SAME: attributes {block_dim = 2 : i64, kind = "cube"
+// CHECK-SAME: attributes {block_dim = 4 : i64, kind = "cube"
 // CHECK: [[BID:%.+]] = dv.block_idx
-// CHECK: [[P32:%.+]] = dv.alloc : !dv.buf<ub, 32x32xf32, nz>
-// CHECK: [[P16:%.+]] = dv.alloc : !dv.buf<ub, 32x32xf16, nz>
-// CHECK-NEXT: [[PL1:%.+]] = dv.alloc : !dv.buf<l1, 32x32xf16, nz>
+// CHECK: [[P32:%.+]] = dv.alloc : !dv.buf<ub, 16x32xf32, nz>
+// CHECK: [[P16:%.+]] = dv.alloc : !dv.buf<ub, 16x32xf16, nz>
+// CHECK-NEXT: [[PL1:%.+]] = dv.alloc : !dv.buf<l1, 16x32xf16, nz>
 // CHECK-NEXT: [[VL1:%.+]] = dv.alloc : !dv.buf<l1, 32x16xf16, nz>
-// CHECK-NEXT: [[PL0:%.+]] = dv.alloc : !dv.buf<l0a, 32x32xf16, nz>
+// CHECK-NEXT: [[PL0:%.+]] = dv.alloc : !dv.buf<l0a, 16x32xf16, nz>
 // CHECK-NEXT: [[VL0:%.+]] = dv.alloc : !dv.buf<l0b, 32x16xf16, nz>
-// CHECK-NEXT: [[ACC:%.+]] = dv.alloc : !dv.buf<l0c, 32x16xf32, nz>
-// CHECK-NEXT: [[OUT:%.+]] = dv.alloc : !dv.buf<ub, 32x16xf16, nz>
-// CHECK: dv.mmad {{.+}} {init, k = 16 : i64, m = 32 : i64, n = 32 : i64}
+// CHECK-NEXT: [[ACC:%.+]] = dv.alloc : !dv.buf<l0c, 16x16xf32, nz>
+// CHECK-NEXT: [[OUT:%.+]] = dv.alloc : !dv.buf<ub, 16x16xf16, nz>
+// CHECK: dv.view %arg0[([[BID]] floordiv 2) * 512 + ([[BID]] mod 2) * 256] : !dv.gm<1x2x32x16xf16> to !dv.gm<256xf16>
+// CHECK: dv.mmad {{.+}} {init, k = 16 : i64, m = 16 : i64, n = 32 : i64}
 // CHECK: dv.move_l0c_ub {{%.+}} to [[P32]]
 // CHECK: dv.vcmax
 // CHECK: dv.vexp
 // CHECK: dv.vcadd
 // CHECK: dv.vconv
-// CHECK: dv.copy [[P16]] to [[PL1]] {burst_bytes = 2048 : i64}
-// CHECK: [[V:%.+]] = dv.view %arg2[[[BID]] * 512]
+// CHECK: dv.copy [[P16]] to [[PL1]] {burst_bytes = 1024 : i64}
+// CHECK: [[V:%.+]] = dv.view %arg2[([[BID]] floordiv 2) * 512]
 // CHECK-NEXT: dv.copy_nd2nz [[V]] to [[VL1]] {cols = 16 : i64, dst_cols = 16 : i64, dst_rows = 32 : i64, rows = 32 : i64, src_row_stride = 16 : i64}
 // CHECK-NEXT: dv.load_fractals [[PL1]] to [[PL0]]
 // CHECK-NEXT: dv.load_fractals [[VL1]] to [[VL0]] {{.+}}transpose
-// CHECK-NEXT: dv.mmad [[PL0]], [[VL0]] to [[ACC]] {init, k = 32 : i64, m = 32 : i64, n = 16 : i64}
+// CHECK-NEXT: dv.mmad [[PL0]], [[VL0]] to [[ACC]] {init, k = 32 : i64, m = 16 : i64, n = 16 : i64}
 // CHECK-NEXT: dv.move_l0c_ub [[ACC]] to [[OUT]]
-// CHECK-NEXT: [[O:%.+]] = dv.view %arg3[[[BID]] * 16]
-// CHECK-NEXT: dv.copy_nz2nd [[OUT]] to [[O]] {cols = 16 : i64, dst_row_stride = 32 : i64, rows = 32 : i64, src_rows = 32 : i64}
+// CHECK-NEXT: [[O:%.+]] = dv.view %arg3[([[BID]] floordiv 2) * 16 + ([[BID]] mod 2) * 512]
+// CHECK-NEXT: dv.copy_nz2nd [[OUT]] to [[O]] {cols = 16 : i64, dst_row_stride = 32 : i64, rows = 16 : i64, src_rows = 16 : i64}
 func.func @attention(%q: tensor<1x2x32x16xf16>, %k: tensor<1x2x32x16xf16>, %v: tensor<1x2x32x16xf16>) -> tensor<1x32x2x16xf16> {
   %0 = call @k0_matmul(%q, %k, %v) : (tensor<1x2x32x16xf16>, tensor<1x2x32x16xf16>, tensor<1x2x32x16xf16>) -> tensor<1x32x2x16xf16>
   return %0 : tensor<1x32x2x16xf16>
@@ -592,6 +658,58 @@ func.func private @k0_matmul(%arg0: tensor<1x2x32x16xf16>, %arg1: tensor<1x2x32x
   %2 = vg.matmul %1, %arg2 : (tensor<1x2x32x32xf16>, tensor<1x2x32x16xf16>) -> tensor<1x2x32x16xf16>
   %3 = vg.transpose %2 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x32x16xf16>) -> tensor<1x32x2x16xf16>
   return %3 : tensor<1x32x2x16xf16>
+}
+
+// -----
+
+// GPT-2's attention: the scale and a causal mask [1, 1, 32, 32] broadcast
+// over the 2 heads are the QK^T epilogue. Every head's tile reads the mask
+// at its rows and columns: the mask's view has the block's row term and no
+// head term (its scores' view, [1, 2, 32, 32], would add 1024 a head).
+// CHECK-LABEL: func.func @attention_causal
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK-SAME: ({{%[a-z0-9_]+}}: !dv.gm<1x2x32x16xf16>, {{%[a-z0-9_]+}}: !dv.gm<1x2x32x16xf16>, {{%[a-z0-9_]+}}: !dv.gm<1x2x32x16xf16>, [[MASK:%[a-z0-9_]+]]: !dv.gm<1x1x32x32xf16>, {{%[a-z0-9_]+}}: !dv.gm<1x32x2x16xf16>)
+// CHECK-SAME: vinci.source_nodes = ["qk", "scale", "mask", "softmax", "pv", "merge"]
+// CHECK: [[BID:%.+]] = dv.block_idx
+// CHECK: [[GM:%.+]] = dv.view [[MASK]][([[BID]] mod 2) * 512] : !dv.gm<1x1x32x32xf16> to !dv.gm<512xf16>
+// CHECK-NEXT: dv.copy_nd2nz [[GM]] to {{%.+}} {cols = 32 : i64, dst_cols = 32 : i64, dst_rows = 16 : i64, rows = 16 : i64, src_row_stride = 32 : i64}
+// CHECK: dv.move_l0c_ub
+// CHECK: dv.vmuls {{.+}}1.250000e-01
+// CHECK: dv.vconv {{.*}} : !dv.buf<ub, 512xf16> to !dv.buf<ub, 512xf32>
+// CHECK: dv.vadd {{.*}} {repeat = 8 : i64} : !dv.buf<ub, 512xf32>, !dv.buf<ub, 512xf32> to !dv.buf<ub, 512xf32>
+// CHECK: dv.vcmax
+// CHECK: dv.mmad
+func.func @attention_causal(%q: tensor<1x2x32x16xf16>, %k: tensor<1x2x32x16xf16>, %v: tensor<1x2x32x16xf16>) -> tensor<1x32x2x16xf16> {
+  %0 = call @k0_matmul(%q, %k, %v) : (tensor<1x2x32x16xf16>, tensor<1x2x32x16xf16>, tensor<1x2x32x16xf16>) -> tensor<1x32x2x16xf16>
+  return %0 : tensor<1x32x2x16xf16>
+}
+func.func private @k0_matmul(%arg0: tensor<1x2x32x16xf16>, %arg1: tensor<1x2x32x16xf16>, %arg2: tensor<1x2x32x16xf16>) -> tensor<1x32x2x16xf16>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["qk", "scale", "mask", "softmax", "pv", "merge"]} {
+  %s = vg.constant dense<0.125> : tensor<f16>
+  %m = vg.constant dense_resource<causal> : tensor<1x1x32x32xf16>
+  %0 = vg.matmul %arg0, %arg1 {transpose_b = true} : (tensor<1x2x32x16xf16>, tensor<1x2x32x16xf16>) -> tensor<1x2x32x32xf16>
+  %1 = vg.mul %0, %s : (tensor<1x2x32x32xf16>, tensor<f16>) -> tensor<1x2x32x32xf16>
+  %2 = vg.add %1, %m : (tensor<1x2x32x32xf16>, tensor<1x1x32x32xf16>) -> tensor<1x2x32x32xf16>
+  %3 = vg.softmax %2 : (tensor<1x2x32x32xf16>) -> tensor<1x2x32x32xf16>
+  %4 = vg.matmul %3, %arg2 : (tensor<1x2x32x32xf16>, tensor<1x2x32x16xf16>) -> tensor<1x2x32x16xf16>
+  %5 = vg.transpose %4 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x32x16xf16>) -> tensor<1x32x2x16xf16>
+  return %5 : tensor<1x32x2x16xf16>
+}
+
+// -----
+
+// Near-miss: a matrix broadcast over the batch of a matmul by a 2-D weight
+// (the batch folds into the rows, so a tile's rows span several batches).
+func.func @matrix_over_folded_batch(%x: tensor<2x16x32xf16>, %w: tensor<32x16xf16>, %m: tensor<1x16x16xf16>) -> tensor<2x16x16xf16> {
+  %0 = call @k0_matmul(%x, %w, %m) : (tensor<2x16x32xf16>, tensor<32x16xf16>, tensor<1x16x16xf16>) -> tensor<2x16x16xf16>
+  return %0 : tensor<2x16x16xf16>
+}
+// expected-error @+1 {{kernel k0_matmul (from /MatMul, /Add): add of a matrix broadcast over a batch folded into the rows has no Cube epilogue}}
+func.func private @k0_matmul(%arg0: tensor<2x16x32xf16>, %arg1: tensor<32x16xf16>, %arg2: tensor<1x16x16xf16>) -> tensor<2x16x16xf16>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul", "/Add"]} {
+  %0 = vg.matmul %arg0, %arg1 : (tensor<2x16x32xf16>, tensor<32x16xf16>) -> tensor<2x16x16xf16>
+  %1 = vg.add %0, %arg2 : (tensor<2x16x16xf16>, tensor<1x16x16xf16>) -> tensor<2x16x16xf16>
+  return %1 : tensor<2x16x16xf16>
 }
 
 // -----

@@ -27,24 +27,41 @@ func.func @row_mask(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %m: tensor
 
 // -----
 
-// GPT-2's causal mask [1, 1, S, S] broadcasts over the heads: no Cube
-// epilogue reads it, so the scale stays in the matmul and the mask add is a
-// Vector kernel of its own.
+// GPT-2's causal mask [1, 1, S, S] broadcasts over the heads: one matrix
+// of the scores' last two dims, which the Cube epilogue reads per tile at
+// the tile's rows and columns for every head, so the scale and the mask add
+// are both the QK^T matmul's epilogue.
 // CHECK-LABEL: func.func @causal_mask
 // CHECK: call @k0_matmul
-// CHECK: call @k1_add
-// CHECK: call @k2_softmax
-// CHECK: func.func private @k0_matmul{{.+}}vinci.source_nodes = ["qk", "scale"]
-// CHECK: func.func private @k1_add{{.+}}vinci.source_nodes = ["mask"]
-// Without elementwise chains nothing changes here (the add is alone).
+// CHECK: call @k1_softmax
+// CHECK: func.func private @k0_matmul{{.+}}vinci.source_nodes = ["qk", "scale", "mask"]
+// Without elementwise chains nothing changes here (the epilogue is no chain).
 // NO-CHAIN-LABEL: func.func @causal_mask
 // NO-CHAIN: call @k0_matmul
-// NO-CHAIN: call @k1_add
+// NO-CHAIN: call @k1_softmax
 func.func @causal_mask(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %m: tensor<1x1x8x8xf32>) -> tensor<1x2x8x8xf32> {
   %s = vg.constant dense<2.0> : tensor<f32>
   %0 = vg.matmul %q, %k {transpose_b = true} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x8xf32> loc("qk")
   %1 = vg.div %0, %s : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32> loc("scale")
   %2 = vg.add %1, %m : (tensor<1x2x8x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x2x8x8xf32> loc("mask")
+  %3 = vg.softmax %2 : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32> loc("softmax")
+  return %3 : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// Near-miss: a [1, H, 1, S] mask (a row per head) is neither a row of the
+// last dim nor one matrix for every batch: a Vector kernel of its own.
+// CHECK-LABEL: func.func @per_head_row_mask
+// CHECK: call @k0_matmul
+// CHECK: call @k1_add
+// CHECK: func.func private @k0_matmul{{.+}}vinci.source_nodes = ["qk", "scale"]
+// CHECK: func.func private @k1_add{{.+}}vinci.source_nodes = ["mask"]
+func.func @per_head_row_mask(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x8x4xf32>, %m: tensor<1x2x1x8xf32>) -> tensor<1x2x8x8xf32> {
+  %s = vg.constant dense<2.0> : tensor<f32>
+  %0 = vg.matmul %q, %k {transpose_b = true} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x8xf32> loc("qk")
+  %1 = vg.div %0, %s : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32> loc("scale")
+  %2 = vg.add %1, %m : (tensor<1x2x8x8xf32>, tensor<1x2x1x8xf32>) -> tensor<1x2x8x8xf32> loc("mask")
   %3 = vg.softmax %2 : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32> loc("softmax")
   return %3 : tensor<1x2x8x8xf32>
 }
