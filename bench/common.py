@@ -11,6 +11,7 @@ import json
 import os
 import re
 import subprocess
+import tempfile
 import time
 
 import numpy as np
@@ -107,3 +108,78 @@ def relative_l2(expected, actual):
 def cosine(expected, actual):
     a, b = expected.astype(np.float64).ravel(), actual.astype(np.float64).ravel()
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+NODE_DIR = os.path.join(ROOT, "bench", "out", "node")
+ORT_SCRIPT = r"""
+const ort = require('onnxruntime-node');
+const fs = require('fs');
+const [model, feedsPath, runs] = process.argv.slice(2);
+const arrays = {float32: Float32Array, int64: BigInt64Array, int32: Int32Array};
+(async () => {
+  const opts = {intraOpNumThreads: 2, interOpNumThreads: 1, graphOptimizationLevel: 'all'};
+  const session = await ort.InferenceSession.create(model, opts);
+  const feeds = {};
+  for (const [name, f] of Object.entries(JSON.parse(fs.readFileSync(feedsPath, 'utf8')))) {
+    const bytes = fs.readFileSync(f.file);
+    const data = new arrays[f.dtype](bytes.buffer, bytes.byteOffset,
+                                     bytes.byteLength / arrays[f.dtype].BYTES_PER_ELEMENT);
+    feeds[name] = new ort.Tensor(f.dtype, data, f.shape);
+  }
+  await session.run(feeds);  // warm-up
+  const times = [];
+  for (let i = 0; i < Number(runs); ++i) {
+    const t0 = process.hrtime.bigint();
+    await session.run(feeds);
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  console.log(JSON.stringify({best_ms: times[0], median_ms: times[times.length >> 1],
+                              version: require('onnxruntime-node/package.json').version}));
+})().catch((e) => { console.error(e.message); process.exit(1); });
+"""
+
+
+def ensure_onnxruntime_node(log=None):
+    """The npm package onnxruntime-node (a benchmark-only dependency), installed
+    once into bench/out/node; returns (its directory, "") or (None, why)."""
+    import shutil
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        return None, "node/npm not installed"
+    if not os.path.isdir(os.path.join(NODE_DIR, "node_modules", "onnxruntime-node")):
+        if log:
+            log("installing onnxruntime-node into " + NODE_DIR)
+        os.makedirs(NODE_DIR, exist_ok=True)
+        env = dict(os.environ, ONNXRUNTIME_NODE_INSTALL="skip")
+        proc = subprocess.run(["npm", "install", "--no-save", "--prefix", NODE_DIR,
+                               "onnxruntime-node"], env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            return None, "npm install onnxruntime-node failed: " + proc.stderr.strip()[-300:]
+    return NODE_DIR, ""
+
+
+def run_onnxruntime_node(onnx_path, inputs, runs):
+    """onnxruntime-node CPU fp32 (2 intra-op threads) on `inputs`, a list of
+    (input name, .npy path): {"best_ms", "median_ms", "version"} after one
+    warm-up run, or {"error": why}."""
+    node_dir, why = ensure_onnxruntime_node()
+    if not node_dir:
+        return {"error": why}
+    with tempfile.TemporaryDirectory() as work:
+        feeds = {}
+        for name, path in inputs:
+            array = np.load(path)
+            raw = os.path.join(work, name + ".bin")
+            array.tofile(raw)
+            feeds[name] = {"dtype": str(array.dtype), "shape": list(array.shape), "file": raw}
+        feeds_path, script = os.path.join(work, "feeds.json"), os.path.join(work, "ort.js")
+        with open(feeds_path, "w") as f:
+            json.dump(feeds, f)
+        with open(script, "w") as f:
+            f.write(ORT_SCRIPT)
+        env = dict(os.environ, NODE_PATH=os.path.join(node_dir, "node_modules"))
+        proc = subprocess.run(["node", script, onnx_path, feeds_path, str(runs)], env=env,
+                              capture_output=True, text=True)
+    if proc.returncode != 0:
+        return {"error": proc.stderr.strip()[-300:]}
+    return json.loads(proc.stdout)

@@ -9,15 +9,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "vinci/backend/Encode.h"
+#include "vinci/backend/Address.h"
 
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <optional>
 
 #include "dv/DvOps.h"
-#include "mlir/IR/AffineExpr.h"
-#include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/DenseMap.h"
@@ -60,18 +58,6 @@ uint32_t f32Bits(float f) {
   return u;
 }
 
-// An operand address being assembled, in bytes, before the i32 checks.
-struct Address {
-  uint8_t space = 0;
-  uint8_t arg = 0;
-  int64_t base = 0;
-  int64_t iv[sim::kMaxLoopDepth] = {};
-  int64_t blockWhole = 0;  // coef of block_idx
-  int64_t blockMod = 0;    // coef of block_idx mod G
-  int64_t blockDiv = 0;    // coef of block_idx floordiv G
-  int64_t split = 0;       // G, 0 = none
-};
-
 class Encoder {
 public:
   explicit Encoder(dv::KernelOp kernel) : kernel_(kernel), soc_(dv::getSoc(kernel)) {}
@@ -85,7 +71,6 @@ private:
   }
   LogicalResult walk(Block &block);
   LogicalResult encodeOp(Operation *op);
-  LogicalResult resolve(Operation *user, Value buffer, Address &out);
   LogicalResult operand(Operation *user, Value buffer, sim::Operand &out);
   LogicalResult dtype(Operation *op, Value buffer, sim::DType &out);
   LogicalResult vector(Operation *op, sim::Instruction &ins, int64_t repeat,
@@ -106,115 +91,14 @@ private:
 // Addresses
 //===----------------------------------------------------------------------===//
 
-LogicalResult Encoder::resolve(Operation *user, Value buffer, Address &out) {
-  if (auto arg = dyn_cast<BlockArgument>(buffer)) {
-    if (arg.getOwner()->getParentOp() != kernel_.getOperation())
-      return fail(user, "operand is a block argument that is not a kernel argument");
-    out = Address{};
-    out.space = uint8_t(soc::Space::GM);
-    out.arg = uint8_t(arg.getArgNumber());
-    return success();
-  }
-  Operation *def = buffer.getDefiningOp();
-  if (auto alloc = dyn_cast<dv::AllocOp>(def)) {
-    std::optional<int64_t> offset = alloc.getOffset();
-    if (!offset)
-      return fail(alloc, "has no offset (used by '" + user->getName().getStringRef() +
-                             "'): run the buffer allocation pass first");
-    out = Address{};
-    out.space = uint8_t(dv::getSpace(alloc.getType()));
-    out.base = *offset;
-    return success();
-  }
-  auto view = dyn_cast<dv::ViewOp>(def);
-  if (!view)
-    return fail(user, "operand must be a kernel argument, a dv.alloc or a dv.view, got '" +
-                          def->getName().getStringRef() + "'");
-  if (failed(resolve(user, view.getSource(), out)))
-    return failure();
-
-  // The offset map in elements: base + sum c * index, with block_idx also as
-  // (block_idx mod G) and (block_idx floordiv G). The verifier accepts only
-  // that form; anything else is reported here too.
-  const int64_t es = dv::elementBytes(dv::getElementType(view.getSource().getType()));
-  AffineMap map = view.getMap();
-  if (map.getNumResults() != 1)
-    return fail(view, "offset map must have one result");
-  SmallVector<Value> indices(view.getIndices());
-  // Index kinds: loop depth (0..3), or -1 for block_idx.
-  SmallVector<int> depthOf;
-  for (Value index : indices) {
-    if (auto arg = dyn_cast<BlockArgument>(index))
-      if (auto loop = dyn_cast<dv::LoopOp>(arg.getOwner()->getParentOp())) {
-        unsigned d = loop.getDepth();
-        if (d >= sim::kMaxLoopDepth)
-          return fail(view, "index of a loop nested deeper than the ISA's 4");
-        depthOf.push_back(int(d));
-        continue;
-      }
-    if (index.getDefiningOp<dv::BlockIdxOp>()) {
-      depthOf.push_back(-1);
-      continue;
-    }
-    return fail(view, "indices must be dv.loop induction variables or dv.block_idx");
-  }
-  std::string why;
-  std::function<bool(AffineExpr, int64_t)> add = [&](AffineExpr e, int64_t scale) -> bool {
-    if (auto c = dyn_cast<AffineConstantExpr>(e)) {
-      out.base += scale * c.getValue() * es;
-      return true;
-    }
-    if (auto d = dyn_cast<AffineDimExpr>(e)) {
-      int depth = depthOf[d.getPosition()];
-      (depth < 0 ? out.blockWhole : out.iv[depth]) += scale * es;
-      return true;
-    }
-    auto bin = dyn_cast<AffineBinaryOpExpr>(e);
-    if (!bin) {
-      why = "offset uses a symbol";
-      return false;
-    }
-    AffineExpr lhs = bin.getLHS(), rhs = bin.getRHS();
-    switch (e.getKind()) {
-    case AffineExprKind::Add:
-      return add(lhs, scale) && add(rhs, scale);
-    case AffineExprKind::Mul:
-      if (auto c = dyn_cast<AffineConstantExpr>(rhs)) return add(lhs, scale * c.getValue());
-      if (auto c = dyn_cast<AffineConstantExpr>(lhs)) return add(rhs, scale * c.getValue());
-      why = "offset multiplies two indices";
-      return false;
-    case AffineExprKind::Mod:
-    case AffineExprKind::FloorDiv: {
-      auto d = dyn_cast<AffineDimExpr>(lhs);
-      auto c = dyn_cast<AffineConstantExpr>(rhs);
-      if (!d || !c || c.getValue() <= 0 || depthOf[d.getPosition()] >= 0) {
-        why = "mod/floordiv only of block_idx by a positive constant";
-        return false;
-      }
-      if (out.split && out.split != c.getValue()) {
-        why = "block split G = " + std::to_string(c.getValue()) + " differs from G = " +
-              std::to_string(out.split) +
-              " of the view's source: the ISA has one G per operand";
-        return false;
-      }
-      out.split = c.getValue();
-      (e.getKind() == AffineExprKind::Mod ? out.blockMod : out.blockDiv) += scale * es;
-      return true;
-    }
-    default:
-      why = "offset is not base + sum c * index";
-      return false;
-    }
-  };
-  if (!add(map.getResult(0), 1))
-    return fail(view, why);
-  return success();
-}
+static_assert(kAddressLoopDepth == sim::kMaxLoopDepth, "one loop-depth limit");
 
 LogicalResult Encoder::operand(Operation *user, Value buffer, sim::Operand &out) {
-  Address a;
-  if (failed(resolve(user, buffer, a)))
-    return failure();
+  OperandAddress a;
+  Operation *where = nullptr;
+  std::string message;
+  if (failed(resolveAddress(kernel_.getOperation(), user, buffer, a, where, message)))
+    return fail(where, message);
   auto fitsI32 = [](int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; };
   out = sim::Operand{};
   out.space = a.space;

@@ -197,11 +197,11 @@ std::optional<std::string> gatherMismatch(func::FuncOp func) {
 //===----------------------------------------------------------------------===//
 
 /// Affine element offsets over the block index and the loop ivs in scope.
-class GatherEmitter {
+class GatherEmitter : public AffineLoops {
 public:
   GatherEmitter(OpBuilder &b, Location loc, const GatherInfo &info, Value gmData, Value gmIndices,
                 Value gmOut, Type dataElem, Type outElem, const soc::SocSpec &soc)
-      : b(b), loc(loc), info(info), gmData(gmData), gmIndices(gmIndices), gmOut(gmOut),
+      : AffineLoops(b, loc), info(info), gmData(gmData), gmIndices(gmIndices), gmOut(gmOut),
         dataElem(dataElem), outElem(outElem), soc(soc), ctx(b.getContext()) {}
 
   /// The tile buffers: `elems` data elements (and as many converted ones).
@@ -215,31 +215,6 @@ public:
     return alloc(roundUp(count, 8), IntegerType::get(ctx, 32));
   }
 
-  /// Loops opened within a scope end with it: the insertion point and the
-  /// loop ivs in scope are restored.
-  struct Scope {
-    explicit Scope(GatherEmitter &e) : e(e), guard(e.b), depth(e.dims.size()) {}
-    ~Scope() { e.dims.resize(depth); }
-    GatherEmitter &e;
-    OpBuilder::InsertionGuard guard;
-    size_t depth;
-  };
-
-  /// Element offset expressions.
-  AffineExpr dim(Value v) {
-    dims.push_back(v);
-    return b.getAffineDimExpr(dims.size() - 1);
-  }
-  AffineExpr constant(int64_t c) { return b.getAffineConstantExpr(c); }
-
-  /// A loop of `trips` (none for one trip); returns its iv's expression.
-  AffineExpr loop(int64_t trips) {
-    if (trips <= 1)
-      return constant(0);
-    auto op = dv::LoopOp::create(b, loc, trips);
-    b.setInsertionPointToStart(&op.getBody().front());
-    return dim(op.getInductionVar());
-  }
 
   Value gmView(Value gm, Type element, AffineExpr offset, int64_t elems) {
     return dv::ViewOp::create(b, loc, dv::GmType::get(ctx, {elems}, element), gm, dims,
@@ -280,9 +255,6 @@ public:
                        uint64_t(0), uint64_t(rows > 1 ? (I - elems) * out : 0));
   }
 
-  OpBuilder &b;
-  SmallVector<Value> dims; // the block index and loop ivs in scope
-
 private:
   Value alloc(int64_t elems, Type element) {
     return dv::AllocOp::create(
@@ -315,7 +287,6 @@ private:
     return converted;
   }
 
-  Location loc;
   const GatherInfo &info;
   Value gmData, gmIndices, gmOut;
   Type dataElem, outElem;

@@ -160,4 +160,17 @@ LogicalResult finishKernel(Block *body, func::FuncOp func, func::CallOp call) {
   return success();
 }
 
+mlir::AffineExpr AffineLoops::dim(mlir::Value v) {
+  dims.push_back(v);
+  return b.getAffineDimExpr(dims.size() - 1);
+}
+
+mlir::AffineExpr AffineLoops::loop(int64_t trips) {
+  if (trips <= 1)
+    return constant(0);
+  auto op = dv::LoopOp::create(b, loc, trips);
+  b.setInsertionPointToStart(&op.getBody().front());
+  return dim(op.getInductionVar());
+}
+
 } // namespace vinci::lower

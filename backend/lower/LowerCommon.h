@@ -123,6 +123,32 @@ OpTy soleOp(mlir::func::FuncOp kernel, bool skipConstants = false) {
 std::optional<double> scalarImmediate(mlir::Value value);
 llvm::StringRef opName(mlir::Operation *op);
 
+/// Affine offsets over the dv.loop induction variables (and the block
+/// index) in scope, for the templates that emit loop nests: dim() names a
+/// value, loop() opens a dv.loop and moves the insertion point into it, and
+/// the loops opened within a Scope end with it.
+class AffineLoops {
+public:
+  AffineLoops(mlir::OpBuilder &b, mlir::Location loc) : b(b), loc(loc) {}
+
+  struct Scope {
+    explicit Scope(AffineLoops &e) : e(e), guard(e.b), depth(e.dims.size()) {}
+    ~Scope() { e.dims.resize(depth); }
+    AffineLoops &e;
+    mlir::OpBuilder::InsertionGuard guard;
+    size_t depth;
+  };
+
+  mlir::AffineExpr dim(mlir::Value v);
+  mlir::AffineExpr constant(int64_t c) { return b.getAffineConstantExpr(c); }
+  /// A loop of `trips` (none for one trip); its iv's expression.
+  mlir::AffineExpr loop(int64_t trips);
+
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  llvm::SmallVector<mlir::Value> dims; // the block index and loop ivs in scope
+};
+
 } // namespace vinci::lower
 
 #endif // VINCI_BACKEND_LOWER_LOWERCOMMON_H

@@ -66,6 +66,9 @@ const lower::KernelTemplate *chooseTemplate(func::FuncOp func, std::string &whyN
 class TemplateCapabilities final : public KernelCapabilities {
 public:
   std::string mismatch(func::FuncOp kernel) const override {
+    // The templates build dv types to judge a kernel (its GM signature);
+    // the partition asking them need not have loaded the dialect.
+    kernel.getContext()->getOrLoadDialect<dv::DVDialect>();
     std::string whyNot;
     return chooseTemplate(kernel, whyNot) ? std::string() : whyNot;
   }

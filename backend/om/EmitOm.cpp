@@ -1,8 +1,10 @@
 //===- EmitOm.cpp - write a lowered model as an .om -----------------------===//
 #include "om/EmitOm.h"
+#include "om/WeightStore.h"
 
 #include "dv/DvOps.h"
 #include "passes/KernelRules.h"
+#include "plan/GraphOutputs.h"
 #include "vg/VgOps.h"
 #include "vinci/backend/Encode.h"
 #include "vinci/backend/InPlace.h"
@@ -18,7 +20,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FileSystem.h"
 
-#include <fp16.h>
+#include <set>
 
 using namespace mlir;
 
@@ -26,32 +28,6 @@ namespace vinci::backend {
 namespace {
 
 namespace om = ::vinci::om;
-
-std::string typeText(Type type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << type;
-  return text;
-}
-
-/// The .om dtype of an element type, or Unknown.
-om::DType dtypeOf(Type element) {
-  if (element.isF32()) return om::DType::F32;
-  if (element.isF16()) return om::DType::F16;
-  if (element.isBF16()) return om::DType::BF16;
-  if (element.isInteger(1)) return om::DType::Bool;
-  if (auto integer = dyn_cast<IntegerType>(element)) {
-    bool isUnsigned = integer.isUnsigned();
-    switch (integer.getWidth()) {
-    case 8: return isUnsigned ? om::DType::U8 : om::DType::I8;
-    case 16: return isUnsigned ? om::DType::U16 : om::DType::I16;
-    case 32: return isUnsigned ? om::DType::U32 : om::DType::I32;
-    case 64: return isUnsigned ? om::DType::U64 : om::DType::I64;
-    default: break;
-    }
-  }
-  return om::DType::Unknown;
-}
 
 uint64_t elementCount(ArrayRef<int64_t> shape) {
   uint64_t count = 1;
@@ -76,126 +52,59 @@ struct Placement {
   uint64_t viewOffset = 0;
 };
 
-/// The bytes of a constant in its storage type (f32 becomes fp16,
-/// round to nearest even; other types are stored as they are).
-bool weightBytes(vg::ConstantOp constant, Type storage, std::vector<uint8_t> &bytes,
-                 std::string &error) {
-  ElementsAttr value = constant.getValue();
-  auto type = cast<RankedTensorType>(value.getType());
-  ArrayRef<char> raw;
-  std::vector<char> unpacked;
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob) {
-      error = "weight '" + resource.getRawHandle().getKey().str() + "' has no data";
-      return false;
-    }
-    raw = blob->getData();
-  } else if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-    if (dense.isSplat() || type.getElementType().isInteger(1)) {
-      // Splats store one element; bools are bit-packed: expand both.
-      unsigned bytesPer = type.getElementType().isInteger(1)
-                              ? 1
-                              : type.getElementType().getIntOrFloatBitWidth() / 8;
-      for (int64_t i = 0; i < type.getNumElements(); ++i) {
-        if (type.getElementType().isInteger(1)) {
-          unpacked.push_back(dense.getValues<bool>()[i] ? 1 : 0);
-          continue;
-        }
-        APInt bits = isa<FloatType>(type.getElementType())
-                         ? dense.getValues<APFloat>()[i].bitcastToAPInt()
-                         : dense.getValues<APInt>()[i];
-        for (unsigned b = 0; b < bytesPer; ++b)
-          unpacked.push_back(static_cast<char>(bits.extractBitsAsZExtValue(8, 8 * b)));
-      }
-      raw = unpacked;
-    } else {
-      raw = dense.getRawData();
-    }
-  } else {
-    error = "a constant of type " + typeText(type) + " cannot be stored as a weight";
-    return false;
-  }
-  Type element = type.getElementType();
-  if (element.isF32() && storage.isF16()) {
-    size_t count = raw.size() / 4;
-    bytes.resize(count * 2);
-    for (size_t i = 0; i < count; ++i) {
-      float f;
-      std::memcpy(&f, raw.data() + 4 * i, 4);
-      uint16_t h = fp16_ieee_from_fp32_value(f);
-      std::memcpy(bytes.data() + 2 * i, &h, 2);
-    }
-    return true;
-  }
-  // Bools are unpacked to one byte (0 or 1) above: what a u8 argument holds.
-  bool boolAsByte = element.isInteger(1) && storage.isUnsignedInteger(8);
-  if (element != storage && !boolAsByte) {
-    error = "weight of type " + typeText(type) + " cannot be stored as " + typeText(storage);
-    return false;
-  }
-  bytes.assign(raw.begin(), raw.end());
-  return true;
-}
+/// One gear's tables (or the static model's): io with this gear's shapes,
+/// sizes and arena offsets, its tasks and its arena plan.
+struct GearTables {
+  std::vector<int64_t> values;
+  std::vector<format::IoInfo> inputs, outputs;
+  std::vector<format::TaskInfo> tasks;
+  std::vector<format::BufferInfo> buffers;
+  uint64_t arenaSize = 0;
+};
 
-/// A [rows, cols] matrix of `elementBytes` elements (row-major) in
-/// FRACTAL_NZ: [cols/16][rows padded to 16][16], zero padded (docs/isa.md).
-std::vector<uint8_t> toFractalNz(const std::vector<uint8_t> &dense, int64_t rows, int64_t cols,
-                                 unsigned elementBytes) {
-  int64_t rowsP = (rows + 15) / 16 * 16, blocks = (cols + 15) / 16;
-  std::vector<uint8_t> nz(static_cast<size_t>(blocks * rowsP * 16) * elementBytes, 0);
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t block = 0; block < blocks; ++block) {
-      int64_t width = std::min<int64_t>(16, cols - block * 16);
-      std::memcpy(nz.data() + ((block * rowsP + r) * 16) * elementBytes,
-                  dense.data() + (r * cols + block * 16) * elementBytes, width * elementBytes);
-    }
-  return nz;
-}
+} // namespace
 
-/// A conv weight [oc, c, kh, kw] (row-major) in FRACTAL_Z: [C1 * kh * kw]
-/// [OC1][16 oc][16 c], channels zero padded to 16: fractal (k1, n1) is the
-/// Cube's L0B fractal of K = (c1, kh, kw, c0) by N = oc (n-major).
-std::vector<uint8_t> toFractalZ(const std::vector<uint8_t> &dense, ArrayRef<int64_t> shape,
-                                unsigned elementBytes) {
-  int64_t oc = shape[0], c = shape[1], taps = shape[2] * shape[3];
-  int64_t c1 = (c + 15) / 16, oc1 = (oc + 15) / 16;
-  std::vector<uint8_t> fz(static_cast<size_t>(c1 * taps * oc1 * 256) * elementBytes, 0);
-  for (int64_t o = 0; o < oc; ++o)
-    for (int64_t ci = 0; ci < c; ++ci)
-      for (int64_t t = 0; t < taps; ++t) {
-        int64_t k1 = (ci / 16) * taps + t;
-        size_t at = size_t(((k1 * oc1 + o / 16) * 16 + o % 16) * 16 + ci % 16) * elementBytes;
-        std::memcpy(fz.data() + at, dense.data() + ((o * c + ci) * taps + t) * elementBytes,
-                    elementBytes);
-      }
-  return fz;
-}
+struct OmBuilder::State {
+  State(const soc::SocSpec &soc, OmOptions options)
+      : soc(soc), options(std::move(options)), writer(soc.name),
+        weights(writer, this->options.releaseSource) {}
 
+  /// The index of `kernel`'s program in the .om: one entry for every
+  /// launch of identical code (same program, block_dim, arguments, kind).
+  bool internKernel(dv::KernelOp kernel, const std::string &gearLabel, uint32_t &index,
+                    GearSummary &summary, std::string &error);
+
+  const soc::SocSpec &soc;
+  OmOptions options;
+  format::OmWriter writer;
+  WeightStore weights;
+  std::map<std::string, uint32_t> kernelsByContent;
+  std::set<std::string> kernelNames;
+  std::vector<GearTables> gears;
+  uint64_t arenaLowerBoundBytes = 0;
+  bool precisionSet = false;
+};
+
+namespace {
+
+/// Reads one lowered module into its gear's tables, placing weights and
+/// kernels in the builder's shared store.
 class Emitter {
 public:
-  Emitter(ModuleOp module, func::FuncOp graph, const soc::SocSpec &soc)
-      : module(module), graph(graph), soc(soc), writer(soc.name) {}
+  Emitter(ModuleOp module, func::FuncOp graph, OmBuilder::State &state, GearTables &tables,
+          std::string gearLabel)
+      : module(module), graph(graph), state(state), tables(tables),
+        gearLabel(std::move(gearLabel)), gears(state.options.gearKind != 0) {}
 
-  bool run(const std::string &modelName, const std::string &path, OmSummary &summary,
-           std::string &error) {
-    writer.setModelName(modelName);
-    writer.setProducer("vinci-compile", "0.1");
-    writer.setPrecision(precisionMode());
-    if (!placeInputs(error) || !placeOutputs(error) || !collectTasks(error) ||
-        !planArena(summary, error) || !addTasks(error))
-      return false;
-    format::Status status = writer.writeToFile(path);
-    if (!status.ok()) {
-      error = status.message;
-      return false;
+  bool run(GearSummary &summary, std::string &error) {
+    if (!state.precisionSet) {
+      state.writer.setPrecision(precisionMode());
+      state.precisionSet = true;
     }
-    summary.numKernels = kernelIndex.size();
+    if (!placeInputs(error) || !placeOutputs(error) || !collectTasks(error) ||
+        !planArena(summary, error) || !addTasks(summary, error))
+      return false;
     summary.numTasks = launches.size();
-    summary.weightsBytes = weightsBytes;
-    uint64_t size = 0;
-    if (!llvm::sys::fs::file_size(path, size))
-      summary.fileBytes = size;
     return true;
   }
 
@@ -256,15 +165,31 @@ private:
     Placement placement;
     placement.size = elementCount(type.getShape()) *
                      format::dtypeSize(static_cast<uint8_t>(dtypeOf(type.getElementType())));
-    // An empty tensor has nothing to convert: no arena buffer for it.
-    if (!hostElement || placement.size == 0) {
+    auto add = [&](format::IoInfo info) {
+      std::vector<format::IoInfo> &list = isInput ? tables.inputs : tables.outputs;
+      list.push_back(std::move(info));
+      return static_cast<uint32_t>(list.size() - 1);
+    };
+    if (!hostElement) {
       placement.space = space;
-      placement.index = isInput ? writer.addInput(io) : writer.addOutput(io);
+      placement.index = add(io);
       placements[storage] = placement;
       return true;
     }
     io.placement = om::IoPlacement::Arena;
     io.device_dtype = dtypeOf(type.getElementType());
+    // An empty tensor has nothing to convert: no arena buffer for it (and,
+    // alone, no arena placement; a gear keeps the placement of the others).
+    if (placement.size == 0) {
+      if (!gears) {
+        io.placement = om::IoPlacement::Separate;
+        io.device_dtype = om::DType::Unknown;
+      }
+      placement.space = gears ? om::Space::Arena : space;
+      placement.index = add(io);
+      placements[storage] = placement;
+      return true;
+    }
     PlanBuffer buffer;
     buffer.id = buffers.size();
     buffer.name = std::string(isInput ? "input:" : "output:") + io.tensor.name;
@@ -272,7 +197,7 @@ private:
     buffers.push_back(buffer);
     placement.space = om::Space::Arena;
     placement.arenaBuffer = static_cast<int64_t>(buffer.id);
-    uint32_t index = isInput ? writer.addInput(io) : writer.addOutput(io);
+    uint32_t index = add(io);
     arenaIo.push_back({isInput, index, buffer.id});
     placements[storage] = placement;
     return true;
@@ -293,25 +218,9 @@ private:
   bool placeOutputs(std::string &error) {
     auto ret = cast<func::ReturnOp>(graph.getBody().front().getTerminator());
     for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
-      // Only a kernel writes an output buffer: an output that is a graph
-      // input, a constant or another output would need a copy task. An
-      // output that is a view (reshape-like) of a kernel result is that
-      // result's bytes: the kernel writes the caller's buffer.
-      Value produced = value;
-      while (Operation *def = produced.getDefiningOp()) {
-        if (isa<dv::LaunchOp, vg::ConstantOp>(def) || def->getNumOperands() != 1 ||
-            def->getNumResults() != 1)
-          break;
-        produced = def->getOperand(0);
-      }
-      // An empty output has no bytes for anything to write.
-      bool empty = cast<RankedTensorType>(value.getType()).getNumElements() == 0;
-      if (!empty && (placements.count(produced) || !produced.getDefiningOp<dv::LaunchOp>())) {
-        error = "graph output " + std::to_string(index) +
-                " is not computed by a kernel (it is an input, a constant, a view or another "
-                "output); such models are not supported yet";
+      Value produced = viewedProducer(value);
+      if (!checkKernelWritesOutput(value, produced, placements.count(produced), index, error))
         return false;
-      }
       auto name = graph.getResultAttrOfType<StringAttr>(index, "vg.name");
       if (!placeIo(value, name ? name.str() : "output" + std::to_string(index), om::Space::Output,
                    graph.getResultAttrOfType<TypeAttr>(index, kIoElementTypeAttr), error,
@@ -439,43 +348,16 @@ private:
               launch.getKernel().str() + "' is neither a graph input, a weight nor a kernel result";
       return false;
     }
-    Type storage = storageType(launch, index);
-    std::vector<uint8_t> bytes;
-    if (!weightBytes(constant, storage, bytes, error))
+    WeightStore::Placed weight;
+    if (!state.weights.place(constant, storageType(launch, index), format, weight, error)) {
+      error = "the launch of '" + launch.getKernel().str() + "': " + error;
       return false;
-    auto type = cast<RankedTensorType>(constant.getType());
-    std::string name;
-    if (auto loc = dyn_cast<NameLoc>(constant.getLoc()))
-      name = loc.getName().str();
-    format::TensorInfo info = tensorInfo(name, type, storage);
-    if (format == om::Format::FRACTAL_Z) {
-      if (type.getRank() != 4) {
-        error = "the kernel of '" + launch.getKernel().str() + "' wants weight '" + name +
-                "' in FRACTAL_Z, which needs a rank-4 conv weight";
-        return false;
-      }
-      bytes = toFractalZ(bytes, type.getShape(), dv::elementBytes(storage));
-      info.format = om::Format::FRACTAL_Z;
-      info.size = bytes.size();
     }
-    if (format == om::Format::FRACTAL_NZ) {
-      if (type.getRank() < 2) {
-        error = "the kernel of '" + launch.getKernel().str() + "' wants weight '" + name +
-                "' in FRACTAL_NZ, which needs rank >= 2";
-        return false;
-      }
-      int64_t rows = type.getShape()[type.getRank() - 2], cols = type.getShape().back();
-      bytes = toFractalNz(bytes, rows, cols, dv::elementBytes(storage));
-      info.format = om::Format::FRACTAL_NZ;
-      info.size = bytes.size();
-    }
-    uint32_t weight = writer.addWeight(info, bytes.data(), bytes.size());
     Placement placement;
     placement.space = om::Space::Weight;
-    placement.offset = writer.weightOffset(weight);
-    placement.size = bytes.size();
+    placement.offset = weight.offset;
+    placement.size = weight.size;
     placementsIn(format)[operand] = placement;
-    weightsBytes += bytes.size();
     return true;
   }
 
@@ -517,7 +399,7 @@ private:
     offerInPlaceCandidates(described, buffers);
   }
 
-  bool planArena(OmSummary &summary, std::string &error) {
+  bool planArena(GearSummary &summary, std::string &error) {
     for (const ArenaIo &io : arenaIo)
       if (!io.isInput)
         buffers[io.buffer].lastTask = std::max<int64_t>(0, int64_t(launches.size()) - 1);
@@ -530,14 +412,10 @@ private:
     for (auto &[value, placement] : placements)
       if (placement.arenaBuffer >= 0)
         placement.offset = plan.buffers[placement.arenaBuffer].offset + placement.viewOffset;
-    writer.setArenaSize(plan.arenaBytes);
-    for (const ArenaIo &io : arenaIo) {
-      uint64_t offset = plan.buffers[io.buffer].offset;
-      if (io.isInput)
-        writer.setInputArenaOffset(io.index, offset);
-      else
-        writer.setOutputArenaOffset(io.index, offset);
-    }
+    tables.arenaSize = plan.arenaBytes;
+    for (const ArenaIo &io : arenaIo)
+      (io.isInput ? tables.inputs : tables.outputs)[io.index].arena_offset =
+          plan.buffers[io.buffer].offset;
     for (auto [buffer, placed] : llvm::zip(buffers, plan.buffers)) {
       format::BufferInfo info;
       info.name = buffer.name;
@@ -545,56 +423,44 @@ private:
       info.size = placed.allocatedSize;
       info.first_task = static_cast<uint32_t>(buffer.firstTask);
       info.last_task = static_cast<uint32_t>(buffer.lastTask);
-      writer.addBuffer(info);
+      tables.buffers.push_back(info);
     }
     summary.arenaBytes = plan.arenaBytes;
     summary.arenaLowerBoundBytes = plan.arenaLowerBoundBytes;
     return true;
   }
 
-  bool addTasks(std::string &error) {
+  bool addTasks(GearSummary &summary, std::string &error) {
     for (dv::LaunchOp launch : launches) {
       auto kernel =
           SymbolTable::lookupNearestSymbolFrom<dv::KernelOp>(launch, launch.getKernelAttr());
-      auto [entry, inserted] = kernelIndex.try_emplace(kernel.getOperation(), 0);
-      if (inserted) {
-        format::KernelInfo info;
-        info.name = kernel.getSymName().str();
-        if (!encodeKernel(kernel, info.program, error)) {
-          error = "kernel " + info.name + ": " + error;
-          return false;
-        }
-        info.block_dim = static_cast<uint32_t>(kernel.getBlockDim());
-        info.num_args = static_cast<uint32_t>(kernel.getArgumentTypes().size());
-        info.kind = kernel.getKind() == "cube"    ? om::KernelKind::Cube
-                    : kernel.getKind() == "vector" ? om::KernelKind::Vector
-                                                   : om::KernelKind::Mixed;
-        if (auto sources = kernel->getAttrOfType<ArrayAttr>("vinci.source_nodes"))
-          for (Attribute source : sources)
-            info.source_nodes.push_back(cast<StringAttr>(source).str());
-        entry->second = writer.addKernel(std::move(info));
-      }
-      std::vector<format::TaskArgInfo> args;
+      uint32_t index = 0;
+      if (!state.internKernel(kernel, gearLabel, index, summary, error))
+        return false;
+      format::TaskInfo task;
+      task.kernel = index;
       SmallVector<Value> tensors(launch.getInputs());
       llvm::append_range(tensors, launch.getOutputs());
-      for (auto [index, tensor] : llvm::enumerate(tensors)) {
-        const Placement &placement = placementOf(launch, index, tensor);
+      for (auto [i, tensor] : llvm::enumerate(tensors)) {
+        const Placement &placement = placementOf(launch, i, tensor);
         format::TaskArgInfo arg;
         arg.space = placement.space;
         arg.index = placement.index;
         arg.offset = placement.offset;
         arg.size = placement.size;
-        args.push_back(arg);
+        task.args.push_back(arg);
       }
-      writer.addTask(entry->second, std::move(args));
+      tables.tasks.push_back(std::move(task));
     }
     return true;
   }
 
   ModuleOp module;
   func::FuncOp graph;
-  const soc::SocSpec &soc;
-  format::OmWriter writer;
+  OmBuilder::State &state;
+  GearTables &tables;
+  std::string gearLabel;
+  bool gears; // part of a model with gears: io placements are the same in every gear
   llvm::DenseMap<Value, Placement> placements;
   /// Weights stored in FRACTAL_NZ for the kernels that take them so (a
   /// constant read by both kinds of kernel is stored twice).
@@ -609,21 +475,203 @@ private:
     uint64_t buffer;
   };
   std::vector<ArenaIo> arenaIo;
-  llvm::DenseMap<Operation *, uint32_t> kernelIndex;
-  uint64_t weightsBytes = 0;
 };
+
+std::string joined(const std::vector<int64_t> &values) {
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i)
+    text += (i ? "," : "") + std::to_string(values[i]);
+  return text;
+}
 
 } // namespace
 
-bool emitOm(ModuleOp module, const std::string &modelName, const std::string &path,
-            OmSummary &summary, std::string &error) {
+bool OmBuilder::State::internKernel(dv::KernelOp kernel, const std::string &gearLabel,
+                                    uint32_t &index, GearSummary &summary, std::string &error) {
+  format::KernelInfo info;
+  info.name = kernel.getSymName().str();
+  if (!encodeKernel(kernel, info.program, error)) {
+    error = "kernel " + info.name + ": " + error;
+    return false;
+  }
+  info.block_dim = static_cast<uint32_t>(kernel.getBlockDim());
+  info.num_args = static_cast<uint32_t>(kernel.getArgumentTypes().size());
+  info.kind = kernel.getKind() == "cube"    ? om::KernelKind::Cube
+              : kernel.getKind() == "vector" ? om::KernelKind::Vector
+                                             : om::KernelKind::Mixed;
+  std::string key(info.program.begin(), info.program.end());
+  key += ":" + std::to_string(info.block_dim) + ":" + std::to_string(info.num_args) + ":" +
+         std::to_string(static_cast<int>(info.kind));
+  if (auto found = kernelsByContent.find(key); found != kernelsByContent.end()) {
+    index = found->second;
+    ++summary.sharedKernels;
+    return true;
+  }
+  if (auto sources = kernel->getAttrOfType<ArrayAttr>("vinci.source_nodes"))
+    for (Attribute source : sources)
+      info.source_nodes.push_back(cast<StringAttr>(source).str());
+  // Names stay unique: another gear's different kernel of the same name
+  // is told apart by its gear.
+  if (kernelNames.count(info.name) && !gearLabel.empty())
+    info.name += "@" + gearLabel;
+  for (int copy = 2; kernelNames.count(info.name); ++copy)
+    info.name = kernel.getSymName().str() + "#" + std::to_string(copy);
+  kernelNames.insert(info.name);
+  index = writer.addKernel(std::move(info));
+  kernelsByContent.emplace(std::move(key), index);
+  ++summary.newKernels;
+  return true;
+}
+
+OmBuilder::OmBuilder(const soc::SocSpec &soc, OmOptions options)
+    : state(std::make_unique<State>(soc, std::move(options))) {
+  state->writer.setModelName(state->options.modelName);
+  state->writer.setProducer("vinci-compile", "0.1");
+}
+
+OmBuilder::~OmBuilder() = default;
+
+bool OmBuilder::streamsFrom(const void *data) const { return state->weights.streamsFrom(data); }
+
+bool OmBuilder::addGear(ModuleOp module, std::vector<int64_t> values, GearSummary &summary,
+                        std::string &error) {
   auto graph = module.lookupSymbol<func::FuncOp>("main");
   if (!graph) {
     error = "the module has no graph function @main";
     return false;
   }
-  Emitter emitter(module, graph, dv::getSoc(module));
-  return emitter.run(modelName, path, summary, error);
+  if (dv::getSoc(module).name != state->soc.name) {
+    error = "the module targets " + std::string(dv::getSoc(module).name) + ", the .om " +
+            state->soc.name;
+    return false;
+  }
+  GearTables &tables = state->gears.emplace_back();
+  tables.values = std::move(values);
+  Emitter emitter(module, graph, *state, tables, joined(tables.values));
+  if (!emitter.run(summary, error))
+    return false;
+  state->arenaLowerBoundBytes = std::max(state->arenaLowerBoundBytes, summary.arenaLowerBoundBytes);
+  return true;
+}
+
+namespace {
+
+/// The model's view of an io over all gears: `dynamic[d]` marks the dims
+/// that get -1; the size and arena offset are per gear.
+format::IoInfo topLevelIo(format::IoInfo io, const std::vector<bool> &dynamic) {
+  for (size_t d = 0; d < io.tensor.shape.size(); ++d)
+    if (dynamic[d])
+      io.tensor.shape[d] = -1;
+  io.tensor.size = 0;
+  io.arena_offset = 0;
+  return io;
+}
+
+} // namespace
+
+bool OmBuilder::write(const std::string &path, OmSummary &summary, std::string &error) {
+  format::OmWriter &writer = state->writer;
+  std::vector<GearTables> &gears = state->gears;
+  if (gears.empty()) {
+    error = "an .om needs a graph: no module was added";
+    return false;
+  }
+  if (state->options.gearKind == 0) {
+    if (gears.size() != 1) {
+      error = "a static model is one module; " + std::to_string(gears.size()) + " were added";
+      return false;
+    }
+    GearTables &model = gears.front();
+    for (format::IoInfo &io : model.inputs)
+      writer.addInput(io);
+    for (format::IoInfo &io : model.outputs)
+      writer.addOutput(io);
+    writer.setArenaSize(model.arenaSize);
+    for (format::TaskInfo &task : model.tasks)
+      writer.addTask(task.kernel, task.args);
+    for (format::BufferInfo &buffer : model.buffers)
+      writer.addBuffer(buffer);
+  } else {
+    const GearTables &first = gears.front();
+    writer.setGearKind(static_cast<om::GearKind>(state->options.gearKind));
+    for (auto [role, list] : {std::pair{"input", &GearTables::inputs},
+                              std::pair{"output", &GearTables::outputs}}) {
+      for (size_t i = 0; i < (first.*list).size(); ++i) {
+        const format::IoInfo &io = (first.*list)[i];
+        std::vector<bool> dynamic(io.tensor.shape.size(), false);
+        for (const GearTables &gear : gears) {
+          const format::IoInfo &other = (gear.*list)[i];
+          if ((gear.*list).size() != (first.*list).size() || other.tensor.name != io.tensor.name ||
+              other.tensor.shape.size() != io.tensor.shape.size() ||
+              other.tensor.dtype != io.tensor.dtype || other.placement != io.placement) {
+            error = std::string(role) + " '" + io.tensor.name + "' differs between gears " +
+                    joined(first.values) + " and " + joined(gear.values) +
+                    " in more than its dims";
+            return false;
+          }
+          for (size_t d = 0; d < dynamic.size(); ++d)
+            dynamic[d] = dynamic[d] || other.tensor.shape[d] != io.tensor.shape[d];
+        }
+        if (list == &GearTables::inputs)
+          for (const OmGearDim &dim : state->options.gearDims)
+            if (dim.input == io.tensor.name && dim.axis < dynamic.size())
+              dynamic[dim.axis] = true;
+        if (list == &GearTables::inputs)
+          writer.addInput(topLevelIo(io, dynamic));
+        else
+          writer.addOutput(topLevelIo(io, dynamic));
+      }
+    }
+    for (const OmGearDim &dim : state->options.gearDims) {
+      auto input = llvm::find_if(first.inputs, [&](const format::IoInfo &io) {
+        return io.tensor.name == dim.input;
+      });
+      if (input == first.inputs.end()) {
+        error = "gear dims name input '" + dim.input + "', which the graph does not take";
+        return false;
+      }
+      writer.addGearDim(dim.value, static_cast<uint32_t>(input - first.inputs.begin()), dim.axis);
+    }
+    for (GearTables &tables : gears) {
+      format::GearInfo gear;
+      gear.values = tables.values;
+      for (const format::IoInfo &io : tables.inputs)
+        gear.inputs.push_back({io.tensor.shape, 0, io.arena_offset});
+      for (const format::IoInfo &io : tables.outputs)
+        gear.outputs.push_back({io.tensor.shape, 0, io.arena_offset});
+      gear.tasks = std::move(tables.tasks);
+      gear.buffers = std::move(tables.buffers);
+      gear.arena_size = tables.arenaSize;
+      writer.addGear(std::move(gear));
+    }
+  }
+  format::Status status = writer.writeToFile(path);
+  if (!status.ok()) {
+    error = status.message;
+    return false;
+  }
+  summary.numKernels = state->kernelsByContent.size();
+  summary.numTasks = 0;
+  summary.arenaBytes = 0;
+  for (const GearTables &gear : gears) {
+    summary.numTasks += state->options.gearKind == 0 ? gear.tasks.size() : 0;
+    summary.arenaBytes = std::max(summary.arenaBytes, gear.arenaSize);
+  }
+  summary.arenaLowerBoundBytes = state->arenaLowerBoundBytes;
+  summary.weightsBytes = state->weights.bytes();
+  uint64_t size = 0;
+  if (!llvm::sys::fs::file_size(path, size))
+    summary.fileBytes = size;
+  return true;
+}
+
+bool emitOm(ModuleOp module, const std::string &modelName, const std::string &path,
+            OmSummary &summary, std::string &error) {
+  OmOptions options;
+  options.modelName = modelName;
+  OmBuilder builder(dv::getSoc(module), std::move(options));
+  GearSummary gear;
+  return builder.addGear(module, {}, gear, error) && builder.write(path, summary, error);
 }
 
 } // namespace vinci::backend

@@ -34,7 +34,6 @@ examples/models/export_models.py on first use). A benchmark, not a test.
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,40 +44,13 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from common import (ROOT, compile_with_report, cosine, model_bound_figures,  # noqa: E402
-                    relative_l2, roofline, simulate)
+                    relative_l2, roofline, run_onnxruntime_node, simulate)
 
 OUT = os.path.join(ROOT, "bench", "out")
 sys.path.insert(0, os.path.join(ROOT, "examples", "models"))
 import export_models  # noqa: E402
 
 SEQ = 128
-NODE_DIR = os.path.join(OUT, "node")
-ORT_SCRIPT = r"""
-const ort = require('onnxruntime-node');
-const fs = require('fs');
-const [model, idsPath, runs] = process.argv.slice(2);
-(async () => {
-  const opts = {intraOpNumThreads: 2, interOpNumThreads: 1, graphOptimizationLevel: 'all'};
-  const session = await ort.InferenceSession.create(model, opts);
-  const ids = BigInt64Array.from(JSON.parse(fs.readFileSync(idsPath, 'utf8')).map(BigInt));
-  const feeds = {
-    input_ids: new ort.Tensor('int64', ids, [1, ids.length]),
-    attention_mask: new ort.Tensor('int64', new BigInt64Array(ids.length).fill(1n), [1, ids.length]),
-  };
-  await session.run(feeds);  // warm-up
-  const times = [];
-  for (let i = 0; i < Number(runs); ++i) {
-    const t0 = process.hrtime.bigint();
-    await session.run(feeds);
-    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
-  }
-  times.sort((a, b) => a - b);
-  console.log(JSON.stringify({best_ms: times[0], median_ms: times[times.length >> 1],
-                              version: require('onnxruntime-node/package.json').version}));
-})().catch((e) => { console.error(e.message); process.exit(1); });
-"""
-
-
 def log(message):
     print("bert_base: " + message, file=sys.stderr, flush=True)
 
@@ -90,21 +62,6 @@ def ensure_model():
         subprocess.run([sys.executable, os.path.join(ROOT, "examples", "models", "export_models.py"),
                         "--out", OUT, "--only", "bert_base"], check=True, stdout=sys.stderr)
     return path
-
-
-def ensure_onnxruntime_node():
-    """The npm package, installed once; None (with the reason) when unavailable."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        return None, "node/npm not installed"
-    if not os.path.isdir(os.path.join(NODE_DIR, "node_modules", "onnxruntime-node")):
-        log("installing onnxruntime-node into " + NODE_DIR)
-        os.makedirs(NODE_DIR, exist_ok=True)
-        env = dict(os.environ, ONNXRUNTIME_NODE_INSTALL="skip")
-        proc = subprocess.run(["npm", "install", "--no-save", "--prefix", NODE_DIR,
-                               "onnxruntime-node"], env=env, capture_output=True, text=True)
-        if proc.returncode != 0:
-            return None, "npm install onnxruntime-node failed: " + proc.stderr.strip()[-300:]
-    return NODE_DIR, ""
 
 
 def reference_inputs():
@@ -156,24 +113,17 @@ def main():
     result["finite"] = bool(np.isfinite(actual).all())
     host = {"vinci_run_simulator": host_ms, "torch_cpu_fp32": round(min(times) * 1e3, 2)}
 
-    node_dir, why = ensure_onnxruntime_node()
-    if node_dir:
-        with tempfile.TemporaryDirectory() as work:
-            ids_path = os.path.join(work, "ids.json")
-            json.dump(ids.numpy().ravel().tolist(), open(ids_path, "w"))
-            script = os.path.join(work, "ort.js")
-            open(script, "w").write(ORT_SCRIPT)
-            env = dict(os.environ, NODE_PATH=os.path.join(node_dir, "node_modules"))
-            proc = subprocess.run(["node", script, onnx_path, ids_path, str(args.runs)], env=env,
-                                  capture_output=True, text=True)
-        if proc.returncode == 0:
-            ort = json.loads(proc.stdout)
-            host["onnxruntime_node_cpu_fp32"] = round(ort["best_ms"], 2)
-            result["onnxruntime_node_version"] = ort["version"]
-        else:
-            result["onnxruntime_node_error"] = proc.stderr.strip()[-300:]
+    with tempfile.TemporaryDirectory() as work:
+        feeds = [("input_ids", os.path.join(work, "ids.npy")),
+                 ("attention_mask", os.path.join(work, "mask.npy"))]
+        np.save(feeds[0][1], ids.numpy())
+        np.save(feeds[1][1], mask.numpy())
+        ort = run_onnxruntime_node(onnx_path, feeds, args.runs)
+    if "error" in ort:
+        result["onnxruntime_node_error"] = ort["error"]
     else:
-        result["onnxruntime_node_error"] = why
+        host["onnxruntime_node_cpu_fp32"] = round(ort["best_ms"], 2)
+        result["onnxruntime_node_version"] = ort["version"]
     result["host_ms"] = host
     result["host_ratio_vinci_over_torch"] = round(host_ms / host["torch_cpu_fp32"], 2)
     if "onnxruntime_node_cpu_fp32" in host:

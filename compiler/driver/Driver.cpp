@@ -2,14 +2,17 @@
 #include "driver/Driver.h"
 #include "driver/AippConfig.h"
 #include "driver/FusionSwitch.h"
+#include "driver/Gears.h"
 #include "driver/InsertAipp.h"
 #include "driver/KeepDtype.h"
+#include "driver/SupportCheck.h"
 
 #include "backend/Passes.h"
 #include "dv/DvOps.h"
 #include "onnx/OnnxImporter.h"
 #include "passes/Passes.h"
 #include "passes/graph/Passes.h"
+#include "ascendc/ExportAscendC.h"
 #include "om/EmitOm.h"
 #include "plan/TaskGraph.h"
 #include "vg/VgOps.h"
@@ -17,6 +20,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
@@ -37,8 +41,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <unistd.h> // environ
+#include <functional>
 #include <map>
+#include <optional>
+#include <set>
+#include <unistd.h> // environ
 
 namespace vinci::driver {
 namespace {
@@ -50,32 +57,15 @@ int fail(llvm::raw_ostream &err, const llvm::Twine &message, int code = 2) {
   return code;
 }
 
+double secondsSince(std::chrono::steady_clock::time_point from) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+}
+
 std::string knownSocs() {
   std::string list;
   for (const soc::SocSpec *spec : soc::allSocs())
     list += (list.empty() ? "" : ", ") + std::string(spec->name);
   return list;
-}
-
-int printSupportReport(const std::string &model, llvm::raw_ostream &out, llvm::raw_ostream &err) {
-  onnx_import::SupportReport report;
-  std::string error;
-  if (!onnx_import::checkOnnxSupport(model, report, error))
-    return fail(err, error);
-  out << "Operator support report for " << model << "\n";
-  out << llvm::format("%-28s %6s %6s  %s\n", "op type", "opset", "count", "status");
-  int64_t unsupported = 0;
-  for (const onnx_import::OpSupport &op : report.ops) {
-    std::string name = (op.domain.empty() ? "" : op.domain + ".") + op.opType;
-    out << llvm::format("%-28s %6lld %6lld  %s\n", name.c_str(), (long long)op.opset,
-                        (long long)op.count, op.supported ? "supported" : "UNSUPPORTED");
-    if (!op.supported)
-      unsupported += op.count;
-  }
-  out << (report.allSupported()
-              ? std::string("All operators are supported.\n")
-              : std::to_string(unsupported) + " node(s) use unsupported operators.\n");
-  return report.allSupported() ? 0 : 1;
 }
 
 struct ModuleStats {
@@ -200,60 +190,128 @@ mlir::LogicalResult buildKernelPipeline(mlir::PassManager &pm, const soc::SocSpe
   return mlir::success();
 }
 
-/// The compile report. `om` holds the written .om's figures (its GM arena
-/// plan, the one the runtime uses); without an .om the plan is the task
-/// list's.
-std::string renderReport(const CompileOptions &options, const std::string &precisionMode,
-                         const soc::SocSpec &soc,
-                         const backend::TaskGraph &tasks, const CompileTimer &timer,
-                         const backend::OmSummary *om) {
+/// The checked options every stage reads.
+struct Settings {
+  CompileOptions options; // --emit resolved
+  const soc::SocSpec *soc = nullptr;
+  FusionSwitches switches;
+  std::string precisionMode;
+  std::vector<KeepDtypeEntry> keepDtype;
+  std::vector<AippConfig> aipp; // --insert_op_conf
+  bool toKernels() const {
+    return options.emit == "dv" || options.emit == "om" || options.emit == "ascendc";
+  }
+};
+
+/// Where each gear's graph comes from: the ONNX model read once, or
+/// another front end's one graph.
+struct GearSource {
+  GearPlan plan; // no gears: one static graph
+  /// Reads the model into the compilation's context, once, before any gear
+  /// (may be empty); false with one-line messages in `errors`.
+  std::function<bool(mlir::MLIRContext &, std::vector<std::string> &errors)> prepare;
+  std::function<mlir::OwningOpRef<mlir::ModuleOp>(mlir::MLIRContext &, size_t gear,
+                                                  std::vector<std::string> &errors)>
+      import;
+  backend::ReleaseSource releaseWeightPages; // may be empty
+};
+
+/// One gear's results (or the static model's), for the report.
+struct GearResult {
+  std::vector<int64_t> values;
+  std::string label; // "" for a static model
+  backend::TaskGraph tasks;
+  backend::GearSummary om;
+  CompileTimer timer;
+  double seconds = 0;
+};
+
+/// A gear's kernels, their roofline estimate and its arena, as the report
+/// lists them. `om` holds the written .om's figures (its GM arena plan,
+/// the one the runtime uses); without an .om the plan is the task list's.
+void reportKernels(llvm::json::OStream &json, const GearResult &gear, bool withOm) {
+  const backend::TaskGraph &tasks = gear.tasks;
+  json.attribute("num_kernels", static_cast<int64_t>(tasks.tasks.size()));
+  json.attributeArray("kernels", [&] {
+    for (const backend::TaskInfo &task : tasks.tasks)
+      json.object([&] {
+        json.attribute("name", task.kernel);
+        json.attribute("kind", task.kind);
+        json.attributeArray("source_nodes", [&] {
+          for (const std::string &node : task.sourceNodes)
+            json.value(node);
+        });
+        json.attribute("flops", task.flops);
+        json.attribute("gm_bytes", static_cast<int64_t>(task.gmBytes));
+        json.attribute("estimated_cycles", static_cast<int64_t>(task.estimatedCycles));
+      });
+  });
+  uint64_t cycles = 0;
+  for (const backend::TaskInfo &task : tasks.tasks)
+    cycles += task.estimatedCycles;
+  json.attribute("estimated_cycles", static_cast<int64_t>(cycles));
+  json.attribute("arena_bytes",
+                 static_cast<int64_t>(withOm ? gear.om.arenaBytes : tasks.plan.arenaBytes));
+  json.attribute("arena_lower_bound_bytes",
+                 static_cast<int64_t>(withOm ? gear.om.arenaLowerBoundBytes
+                                             : tasks.plan.arenaLowerBoundBytes));
+}
+
+void reportPassSeconds(llvm::json::OStream &json, const CompileTimer &timer) {
+  json.attributeArray("pass_seconds", [&] {
+    for (const auto &[name, seconds] : timer.passes)
+      json.object([&] {
+        json.attribute("pass", name);
+        json.attribute("seconds", seconds);
+      });
+  });
+}
+
+/// The compile report: the model's kernels (per gear for a model with
+/// gears), the GM arena plan, weights and .om sizes, and the pass times.
+std::string renderReport(const Settings &settings, const GearPlan &plan,
+                         const std::vector<GearResult> &gears, const backend::OmSummary *om,
+                         double seconds) {
   std::string text;
   llvm::raw_string_ostream os(text);
   llvm::json::OStream json(os, 2);
   json.object([&] {
-    json.attribute("model", options.model);
-    json.attribute("soc_version", soc.name);
-    json.attribute("precision_mode", precisionMode);
+    json.attribute("model", settings.options.model);
+    json.attribute("soc_version", settings.soc->name);
+    json.attribute("precision_mode", settings.precisionMode);
     json.attribute("note", "estimated_cycles is a per-kernel roofline estimate from the SoC table "
                            "(a 310P modelled from published numbers), not a measurement; "
                            "vinci-run reports the simulated cycles");
-    json.attribute("num_kernels", static_cast<int64_t>(tasks.tasks.size()));
-    json.attributeArray("kernels", [&] {
-      for (const backend::TaskInfo &task : tasks.tasks)
-        json.object([&] {
-          json.attribute("name", task.kernel);
-          json.attribute("kind", task.kind);
-          json.attributeArray("source_nodes", [&] {
-            for (const std::string &node : task.sourceNodes)
-              json.value(node);
-          });
-          json.attribute("flops", task.flops);
-          json.attribute("gm_bytes", static_cast<int64_t>(task.gmBytes));
-          json.attribute("estimated_cycles", static_cast<int64_t>(task.estimatedCycles));
-        });
-    });
-    uint64_t cycles = 0;
-    for (const backend::TaskInfo &task : tasks.tasks)
-      cycles += task.estimatedCycles;
-    json.attribute("estimated_cycles", static_cast<int64_t>(cycles));
-    json.attribute("arena_bytes",
-                   static_cast<int64_t>(om ? om->arenaBytes : tasks.plan.arenaBytes));
-    json.attribute("arena_lower_bound_bytes",
-                   static_cast<int64_t>(om ? om->arenaLowerBoundBytes
-                                           : tasks.plan.arenaLowerBoundBytes));
-    json.attribute("weights_bytes", static_cast<int64_t>(om ? om->weightsBytes : tasks.weightsBytes));
-    if (om)
-      json.attribute("om_bytes", static_cast<int64_t>(om->fileBytes));
-    double total = timer.passes.empty() ? 0 : timer.passes.back().second;
-    json.attribute("compile_seconds", total);
-    json.attributeArray("pass_seconds", [&] {
-      for (const auto &[name, seconds] : timer.passes)
-        if (name != "total")
+    if (!plan.hasGears()) {
+      reportKernels(json, gears.front(), om != nullptr);
+    } else {
+      json.attribute("gear_option", plan.option());
+      json.attributeArray("gears", [&] {
+        for (const GearResult &gear : gears)
           json.object([&] {
-            json.attribute("pass", name);
-            json.attribute("seconds", seconds);
+            json.attributeArray("values", [&] {
+              for (int64_t value : gear.values)
+                json.value(value);
+            });
+            reportKernels(json, gear, om != nullptr);
+            if (om) {
+              json.attribute("new_kernel_programs", static_cast<int64_t>(gear.om.newKernels));
+              json.attribute("shared_kernel_programs", static_cast<int64_t>(gear.om.sharedKernels));
+            }
+            json.attribute("compile_seconds", gear.seconds);
+            reportPassSeconds(json, gear.timer);
           });
-    });
+      });
+    }
+    uint64_t weights = om ? om->weightsBytes : gears.front().tasks.weightsBytes;
+    json.attribute("weights_bytes", static_cast<int64_t>(weights));
+    if (om) {
+      json.attribute("kernel_programs", static_cast<int64_t>(om->numKernels));
+      json.attribute("om_bytes", static_cast<int64_t>(om->fileBytes));
+    }
+    json.attribute("compile_seconds", seconds);
+    if (!plan.hasGears())
+      reportPassSeconds(json, gears.front().timer);
   });
   os << "\n";
   return text;
@@ -305,6 +363,10 @@ int compileWithPythonFrontEnd(const CompileOptions &options, llvm::raw_ostream &
   pass("--output", options.output);
   pass("--soc_version", options.socVersion);
   pass("--input_shape", options.inputShape);
+  pass("--dynamic_batch_size", options.dynamicBatchSize);
+  pass("--dynamic_image_size", options.dynamicImageSize);
+  pass("--dynamic_dims", options.dynamicDims);
+  pass("--input_format", options.inputFormat);
   pass("--const_input", options.constInput);
   pass("--emit", options.emit);
   pass("--dump_dir", options.dumpDir);
@@ -371,7 +433,399 @@ bool writeFileAtomically(const std::string &path, const std::string &contents,
   return true;
 }
 
-int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err) {
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Validation: the options that need no model
+//===----------------------------------------------------------------------===//
+
+/// Fills `settings` from `requested`; 0, or the exit code after a one-line
+/// error on `err`.
+int validateOptions(const CompileOptions &requested, Settings &settings, llvm::raw_ostream &err) {
+  CompileOptions &options = settings.options;
+  options = requested;
+  settings.soc = soc::findSoc(options.socVersion);
+  if (!settings.soc)
+    return fail(err, "unknown --soc_version '" + options.socVersion + "' (known: " + knownSocs() +
+                         ")");
+  if (options.emit.empty())
+    options.emit = llvm::StringRef(options.output).ends_with(".om") ? "om" : "vg";
+  if (options.emit != "vg" && options.emit != "vg-opt" && options.emit != "dv" &&
+      options.emit != "om" && options.emit != "ascendc")
+    return fail(err, "unknown --emit '" + options.emit + "' (available: vg, vg-opt, dv, om, ascendc)");
+  if (options.emit == "om" && options.output.empty())
+    return fail(err, "--emit=om writes a file: give it with --output model.om");
+  if (options.emit == "ascendc" && options.output.empty())
+    return fail(err, "--emit=ascendc writes a folder: give it with --output DIR");
+  if (options.emit == "ascendc" && !(settings.soc = soc::ascendCTarget(*settings.soc)))
+    return fail(err, "--emit=ascendc targets Ascend310P3 (--soc_version '" + options.socVersion +
+                         "' is another SoC)");
+  if (!options.fusionSwitchFile.empty()) {
+    std::string error;
+    if (!settings.switches.load(options.fusionSwitchFile, error))
+      return fail(err, error);
+  }
+  if (!(options.softmaxClip > 0) || !std::isfinite(options.softmaxClip))
+    return fail(err, "--softmax_clip must be a positive number (default 50), got " +
+                         std::to_string(options.softmaxClip));
+  std::string error;
+  settings.precisionMode = resolvePrecisionMode(options.precisionMode, *settings.soc, error);
+  if (settings.precisionMode.empty())
+    return fail(err, error);
+  if (!options.keepDtype.empty() && !loadKeepDtype(options.keepDtype, settings.keepDtype, error))
+    return fail(err, error);
+  if (!options.insertOpConf.empty() && !parseAippConfig(options.insertOpConf, settings.aipp, error))
+    return fail(err, "--insert_op_conf " + error);
+  return 0;
+}
+
+/// A model with gears is only an .om: the IR of one gear is one static
+/// shape, which --input_shape without -1 shows.
+int checkGearEmission(const Settings &settings, const GearPlan &plan, llvm::raw_ostream &err) {
+  if (plan.hasGears() && settings.options.emit != "om")
+    return fail(err, std::string(plan.option()) + " compiles an .om; --emit=" +
+                         settings.options.emit +
+                         " prints one static graph: give one gear's shape in --input_shape "
+                         "(without -1) to see its IR");
+  return 0;
+}
+
+/// The keys of the context's resource blobs (the weights and the constants
+/// passes made).
+std::set<std::string> blobKeys(mlir::MLIRContext &context) {
+  std::set<std::string> keys;
+  mlir::DenseResourceElementsHandle::getManagerInterface(&context).getBlobManager().getBlobMap(
+      [&](const llvm::StringMap<mlir::DialectResourceBlobManager::BlobEntry> &map) {
+        for (const auto &entry : map)
+          keys.insert(entry.getKey().str());
+      });
+  return keys;
+}
+
+/// Frees the blobs a gear's passes made (keys not in `beforePasses`) that
+/// the .om does not stream from: with the gear's module gone, nothing reads
+/// them again (a weight joined again for a later gear, equal to the first
+/// gear's, is one of them), and their heap copies would add up over gears.
+void releasePassBlobs(mlir::MLIRContext &context, const std::set<std::string> &beforePasses,
+                      const backend::OmBuilder &builder) {
+  auto &manager = mlir::DenseResourceElementsHandle::getManagerInterface(&context).getBlobManager();
+  for (const std::string &key : blobKeys(context)) {
+    if (beforePasses.count(key))
+      continue;
+    mlir::DialectResourceBlobManager::BlobEntry *entry = manager.lookup(key);
+    mlir::AsmResourceBlob *blob = entry ? entry->getBlob() : nullptr;
+    if (blob && !builder.streamsFrom(blob->getData().data()))
+      entry->setBlob(mlir::AsmResourceBlob());
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// One compilation: import, graph and kernel stages per gear, then the .om
+//===----------------------------------------------------------------------===//
+
+class Compilation {
+public:
+  Compilation(const Settings &settings, llvm::raw_ostream &err, CompileObserver *observer)
+      : settings(settings), options(settings.options), err(err), observer(observer),
+        diagnostics(&context, [this](mlir::Diagnostic &diag) {
+          // MLIR's errors go to `err` as MLIR's default handler prints them
+          // (errors only, one line each), with the gear they arose in.
+          if (diag.getSeverity() != mlir::DiagnosticSeverity::Error)
+            return mlir::success();
+          if (this->observer)
+            this->observer->diagnostic(diag);
+          if (!llvm::isa<mlir::UnknownLoc>(diag.getLocation()))
+            this->err << diag.getLocation() << ": ";
+          this->err << "error: " << gearPrefix << diag << "\n";
+          return mlir::success();
+        }) {
+    context.disableMultithreading();
+  }
+
+  int run(GearSource &source, llvm::raw_ostream &out);
+
+private:
+  int importGear(GearSource &source, size_t gear, mlir::OwningOpRef<mlir::ModuleOp> &module,
+                 GearResult &result);
+  int graphStage(mlir::ModuleOp module, GearResult &result);
+  int kernelStage(mlir::ModuleOp module, GearResult &result);
+  int emitText(mlir::ModuleOp module, llvm::raw_ostream &out);
+
+  std::unique_ptr<mlir::PassManager> passManager(GearResult &result) {
+    auto pm = std::make_unique<mlir::PassManager>(&context);
+    pm->addInstrumentation(
+        std::make_unique<PassRecorder>(result.timer, dumpDir, printFlags(options.printWeights)));
+    return pm;
+  }
+  /// "model.onnx" or "model.onnx (gear 1,128)", for messages.
+  std::string where() const { return options.model + gearSuffix; }
+
+  const Settings &settings;
+  const CompileOptions &options;
+  llvm::raw_ostream &err;
+  // Sees every error, and the first gear's partition and lowering.
+  CompileObserver *observer;
+  bool observeGear = true;
+  mlir::MLIRContext context;
+  mlir::ScopedDiagnosticHandler diagnostics;
+  std::string gearPrefix, gearSuffix; // the gear being compiled, in messages
+  std::string dumpDir;                // this gear's --dump_dir folder
+  ModuleStats stats;                  // of the first gear's import
+};
+
+int Compilation::importGear(GearSource &source, size_t gear,
+                            mlir::OwningOpRef<mlir::ModuleOp> &module, GearResult &result) {
+  auto start = std::chrono::steady_clock::now();
+  std::vector<std::string> errors;
+  module = source.import(context, gear, errors);
+  if (!module) {
+    for (const std::string &message : errors)
+      err << kTool << ": error: " << where() << ": " << message << "\n";
+    if (errors.empty())
+      err << kTool << ": error: " << where() << ": import failed\n";
+    return errors.empty() || errors.back().find("unsupported operators") == std::string::npos ? 2
+                                                                                                 : 1;
+  }
+  if (!settings.aipp.empty()) {
+    std::string error;
+    if (!insertAipp(*module, settings.aipp, error))
+      return fail(err, "--insert_op_conf " + error);
+  }
+  result.timer.record("import", secondsSince(start));
+  if (!dumpDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir))
+      return fail(err, "cannot create --dump_dir '" + dumpDir + "': " + ec.message());
+    std::string error;
+    if (!writeFileAtomically(dumpPath(dumpDir, 0, "import"),
+                             printModule(*module, printFlags(options.printWeights)), error))
+      return fail(err, error);
+  }
+  if (!settings.keepDtype.empty()) {
+    std::string error;
+    if (!checkKeepDtypeNames(*module, options.keepDtype, settings.keepDtype, error))
+      return fail(err, error);
+  }
+  // The softmax template reads its protection from the module; the
+  // lowering templates read the precision mode (passes/Precision).
+  mlir::Builder attrs(&context);
+  (*module)->setAttr("vinci.precision_mode", attrs.getStringAttr(settings.precisionMode));
+  if (options.softmaxClip != CompileOptions().softmaxClip)
+    (*module)->setAttr("vinci.softmax_clip", attrs.getF64FloatAttr(options.softmaxClip));
+  if (!settings.switches.isOn("SoftmaxProtection"))
+    (*module)->setAttr("vinci.softmax_unprotected", attrs.getUnitAttr());
+  if (gear == 0)
+    stats = collectStats(*module);
+  return 0;
+}
+
+/// Graph passes (what --emit=vg-opt shows), then the marks kernels are made
+/// from: --keep_dtype and allow_mix_precision, after the graph passes, which
+/// replace ops (a fused op keeps its nodes' names).
+int Compilation::graphStage(mlir::ModuleOp module, GearResult &result) {
+  if (options.emit != "vg") {
+    auto pm = passManager(result);
+    buildGraphPipeline(*pm, settings.switches);
+    if (failed(pm->run(module)))
+      return fail(err, where() + ": the graph passes failed (see the diagnostics above)");
+  }
+  if (!settings.keepDtype.empty()) {
+    std::string error;
+    if (!applyKeepDtype(module, options.keepDtype, settings.keepDtype, error))
+      return fail(err, error);
+  }
+  if (settings.precisionMode == "allow_mix_precision")
+    markMixPrecisionOps(module);
+  return 0;
+}
+
+/// Kernels: the partition and its task list (for the report), then the
+/// lowering to dv kernels and the kernel passes (what --emit=dv shows).
+int Compilation::kernelStage(mlir::ModuleOp module, GearResult &result) {
+  if (options.report.empty() && !settings.toKernels())
+    return 0;
+  {
+    // The target, for the templates the partition asks (and the lowering).
+    module->setAttr(dv::DVDialect::kSocAttrName,
+                    mlir::Builder(module.getContext()).getStringAttr(settings.soc->name));
+    auto pm = passManager(result);
+    pm->addPass(createNarrowInt64());
+    pm->addPass(createMaterializeOutputs());
+    pm->addPass(createPartitionKernels(
+        PartitionKernelsOptions{settings.switches.isOn("CubeEpilogueFusion"),
+                                settings.switches.isOn("ElementwiseFusion"),
+                                settings.switches.isOn("AttentionFusion")},
+        backend::templateCapabilities()));
+    if (failed(pm->run(module)))
+      return fail(err, where() + ": partitioning into kernels failed");
+    if (observer && observeGear)
+      observer->partitioned(module);
+  }
+  if (!options.report.empty()) {
+    std::string error;
+    auto graph = module.lookupSymbol<mlir::func::FuncOp>("main");
+    if (!backend::buildTaskGraph(module, graph, *settings.soc, result.tasks, error))
+      return fail(err, where() + ": " + error);
+  }
+  if (!settings.toKernels())
+    return 0;
+  auto pm = passManager(result);
+  if (failed(buildKernelPipeline(*pm, *settings.soc, err)))
+    return 2;
+  bool lowered = succeeded(pm->run(module));
+  if (observer && observeGear)
+    observer->lowered(module);
+  if (!lowered)
+    return fail(err, where() + ": lowering to Da Vinci kernels failed (see above)", 1);
+  return 0;
+}
+
+/// --emit=vg, vg-opt or dv: the module's text, to --output or `out`.
+int Compilation::emitText(mlir::ModuleOp module, llvm::raw_ostream &out) {
+  std::string text = printModule(module, printFlags(options.printWeights));
+  if (options.output.empty()) {
+    out << text;
+    return 0;
+  }
+  std::string error;
+  if (!writeFileAtomically(options.output, text, error))
+    return fail(err, error);
+  return 0;
+}
+
+int Compilation::run(GearSource &source, llvm::raw_ostream &out) {
+  auto start = std::chrono::steady_clock::now();
+  const GearPlan &plan = source.plan;
+  size_t numGears = plan.hasGears() ? plan.gears.size() : 1;
+
+  std::optional<backend::OmBuilder> builder;
+  if (options.emit == "om") {
+    backend::OmOptions omOptions;
+    omOptions.modelName = llvm::sys::path::stem(options.model).str();
+    omOptions.gearKind = static_cast<uint8_t>(plan.kind);
+    for (const GearDim &dim : plan.dims)
+      omOptions.gearDims.push_back({dim.value, dim.input, dim.axis});
+    omOptions.releaseSource = source.releaseWeightPages;
+    builder.emplace(*settings.soc, std::move(omOptions));
+  }
+
+  if (source.prepare) {
+    std::vector<std::string> errors;
+    if (!source.prepare(context, errors)) {
+      for (const std::string &message : errors)
+        err << kTool << ": error: " << options.model << ": " << message << "\n";
+      return 2;
+    }
+  }
+  std::vector<GearResult> results(numGears);
+  for (size_t gear = 0; gear < numGears; ++gear) {
+    auto gearStart = std::chrono::steady_clock::now();
+    GearResult &result = results[gear];
+    if (plan.hasGears()) {
+      result.values = plan.gears[gear].values;
+      result.label = plan.label(gear);
+      gearPrefix = "gear " + result.label + ": ";
+      gearSuffix = " (gear " + result.label + ")";
+    }
+    observeGear = gear == 0;
+    dumpDir = options.dumpDir;
+    if (!dumpDir.empty() && plan.hasGears())
+      dumpDir = (llvm::Twine(dumpDir) + "/gear-" + result.label).str();
+
+    mlir::OwningOpRef<mlir::ModuleOp> module;
+    if (int code = importGear(source, gear, module, result))
+      return code;
+    std::set<std::string> importedBlobs = builder ? blobKeys(context) : std::set<std::string>();
+    if (int code = graphStage(*module, result))
+      return code;
+    if (options.emit == "vg" || options.emit == "vg-opt") {
+      // The text is the graph before partitioning; the report goes on.
+      if (int code = emitText(*module, out))
+        return code;
+    }
+    if (int code = kernelStage(*module, result))
+      return code;
+    if (options.emit == "dv")
+      if (int code = emitText(*module, out))
+        return code;
+    if (options.emit == "ascendc") {
+      backend::AscendCSummary exported;
+      std::string error;
+      if (!backend::exportAscendC(*module, llvm::sys::path::stem(options.model).str(),
+                                  options.output, exported, error))
+        return fail(err, options.model + ": " + error, 1);
+    }
+    if (builder) {
+      auto emitStart = std::chrono::steady_clock::now();
+      std::string error;
+      if (!builder->addGear(*module, result.values, result.om, error))
+        return fail(err, where() + ": " + error);
+      result.timer.record("emit-om", secondsSince(emitStart));
+    }
+    // The module goes; weights stay in the context for the .om writer, and
+    // the pages of mapped ones the passes touched leave the process.
+    module = nullptr;
+    if (builder)
+      releasePassBlobs(context, importedBlobs, *builder);
+    if (source.releaseWeightPages)
+      source.releaseWeightPages(nullptr, 0);
+    result.seconds = secondsSince(gearStart);
+  }
+  gearPrefix.clear();
+  gearSuffix.clear();
+
+  backend::OmSummary summary;
+  if (builder) {
+    auto writeStart = std::chrono::steady_clock::now();
+    std::string error;
+    if (!builder->write(options.output, summary, error))
+      return fail(err, options.model + ": " + error);
+    results.back().timer.record("write-om", secondsSince(writeStart));
+  }
+  if (!options.report.empty()) {
+    std::string reportText = renderReport(settings, plan, results, builder ? &summary : nullptr,
+                                          secondsSince(start));
+    std::string error;
+    if (!writeFileAtomically(options.report, reportText, error))
+      return fail(err, error);
+  }
+
+  err << kTool << ": imported " << options.model << " for " << settings.soc->name << ": "
+      << stats.ops << " vg ops (" << stats.constants << " constants, " << stats.weightBlobs
+      << " weight blobs, " << llvm::format("%.1f", stats.weightBytes / 1e6) << " MB), emitted "
+      << options.emit;
+  if (plan.hasGears())
+    err << " with " << numGears << " gears (" << plan.option() << ")";
+  err << " in " << llvm::format("%.2f", secondsSince(start)) << " s";
+  if (!options.output.empty())
+    err << "; wrote " << options.output;
+  if (!options.report.empty())
+    err << "; report " << options.report;
+  err << "\n";
+  return 0;
+}
+
+/// The -1 dims of --input_shape must be dims the model leaves open.
+std::string checkGearDims(const GearPlan &plan,
+                          const std::vector<onnx_import::DeclaredInput> &inputs) {
+  for (const GearDim &dim : plan.dims)
+    for (const onnx_import::DeclaredInput &input : inputs)
+      if (input.name == dim.input && input.hasShape && dim.axis < input.dims.size() &&
+          input.dims[dim.axis] >= 0)
+        return "--input_shape gives input '" + dim.input + "' dim " + std::to_string(dim.axis) +
+               " = -1 (set by " + plan.option() + "), but the model fixes it to " +
+               std::to_string(input.dims[dim.axis]);
+  return "";
+}
+
+} // namespace
+
+CompileObserver::~CompileObserver() = default;
+void CompileObserver::diagnostic(const mlir::Diagnostic &) {}
+void CompileObserver::partitioned(mlir::ModuleOp) {}
+void CompileObserver::lowered(mlir::ModuleOp) {}
+
+int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err,
+            CompileObserver *observer) {
   std::string framework = llvm::StringRef(options.framework).lower();
   if (framework == "pytorch")
     return compileWithPythonFrontEnd(options, err);
@@ -388,226 +842,73 @@ int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ost
   if (llvm::sys::fs::is_directory(options.model))
     return fail(err, "--model '" + options.model + "' is a folder, not an .onnx file");
   if (options.checkSupport)
-    return printSupportReport(options.model, out, err);
+    return checkSupport(options, out, err);
 
+  GearSource source;
+  std::string error = parseGearPlan(ShapeOptions{options.inputShape, options.dynamicBatchSize,
+                                                 options.dynamicImageSize, options.dynamicDims,
+                                                 options.inputFormat},
+                                    source.plan);
+  if (!error.empty())
+    return fail(err, error);
   onnx_import::ImportOptions importOptions;
-  if (!options.inputShape.empty()) {
-    std::string error = onnx_import::parseInputShapes(options.inputShape, importOptions.inputShapes);
-    if (!error.empty())
-      return fail(err, error);
-  }
   if (!options.constInput.empty()) {
-    std::string error = onnx_import::parseConstInputs(options.constInput, importOptions.constInputs);
+    error = onnx_import::parseConstInputs(options.constInput, importOptions.constInputs);
     if (!error.empty())
       return fail(err, error);
   }
-  return compileImported(
-      options,
-      [&](mlir::MLIRContext &context, std::vector<std::string> &errors) {
-        return onnx_import::importOnnxFile(context, options.model, importOptions, errors);
-      },
-      out, err);
+  Settings settings;
+  if (int code = validateOptions(options, settings, err))
+    return code;
+  if (int code = checkGearEmission(settings, source.plan, err))
+    return code;
+
+  // The model is read once, by the first gear's import, into the
+  // compilation's context; every gear's graph shares its weights.
+  std::unique_ptr<onnx_import::OnnxModel> model;
+  source.prepare = [&](mlir::MLIRContext &context, std::vector<std::string> &errors) {
+    model = onnx_import::OnnxModel::load(context, options.model, errors);
+    if (!model)
+      return false;
+    if (std::string fault = checkGearDims(source.plan, model->inputs()); !fault.empty()) {
+      errors.push_back(fault);
+      return false;
+    }
+    return true;
+  };
+  source.import = [&](mlir::MLIRContext &, size_t gear,
+                      std::vector<std::string> &errors) -> mlir::OwningOpRef<mlir::ModuleOp> {
+    importOptions.inputShapes = source.plan.hasGears() ? source.plan.gears[gear].shapes
+                                                       : source.plan.staticShapes();
+    return model->import(importOptions, errors);
+  };
+  source.releaseWeightPages = [&](const void *data, size_t size) {
+    if (!model)
+      return;
+    if (data)
+      model->releaseWeightPages(data, size);
+    else
+      model->releaseAllWeightPages();
+  };
+  Compilation compilation(settings, err, observer);
+  return compilation.run(source, out);
 }
 
-int compileImported(const CompileOptions &requested, const ModuleImporter &importer,
-                    llvm::raw_ostream &out, llvm::raw_ostream &err) {
-  CompileOptions options = requested;
-  auto start = std::chrono::steady_clock::now();
-  auto secondsSince = [](auto from) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
-  };
-  const soc::SocSpec *soc = soc::findSoc(options.socVersion);
-  if (!soc)
-    return fail(err, "unknown --soc_version '" + options.socVersion + "' (known: " + knownSocs() +
-                         ")");
-  if (options.emit.empty())
-    options.emit = llvm::StringRef(options.output).ends_with(".om") ? "om" : "vg";
-  if (options.emit != "vg" && options.emit != "vg-opt" && options.emit != "dv" &&
-      options.emit != "om")
-    return fail(err, "unknown --emit '" + options.emit + "' (available: vg, vg-opt, dv, om)");
-  if (options.emit == "om" && options.output.empty())
-    return fail(err, "--emit=om writes a file: give it with --output model.om");
-  FusionSwitches switches;
-  if (!options.fusionSwitchFile.empty()) {
-    std::string error;
-    if (!switches.load(options.fusionSwitchFile, error))
-      return fail(err, error);
-  }
-  if (!(options.softmaxClip > 0) || !std::isfinite(options.softmaxClip))
-    return fail(err, "--softmax_clip must be a positive number (default 50), got " +
-                         std::to_string(options.softmaxClip));
-  std::string precisionMode;
-  {
-    std::string error;
-    precisionMode = resolvePrecisionMode(options.precisionMode, *soc, error);
-    if (precisionMode.empty())
-      return fail(err, error);
-  }
-  std::vector<KeepDtypeEntry> keepDtype;
-  if (!options.keepDtype.empty()) {
-    std::string error;
-    if (!loadKeepDtype(options.keepDtype, keepDtype, error))
-      return fail(err, error);
-  }
-
-  std::vector<AippConfig> aipp;
-  if (!options.insertOpConf.empty()) {
-    std::string error;
-    if (!parseAippConfig(options.insertOpConf, aipp, error))
-      return fail(err, "--insert_op_conf " + error);
-  }
-
-  mlir::MLIRContext context;
-  context.disableMultithreading();
-  // MLIR's errors go to `err`, printed as MLIR's default handler prints them
-  // (errors only, one line each): stderr for the tool, the exception's
-  // message for the Python package.
-  mlir::ScopedDiagnosticHandler diagnostics(&context, [&](mlir::Diagnostic &diag) {
-    if (diag.getSeverity() != mlir::DiagnosticSeverity::Error)
-      return mlir::success();
-    if (!llvm::isa<mlir::UnknownLoc>(diag.getLocation()))
-      err << diag.getLocation() << ": ";
-    err << "error: " << diag << "\n";
-    return mlir::success();
-  });
-  std::vector<std::string> errors;
-  mlir::OwningOpRef<mlir::ModuleOp> module = importer(context, errors);
-  if (!module) {
-    for (const std::string &message : errors)
-      err << kTool << ": error: " << options.model << ": " << message << "\n";
-    if (errors.empty())
-      err << kTool << ": error: " << options.model << ": import failed\n";
-    return errors.empty() || errors.back().find("unsupported operators") == std::string::npos ? 2
-                                                                                                 : 1;
-  }
-
-  if (!aipp.empty()) {
-    std::string error;
-    if (!insertAipp(*module, aipp, error))
-      return fail(err, "--insert_op_conf " + error);
-  }
-
-  CompileTimer timer;
-  timer.record("import", secondsSince(start));
-  auto makePassManager = [&]() {
-    auto pm = std::make_unique<mlir::PassManager>(&context);
-    pm->addInstrumentation(std::make_unique<PassRecorder>(timer, options.dumpDir,
-                                                          printFlags(options.printWeights)));
-    return pm;
-  };
-  mlir::OpPrintingFlags flags = printFlags(options.printWeights);
-  if (!options.dumpDir.empty()) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(options.dumpDir))
-      return fail(err, "cannot create --dump_dir '" + options.dumpDir + "': " + ec.message());
-    std::string error;
-    if (!writeFileAtomically(dumpPath(options.dumpDir, 0, "import"), printModule(*module, flags),
-                             error))
-      return fail(err, error);
-  }
-
-  if (!keepDtype.empty()) {
-    std::string error;
-    if (!checkKeepDtypeNames(*module, options.keepDtype, keepDtype, error))
-      return fail(err, error);
-  }
-
-  // The softmax template reads its protection from the module; the
-  // lowering templates read the precision mode (passes/Precision).
-  mlir::Builder attrs(&context);
-  (*module)->setAttr("vinci.precision_mode", attrs.getStringAttr(precisionMode));
-  if (options.softmaxClip != CompileOptions().softmaxClip)
-    (*module)->setAttr("vinci.softmax_clip", attrs.getF64FloatAttr(options.softmaxClip));
-  if (!switches.isOn("SoftmaxProtection"))
-    (*module)->setAttr("vinci.softmax_unprotected", attrs.getUnitAttr());
-
-  ModuleStats stats = collectStats(*module);
-  bool toKernels = options.emit == "dv" || options.emit == "om";
-
-  // Graph passes: what --emit=vg-opt shows.
-  if (options.emit != "vg") {
-    auto pm = makePassManager();
-    buildGraphPipeline(*pm, switches);
-    if (failed(pm->run(*module)))
-      return fail(err, options.model + ": the graph passes failed (see the diagnostics above)");
-  }
-  // --keep_dtype (and allow_mix_precision) mark the ops kernels are made
-  // from: after the graph passes, which replace ops (a fused op keeps its
-  // nodes' names).
-  if (!keepDtype.empty()) {
-    std::string error;
-    if (!applyKeepDtype(*module, options.keepDtype, keepDtype, error))
-      return fail(err, error);
-  }
-  if (precisionMode == "allow_mix_precision")
-    markMixPrecisionOps(*module);
-  std::string text;
-  if (!toKernels)
-    text = printModule(*module, flags);
-
-  // Kernels, then the task list and its GM plan for the compile report.
-  if (!options.report.empty() || toKernels) {
-    // The target, for the templates the partition asks (and the lowering).
-    (*module)->setAttr(dv::DVDialect::kSocAttrName, attrs.getStringAttr(soc->name));
-    auto pm = makePassManager();
-    pm->addPass(createNarrowInt64());
-    pm->addPass(createMaterializeOutputs());
-    pm->addPass(createPartitionKernels(
-        PartitionKernelsOptions{switches.isOn("CubeEpilogueFusion"),
-                                switches.isOn("ElementwiseFusion"), switches.isOn("AttentionFusion")},
-        backend::templateCapabilities()));
-    if (failed(pm->run(*module)))
-      return fail(err, options.model + ": partitioning into kernels failed");
-  }
-  backend::TaskGraph tasks;
-  if (!options.report.empty()) {
-    std::string error;
-    auto graph = module->lookupSymbol<mlir::func::FuncOp>("main");
-    if (!backend::buildTaskGraph(*module, graph, *soc, tasks, error))
-      return fail(err, options.model + ": " + error);
-  }
-
-  // Lowering to dv kernels and the kernel passes: what --emit=dv shows.
-  if (toKernels) {
-    auto pm = makePassManager();
-    if (failed(buildKernelPipeline(*pm, *soc, err)))
-      return 2;
-    if (failed(pm->run(*module)))
-      return fail(err, options.model + ": lowering to Da Vinci kernels failed (see above)", 1);
-    if (options.emit == "dv")
-      text = printModule(*module, flags);
-  }
-
-  std::string error;
-  backend::OmSummary summary;
-  if (options.emit == "om") {
-    auto emitStart = std::chrono::steady_clock::now();
-    if (!backend::emitOm(*module, llvm::sys::path::stem(options.model).str(), options.output,
-                         summary, error))
-      return fail(err, options.model + ": " + error);
-    timer.record("emit-om", secondsSince(emitStart));
-  } else if (options.output.empty()) {
-    out << text;
-  } else if (!writeFileAtomically(options.output, text, error)) {
-    return fail(err, error);
-  }
-  if (!options.report.empty()) {
-    timer.record("total", secondsSince(start));
-    std::string reportText = renderReport(options, precisionMode, *soc, tasks, timer,
-                                          options.emit == "om" ? &summary : nullptr);
-    if (!writeFileAtomically(options.report, reportText, error))
-      return fail(err, error);
-  }
-
-  err << kTool << ": imported " << options.model << " for " << soc->name << ": " << stats.ops
-      << " vg ops (" << stats.constants << " constants, " << stats.weightBlobs
-      << " weight blobs, " << llvm::format("%.1f", stats.weightBytes / 1e6) << " MB), emitted "
-      << options.emit << " in " << llvm::format("%.2f", secondsSince(start)) << " s";
-  if (!options.output.empty())
-    err << "; wrote " << options.output;
-  if (!options.report.empty())
-    err << "; report " << options.report;
-  err << "\n";
-  return 0;
+int compileImported(const CompileOptions &options, const ModuleImporter &importer,
+                    llvm::raw_ostream &out, llvm::raw_ostream &err, CompileObserver *observer) {
+  if (!options.dynamicBatchSize.empty() || !options.dynamicImageSize.empty() ||
+      !options.dynamicDims.empty())
+    return fail(err, "--dynamic_batch_size, --dynamic_image_size and --dynamic_dims need an ONNX "
+                     "model (one graph per gear): export the module with torch.onnx.export and "
+                     "dynamic_axes, then compile the .onnx");
+  Settings settings;
+  if (int code = validateOptions(options, settings, err))
+    return code;
+  GearSource source;
+  source.import = [&](mlir::MLIRContext &context, size_t,
+                      std::vector<std::string> &errors) { return importer(context, errors); };
+  Compilation compilation(settings, err, observer);
+  return compilation.run(source, out);
 }
 
 } // namespace vinci::driver

@@ -10,6 +10,7 @@ namespace llvm {
 class raw_ostream;
 }
 namespace mlir {
+class Diagnostic;
 class MLIRContext;
 class ModuleOp;
 template <typename OpTy>
@@ -24,9 +25,13 @@ struct CompileOptions {
   std::string framework = "5";        // --framework: 5 or onnx
   std::string output;                 // --output (stdout for IR when empty)
   std::string socVersion = "Ascend310P3"; // --soc_version
-  std::string inputShape;             // --input_shape "name:1,3,224,224;..."
+  std::string inputShape;             // --input_shape "name:1,3,224,224;...", -1 for gear dims
+  std::string dynamicBatchSize;       // --dynamic_batch_size "1,2,4,8" (docs/gears.md)
+  std::string dynamicImageSize;       // --dynamic_image_size "416,416;832,832"
+  std::string dynamicDims;            // --dynamic_dims "32;64;128"
+  std::string inputFormat;            // --input_format NCHW, NHWC or ND (for the gears)
   std::string constInput;             // --const_input "name:value.pb;..."
-  std::string emit;                   // --emit: vg|vg-opt|dv|om; empty: om for an --output
+  std::string emit;                   // --emit: vg|vg-opt|dv|om|ascendc; empty: om for an --output
                                       // ending in .om, vg otherwise
   std::string dumpDir;                // --dump_dir: IR after import and after each pass
   std::string report;                 // --report: the compile report (JSON)
@@ -40,10 +45,28 @@ struct CompileOptions {
   bool printWeights = false;          // --print_weights: keep blobs in printed IR
 };
 
+/// Watches a compilation from inside: the pre-check (SupportCheck.h) runs
+/// the compile itself and reads, at these points, which kernels the
+/// partition made and which templates took them. Each hook runs at most once;
+/// in a compile with gears, partitioned and lowered see the first gear.
+class CompileObserver {
+public:
+  virtual ~CompileObserver();
+  /// Every error diagnostic, before it is printed.
+  virtual void diagnostic(const mlir::Diagnostic &diagnostic);
+  /// After vinci-partition-kernels: the graph calls one vinci.kernel
+  /// function per kernel, none lowered yet.
+  virtual void partitioned(mlir::ModuleOp module);
+  /// After the kernel pipeline ran, whether or not it succeeded: the kernels
+  /// it lowered are dv.kernel ops.
+  virtual void lowered(mlir::ModuleOp module);
+};
+
 /// Runs one compilation. Errors are one line each on `err`; IR and reports go
 /// to `out` (or the output file). Returns the process exit code: 0 on
 /// success, 1 for a model that is not (fully) supported, 2 for bad input.
-int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err);
+int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err,
+            CompileObserver *observer = nullptr);
 
 /// An importer: builds the vg module (one func.func @main) in `context`, or
 /// returns null with one-line messages in `errors` (a last message that
@@ -56,8 +79,10 @@ using ModuleImporter = std::function<mlir::OwningOpRef<mlir::ModuleOp>(
 /// in place of the ONNX reader. options.model only names the model (in
 /// messages, the report and the .om); --framework, --input_shape,
 /// --const_input and --check_support belong to the importer and are ignored.
+/// The gear options need the ONNX reader (one graph per gear): an error here.
 int compileImported(const CompileOptions &options, const ModuleImporter &importer,
-                    llvm::raw_ostream &out, llvm::raw_ostream &err);
+                    llvm::raw_ostream &out, llvm::raw_ostream &err,
+                    CompileObserver *observer = nullptr);
 
 /// Writes `contents` to `path` through a temporary file in the same folder
 /// and a rename, so a failure never leaves a partial or stale file.

@@ -8,13 +8,16 @@
 // (Shape -> Gather -> Concat -> Reshape) becomes constants as the graph is
 // read, so shape-like inputs can be required to be constant.
 //
-// Weights never pass through text: raw_data strings are moved out of the
-// protobuf message into dense_resource blobs, so memory stays near the file's
-// size and nothing is copied element by element.
+// Weights are never copied: initializers' raw_data stays in the memory-mapped
+// file (ModelFile.h), and dense_resource blobs point into the mapping, as
+// they do into mapped external-data files. An OnnxModel reads the file and
+// its weights once and imports any number of graphs from it (one per gear),
+// all sharing the same weight attributes.
 //
 //===----------------------------------------------------------------------===//
 #include "onnx/OnnxImporter.h"
 #include "onnx/Importer.h"
+#include "onnx/ModelFile.h"
 
 #include "vg/VgOps.h"
 
@@ -29,18 +32,13 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Path.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <array>
 #include <climits>
 #include <fstream>
 #include <sstream>
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/onnx_pb.h>
 
 using namespace mlir;
@@ -62,94 +60,14 @@ constexpr int64_t kMaxOpset = 18;
 // Reading the protobuf
 //===----------------------------------------------------------------------===//
 
-/// Feeds protobuf the model file from an mmap, one window at a time, and
-/// drops each window once the parser has moved past it. Weight bytes are
-/// then held once (in the message's strings), not twice, and each weight
-/// string is filled from one contiguous buffer instead of 8 KiB reads.
-class MappedFileStream : public google::protobuf::io::ZeroCopyInputStream {
-public:
-  MappedFileStream(const char *data, size_t size) : data(data), size(size) {}
-
-  bool Next(const void **out, int *outSize) override {
-    releaseBehind(position);
-    if (position >= size)
-      return false;
-    size_t chunk = std::min(kWindow, size - position);
-    *out = data + position;
-    *outSize = static_cast<int>(chunk);
-    position += chunk;
-    return true;
-  }
-  void BackUp(int count) override { position -= count; }
-  bool Skip(int count) override {
-    position = std::min(size, position + static_cast<size_t>(count));
-    return position < size;
-  }
-  int64_t ByteCount() const override { return static_cast<int64_t>(position); }
-
-private:
-  static constexpr size_t kWindow = size_t(32) << 20;
-
-  void releaseBehind(size_t offset) {
-    size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    size_t end = offset / page * page;
-    if (end > released) {
-      ::madvise(const_cast<char *>(data) + released, end - released, MADV_DONTNEED);
-      released = end;
-    }
-  }
-
-  const char *data;
-  size_t size;
-  size_t position = 0;
-  size_t released = 0;
-};
-
-bool loadModel(const std::string &path, onnx::ModelProto &model, std::string &error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+bool loadModel(const std::string &path, onnx::ModelProto &model, ParsedModel &parsed,
+               std::string &error) {
   struct stat info {};
-  if (fd < 0 || ::fstat(fd, &info) != 0) {
-    error = "cannot open model file '" + path + "': " + std::strerror(errno);
-    if (fd >= 0)
-      ::close(fd);
-    return false;
-  }
-  size_t size = static_cast<size_t>(info.st_size);
-  if (size == 0) {
-    ::close(fd);
+  if (::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && info.st_size == 0) {
     error = "'" + path + "' is empty, not an ONNX model";
     return false;
   }
-  if (size > static_cast<size_t>(INT_MAX)) {
-    ::close(fd);
-    error = "'" + path + "' is larger than 2 GiB: keep the weights as ONNX external data";
-    return false;
-  }
-  void *mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (mapped == MAP_FAILED) {
-    error = "cannot read model file '" + path + "': " + std::strerror(errno);
-    return false;
-  }
-  ::madvise(mapped, size, MADV_SEQUENTIAL);
-  bool parsed;
-  {
-    MappedFileStream stream(static_cast<const char *>(mapped), size);
-    google::protobuf::io::CodedInputStream coded(&stream);
-    coded.SetTotalBytesLimit(INT_MAX);
-    parsed = model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
-  }
-  ::munmap(mapped, size);
-  if (!parsed) {
-    error = "'" + path +
-            "' is not a valid ONNX model (the protobuf is truncated or corrupt)";
-    return false;
-  }
-  if (!model.has_graph()) {
-    error = "'" + path + "' is not an ONNX model: it has no graph";
-    return false;
-  }
-  return true;
+  return readModelFile(path, model, parsed, error);
 }
 
 int64_t defaultOpset(const onnx::ModelProto &model) {
@@ -218,14 +136,54 @@ std::string sanitizeBlobName(const std::string &name) {
   return out.empty() ? std::string("weight") : out;
 }
 
-/// Converts a TensorProto into an ElementsAttr. Large raw_data is moved into
-/// a resource blob without copying; `tensor` is left without its data.
+/// Converts a TensorProto into an ElementsAttr. Data left in a mapped file
+/// (the model's initializers, external data) becomes a resource blob that
+/// points into the mapping; large raw_data still in the protobuf is moved
+/// into a blob without copying, and `tensor` is left without its data.
 class TensorReader {
 public:
-  TensorReader(MLIRContext &ctx, std::string modelDir) : ctx(ctx), modelDir(std::move(modelDir)) {}
+  TensorReader(MLIRContext &ctx, std::string modelDir, std::shared_ptr<MappedBytes> modelFile)
+      : ctx(ctx), modelDir(std::move(modelDir)), modelFile(std::move(modelFile)) {}
+
+  /// read() once per tensor of the model: every later call (the graph of
+  /// another gear) gets the same attribute, so all graphs share the weights.
+  FailureOr<ElementsAttr> readOnce(onnx::TensorProto &tensor, const std::string &what,
+                                   std::string &error,
+                                   const std::optional<MappedRange> &data = std::nullopt) {
+    if (auto found = cache.find(&tensor); found != cache.end())
+      return found->second;
+    FailureOr<ElementsAttr> value = read(tensor, what, error, data);
+    if (succeeded(value))
+      cache[&tensor] = *value;
+    return value;
+  }
+  /// The same for a tensor the caller cannot give up (a Constant node's
+  /// attribute): read from a copy.
+  FailureOr<ElementsAttr> readOnce(const onnx::TensorProto &tensor, const std::string &what,
+                                   std::string &error) {
+    if (auto found = cache.find(&tensor); found != cache.end())
+      return found->second;
+    onnx::TensorProto copy = tensor;
+    FailureOr<ElementsAttr> value = read(copy, what, error);
+    if (succeeded(value))
+      cache[&tensor] = *value;
+    return value;
+  }
+
+  /// Drops the resident pages of mapped weights in [data, data + size)
+  /// (all of them when `data` is null); they are read again on use.
+  void releasePages(const void *data, size_t size) const {
+    for (const MappedBytes *file : mappedFiles()) {
+      if (data)
+        file->releasePages(data, size);
+      else
+        file->releaseAllPages();
+    }
+  }
 
   FailureOr<ElementsAttr> read(onnx::TensorProto &tensor, const std::string &what,
-                               std::string &error) {
+                               std::string &error,
+                               const std::optional<MappedRange> &data = std::nullopt) {
     Type element = elementTypeOf(ctx, tensor.data_type());
     if (!element) {
       error = what + " has element type " + dtypeName(tensor.data_type()) +
@@ -252,6 +210,15 @@ public:
 
     if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
       return readExternal(tensor, type, bytes, what, error);
+    if (data && tensor.raw_data().empty()) {
+      if (data->size != bytes) {
+        error = what + " holds " + std::to_string(data->size) + " bytes of raw data, expected " +
+                std::to_string(bytes) + " for " + typeText(type);
+        return failure();
+      }
+      return mappedBlob(type, modelFile, data->offset, bytes,
+                        tensor.name().empty() ? what : tensor.name());
+    }
 
     if (tensor.has_raw_data()) {
       std::string *raw = tensor.mutable_raw_data();
@@ -393,37 +360,58 @@ private:
     }
     SmallString<256> path(modelDir);
     llvm::sys::path::append(path, location);
-    std::ifstream file(path.str().str(), std::ios::binary);
+    std::shared_ptr<MappedBytes> file = externalFiles[path.str().str()];
     if (!file) {
-      error = what + ": cannot open external-data file '" + path.str().str() +
-              "' (keep it beside the model)";
-      return failure();
+      std::string openError;
+      file = MappedBytes::open(path.str().str(), openError);
+      if (!file) {
+        externalFiles.erase(path.str().str());
+        error = what + ": cannot open external-data file '" + path.str().str() +
+                "' (keep it beside the model)";
+        return failure();
+      }
+      externalFiles[path.str().str()] = file;
     }
-    file.seekg(0, std::ios::end);
-    int64_t fileSize = file.tellg();
+    int64_t fileSize = static_cast<int64_t>(file->size());
     if (length < 0)
       length = fileSize - offset;
-    if (static_cast<size_t>(length) != bytes || offset + length > fileSize) {
+    if (static_cast<size_t>(length) != bytes || offset > fileSize || length > fileSize - offset) {
       error = what + ": external data at offset " + std::to_string(offset) + " (" +
               std::to_string(length) + " bytes) does not hold the " + std::to_string(bytes) +
               " bytes of " + typeText(type) + " in '" + path.str().str() + "'";
       return failure();
     }
-    AsmResourceBlob blob = HeapAsmResourceBlob::allocate(bytes, alignof(std::max_align_t));
-    file.seekg(offset);
-    file.read(blob.getMutableData().data(), static_cast<std::streamsize>(bytes));
-    if (!file) {
-      error = what + ": reading external data from '" + path.str().str() + "' failed";
-      return failure();
-    }
     if (type.getNumElements() <= kMaxInlineElements)
-      return denseFromBytes(type, blob.getData());
-    return ElementsAttr(DenseResourceElementsAttr::get(
-        type, sanitizeBlobName(tensor.name().empty() ? what : tensor.name()), std::move(blob)));
+      return denseFromBytes(type, ArrayRef<char>(file->data() + offset, bytes));
+    return mappedBlob(type, file, uint64_t(offset), bytes,
+                      tensor.name().empty() ? what : tensor.name());
+  }
+
+  /// A blob over `size` bytes at `offset` of a mapped file, which it keeps
+  /// mapped. The bytes are at any offset the file put them: alignment 1, and
+  /// every reader of blob data in Vinci copies it out with memcpy.
+  ElementsAttr mappedBlob(RankedTensorType type, const std::shared_ptr<MappedBytes> &file,
+                          uint64_t offset, size_t size, const std::string &name) {
+    std::shared_ptr<MappedBytes> keep = file;
+    AsmResourceBlob blob(ArrayRef<char>(file->data() + offset, size), /*dataAlignment=*/1,
+                         [keep](void *, size_t, size_t) {}, /*dataIsMutable=*/false);
+    return DenseResourceElementsAttr::get(type, sanitizeBlobName(name), std::move(blob));
+  }
+
+  std::vector<const MappedBytes *> mappedFiles() const {
+    std::vector<const MappedBytes *> files;
+    if (modelFile)
+      files.push_back(modelFile.get());
+    for (const auto &[path, file] : externalFiles)
+      files.push_back(file.get());
+    return files;
   }
 
   MLIRContext &ctx;
   std::string modelDir;
+  std::shared_ptr<MappedBytes> modelFile;
+  std::map<std::string, std::shared_ptr<MappedBytes>> externalFiles;
+  llvm::DenseMap<const onnx::TensorProto *, ElementsAttr> cache;
 };
 
 
@@ -480,16 +468,20 @@ std::optional<SmallVector<double>> readReals(ElementsAttr attr) {
 
 class GraphImporter {
 public:
-  GraphImporter(MLIRContext &ctx, const std::string &modelPath, std::vector<std::string> &errors)
-      : ctx(ctx), builder(&ctx), errors(errors),
-        tensors(ctx, llvm::sys::path::parent_path(modelPath).str()) {}
+  /// `initializerData`: where the file reader left each initializer's data.
+  GraphImporter(MLIRContext &ctx, TensorReader &tensors,
+                const std::vector<std::optional<MappedRange>> &initializerData,
+                std::vector<std::string> &errors)
+      : ctx(ctx), builder(&ctx), errors(errors), tensors(tensors),
+        initializerData(initializerData) {}
 
   OwningOpRef<ModuleOp> import(onnx::ModelProto &model, const ImportOptions &options);
 
   MLIRContext &ctx;
   OpBuilder builder;
   std::vector<std::string> &errors;
-  TensorReader tensors;
+  TensorReader &tensors;
+  const std::vector<std::optional<MappedRange>> &initializerData;
   llvm::StringMap<Value> values;
   std::string currentNode; // "node 'x' (Op, opset N)" while a node imports
 
@@ -762,10 +754,8 @@ LogicalResult convertConstant(NodeImporter &n) {
     return n.fail("needs exactly one value attribute");
   const onnx::AttributeProto &a = n.node.attribute(0);
   if (a.name() == "value") {
-    onnx::TensorProto tensor = a.t();
     std::string error;
-    FailureOr<ElementsAttr> read =
-        n.tensors().read(tensor, "Constant '" + n.name + "'", error);
+    FailureOr<ElementsAttr> read = n.tensors().readOnce(a.t(), "Constant '" + n.name + "'", error);
     if (failed(read))
       return n.fail(error);
     value = *read;
@@ -1030,10 +1020,11 @@ OwningOpRef<ModuleOp> GraphImporter::import(onnx::ModelProto &model,
   for (const auto &[name, value] : boundInputs)
     values[name] = vg::ConstantOp::create(builder, NameLoc::get(StringAttr::get(&ctx, name)), value);
 
-  for (onnx::TensorProto &init : *graph.mutable_initializer()) {
+  for (auto [i, init] : llvm::enumerate(*graph.mutable_initializer())) {
     std::string readError;
     FailureOr<ElementsAttr> value =
-        tensors.read(init, "initializer '" + init.name() + "'", readError);
+        tensors.readOnce(init, "initializer '" + init.name() + "'", readError,
+                         i < initializerData.size() ? initializerData[i] : std::nullopt);
     if (failed(value)) {
       error(readError);
       return nullptr;
@@ -1151,27 +1142,81 @@ std::string parseConstInputs(const std::string &text, std::map<std::string, std:
   return "";
 }
 
-OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &context, const std::string &path,
-                                     const ImportOptions &options,
-                                     std::vector<std::string> &errors) {
+struct OnnxModel::Impl {
+  Impl(MLIRContext &context, const std::string &path, std::shared_ptr<MappedBytes> file)
+      : context(context), path(path),
+        tensors(context, llvm::sys::path::parent_path(path).str(), std::move(file)) {}
+  MLIRContext &context;
+  std::string path;
+  onnx::ModelProto model;
+  ParsedModel parsed;
+  TensorReader tensors;
+};
+
+OnnxModel::OnnxModel(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
+OnnxModel::~OnnxModel() = default;
+
+std::unique_ptr<OnnxModel> OnnxModel::load(MLIRContext &context, const std::string &path,
+                                           std::vector<std::string> &errors) {
   context.loadDialect<vg::VGDialect, func::FuncDialect>();
   onnx::ModelProto model;
+  ParsedModel parsed;
   std::string error;
-  if (!loadModel(path, model, error)) {
+  if (!loadModel(path, model, parsed, error)) {
     errors.push_back(error);
     return nullptr;
   }
-  GraphImporter importer(context, path, errors);
-  return importer.import(model, options);
+  auto impl = std::make_unique<Impl>(context, path, parsed.file);
+  impl->model = std::move(model);
+  impl->parsed = std::move(parsed);
+  return std::unique_ptr<OnnxModel>(new OnnxModel(std::move(impl)));
+}
+
+OwningOpRef<ModuleOp> OnnxModel::import(const ImportOptions &options,
+                                        std::vector<std::string> &errors) {
+  GraphImporter importer(impl->context, impl->tensors, impl->parsed.initializerData, errors);
+  return importer.import(impl->model, options);
+}
+
+std::vector<DeclaredInput> OnnxModel::inputs() const {
+  const onnx::GraphProto &graph = impl->model.graph();
+  std::set<std::string> initializers;
+  for (const auto &init : graph.initializer())
+    initializers.insert(init.name());
+  std::vector<DeclaredInput> inputs;
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    if (initializers.count(input.name()))
+      continue;
+    DeclaredInput declared{input.name(), {}, input.type().tensor_type().has_shape()};
+    for (const auto &dim : input.type().tensor_type().shape().dim())
+      declared.dims.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+    inputs.push_back(std::move(declared));
+  }
+  return inputs;
+}
+
+void OnnxModel::releaseWeightPages(const void *data, size_t size) const {
+  impl->tensors.releasePages(data, size);
+}
+
+void OnnxModel::releaseAllWeightPages() const { impl->tensors.releasePages(nullptr, 0); }
+
+OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &context, const std::string &path,
+                                     const ImportOptions &options,
+                                     std::vector<std::string> &errors) {
+  std::unique_ptr<OnnxModel> model = OnnxModel::load(context, path, errors);
+  return model ? model->import(options, errors) : nullptr;
 }
 
 bool checkOnnxSupport(const std::string &path, SupportReport &report, std::string &error) {
   onnx::ModelProto model;
-  if (!loadModel(path, model, error))
+  ParsedModel parsed;
+  if (!loadModel(path, model, parsed, error))
     return false;
   int64_t opset = defaultOpset(model);
   std::map<std::string, OpSupport> rows;
-  for (const onnx::NodeProto &node : model.graph().node()) {
+  for (int index = 0; index < model.graph().node_size(); ++index) {
+    const onnx::NodeProto &node = model.graph().node(index);
     std::string key = (isDefaultDomain(node.domain()) ? "" : node.domain() + ".") + node.op_type();
     OpSupport &row = rows[key];
     row.opType = node.op_type();
@@ -1180,6 +1225,7 @@ bool checkOnnxSupport(const std::string &path, SupportReport &report, std::strin
     row.supported = isDefaultDomain(node.domain()) && converters().count(node.op_type()) &&
                     opset >= kMinOpset && opset <= kMaxOpset;
     ++row.count;
+    report.nodes.push_back({nodeName(node, index), key, row.supported});
   }
   for (auto &entry : rows)
     report.ops.push_back(std::move(entry.second));

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,17 @@ struct OpSupport {
   bool supported = false;
 };
 
+/// A node of the graph, named as the importer names its ops' locations
+/// (the node's name, or OpType_index for an unnamed node).
+struct NodeSupport {
+  std::string name;
+  std::string opType; // domain-qualified outside the default domain
+  bool supported = false;
+};
+
 struct SupportReport {
-  std::vector<OpSupport> ops; // sorted by op type
+  std::vector<OpSupport> ops;     // sorted by op type
+  std::vector<NodeSupport> nodes; // in graph order
   bool allSupported() const;
 };
 
@@ -44,6 +54,48 @@ std::string parseInputShapes(const std::string &text,
 /// Parses --const_input "name:file.pb;name2:file2.pb". Returns an error
 /// message on bad syntax, an empty string on success.
 std::string parseConstInputs(const std::string &text, std::map<std::string, std::string> &inputs);
+
+/// A graph input as the model declares it: -1 for a dim it leaves open
+/// (symbolic or absent); `hasShape` false when it declares no shape.
+struct DeclaredInput {
+  std::string name;
+  std::vector<int64_t> dims;
+  bool hasShape = false;
+};
+
+/// An ONNX model read once, from which any number of graphs are imported
+/// (one per gear, each for its input shapes) into `context`. Its weights
+/// are read once too: they stay in the memory-mapped file and every graph
+/// shares the same weight attributes. Outlives none of its modules' use of
+/// `context` (the blobs keep the mapping alive themselves).
+class OnnxModel {
+public:
+  /// Reads `path`; null with one-line messages in `errors`.
+  static std::unique_ptr<OnnxModel> load(mlir::MLIRContext &context, const std::string &path,
+                                         std::vector<std::string> &errors);
+  ~OnnxModel();
+
+  /// Imports the graph for `options` into a module with one func.func
+  /// @main; null with one-line messages in `errors`, each naming the node,
+  /// its op type and opset (all unsupported nodes at once).
+  mlir::OwningOpRef<mlir::ModuleOp> import(const ImportOptions &options,
+                                           std::vector<std::string> &errors);
+
+  /// The graph's inputs (initializers excluded), in order.
+  std::vector<DeclaredInput> inputs() const;
+
+  /// Drops the resident pages of the mapped weights in [data, data + size)
+  /// (a range of blob data handed out by import); the pages are read from
+  /// the file again when used. Lets the .om writer stream the weights
+  /// without the whole model staying in memory.
+  void releaseWeightPages(const void *data, size_t size) const;
+  void releaseAllWeightPages() const;
+
+private:
+  struct Impl;
+  explicit OnnxModel(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
 
 /// Reads and imports `path` into a module with one func.func @main. On
 /// failure returns null and fills `errors` with one-line messages, each

@@ -78,6 +78,36 @@ public:
     return out;
   }
 
+  /// The gears (empty for a static model): values and io descriptors of each.
+  py::list gears() const {
+    py::list out;
+    for (uint32_t g = 0; g < model.gearCount(); ++g) {
+      py::dict gear;
+      gear["values"] = py::cast(model.gear(g));
+      py::list inputs, outputs;
+      for (uint32_t i = 0; i < model.numInputs(); ++i)
+        inputs.append(describe(model.gearInput(g, i)));
+      for (uint32_t i = 0; i < model.numOutputs(); ++i)
+        outputs.append(describe(model.gearOutput(g, i)));
+      gear["inputs"] = inputs;
+      gear["outputs"] = outputs;
+      out.append(gear);
+    }
+    return out;
+  }
+  std::string gearKind() const {
+    switch (model.gearKind()) {
+    case VINCI_GEAR_BATCH_SIZE: return "batch_size";
+    case VINCI_GEAR_IMAGE_SIZE: return "image_size";
+    case VINCI_GEAR_DIMS: return "dims";
+    default: return "none";
+    }
+  }
+  /// The gear of these input shapes; the runtime's error lists the gears.
+  uint32_t matchGear(const std::vector<std::vector<int64_t>> &shapes) const {
+    return model.matchGear(shapes);
+  }
+
   const vinci::Model model;
   vinci_context_options contextOptions;
 };
@@ -107,6 +137,8 @@ public:
     py::gil_scoped_release release;
     context.run(in, out);
   }
+
+  void setGear(uint32_t gear) { context.setGear(gear); }
 
   py::dict profile() const {
     vinci_profile p = context.profile();
@@ -176,10 +208,14 @@ PYBIND11_MODULE(_runtime, m) {
            py::arg("hazards_fatal"))
       .def("info", &LoadedModel::info)
       .def("inputs", &LoadedModel::inputs)
-      .def("outputs", &LoadedModel::outputs);
+      .def("outputs", &LoadedModel::outputs)
+      .def("gears", &LoadedModel::gears)
+      .def("gear_kind", &LoadedModel::gearKind)
+      .def("match_gear", &LoadedModel::matchGear, py::arg("shapes"));
 
   py::class_<Session>(m, "Session")
       .def(py::init<std::shared_ptr<LoadedModel>>())
       .def("run", &Session::run, py::arg("inputs"), py::arg("outputs"))
+      .def("set_gear", &Session::setGear, py::arg("gear"))
       .def("profile", &Session::profile);
 }

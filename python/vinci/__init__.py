@@ -12,8 +12,8 @@ PyTorch, for nn.Modules) load on the first vinci.compile().
 
 from .errors import (CompileError, Error, ExecutionError, InputError, ModelLoadError,
                      UnsupportedOperatorError)
-from .runtime import Model, TensorInfo, load
+from .runtime import Gear, Model, TensorInfo, load
 from .compiler import compile
 
-__all__ = ["compile", "load", "Model", "TensorInfo", "Error", "CompileError",
+__all__ = ["compile", "load", "Model", "TensorInfo", "Gear", "Error", "CompileError",
            "UnsupportedOperatorError", "ModelLoadError", "InputError", "ExecutionError"]

@@ -20,16 +20,31 @@ PRECISION_MODES = ("force_fp16", "allow_mix_precision", "allow_fp32_to_fp16",
 # soc_version and precision_mode, which are named arguments).
 _DRIVER_OPTIONS = ("framework", "input_shape", "const_input", "emit", "dump_dir", "report",
                    "fusion_switch_file", "keep_dtype", "softmax_clip", "check_support",
-                   "print_weights")
+                   "print_weights", "dynamic_batch_size", "dynamic_image_size", "dynamic_dims",
+                   "input_format")
 _TORCH_OPTIONS = ("input_names", "output_names")
 _TOOL_PREFIX = "vinci-compile: error: "
 
 
 def _shape_text(shapes):
-    """--input_shape's spelling from {"x": (1, 3, 224, 224)} (a string passes as is)."""
+    """--input_shape's spelling from {"x": (1, 3, 224, 224)} (a string passes as is);
+    -1 or None marks a dim that gears set."""
     if isinstance(shapes, str):
         return shapes
-    return ";".join(f"{name}:{','.join(str(int(d)) for d in dims)}" for name, dims in shapes.items())
+    return ";".join(f"{name}:{','.join(str(-1 if d is None else int(d)) for d in dims)}"
+                    for name, dims in shapes.items())
+
+
+def _gears_text(gears, per_gear):
+    """A gear option's spelling: "1,2,4,8" from [1, 2, 4, 8] (batch sizes), "416,416;832,832"
+    from [(416, 416), (832, 832)], "32;64" from [32, 64] or [(32,), (64,)] (a string passes
+    as is)."""
+    if isinstance(gears, str):
+        return gears
+    gears = [tuple(g) if isinstance(g, (list, tuple)) else (g,) for g in gears]
+    if per_gear == "batch":
+        return ",".join(str(int(v)) for g in gears for v in g)
+    return ";".join(",".join(str(int(v)) for v in g) for g in gears)
 
 
 def _const_input_text(bindings):
@@ -47,6 +62,10 @@ def _driver_options(options, output, soc_version, precision_mode):
             continue
         if key == "input_shape":
             value = _shape_text(value)
+        elif key == "dynamic_batch_size":
+            value = _gears_text(value, "batch")
+        elif key in ("dynamic_image_size", "dynamic_dims"):
+            value = _gears_text(value, "gear")
         elif key == "const_input":
             value = _const_input_text(value)
         elif key in ("dump_dir", "report", "fusion_switch_file", "keep_dtype"):
@@ -91,10 +110,14 @@ def compile(module_or_onnx_path, example_inputs=None, output="m.om", soc_version
     fp16) or "must_keep_origin_dtype" (fp32 stays fp32; docs/precision.md).
 
     options: vinci-compile's, by their command-line names: input_shape (a
-    string "x:1,3,224,224;y:1,128" or a dict {"x": (1, 3, 224, 224)}),
-    const_input, emit, dump_dir, report, fusion_switch_file, keep_dtype (a
-    file naming ops that keep their float type), softmax_clip,
-    check_support, print_weights; for
+    string "x:1,3,224,224;y:1,128" or a dict {"x": (1, 3, 224, 224)}; -1 or
+    None marks a dim that gears set), the gears of an ONNX model as ATC
+    takes them (docs/gears.md): dynamic_batch_size ("1,2,4,8" or [1, 2, 4,
+    8]), dynamic_image_size ("416,416;832,832" or [(416, 416), (832,
+    832)]) or dynamic_dims ("32;64" or [(32,), (64,)], one value per -1),
+    with input_format ("NCHW", "NHWC", "ND"); const_input, emit, dump_dir,
+    report, fusion_switch_file, keep_dtype (a file naming ops that keep
+    their float type), softmax_clip, check_support, print_weights; for
     nn.Modules also input_names and output_names (default: forward()'s
     parameter names, and output / output_<i>).
 

@@ -5,6 +5,10 @@
     outputs = m.run({"input": x})  # or m.run(x), m.run([x, y]): a list of numpy arrays
     m.profile()                    # the simulator's figures of this thread's last run
 
+A model compiled with gears (--dynamic_dims and its kin, docs/gears.md) has
+-1 in the input dims that gears set; m.gears lists them, and run() picks
+the gear whose input shapes the arrays have.
+
 A Model is shared freely between threads: each thread gets its own execution
 context (made on its first run), as the C API prescribes, and the simulator
 runs with the GIL released, so threads run models in parallel.
@@ -20,8 +24,13 @@ from . import _runtime
 from .errors import ExecutionError, InputError, ModelLoadError
 
 TensorInfo = namedtuple("TensorInfo", "name shape dtype format")
-TensorInfo.__doc__ = """An input or output of a model: name, shape (tuple), dtype (numpy's
-name; 'bfloat16' data is held as uint16 bit patterns) and storage format."""
+TensorInfo.__doc__ = """An input or output of a model: name, shape (tuple; -1 in a dim that
+gears set), dtype (numpy's name; 'bfloat16' data is held as uint16 bit patterns) and storage
+format."""
+
+Gear = namedtuple("Gear", "values inputs outputs")
+Gear.__doc__ = """One gear of a model: its values (as the compile option gave them) and its
+inputs and outputs (TensorInfo, with this gear's shapes)."""
 
 # bfloat16 has no numpy dtype: its bit patterns travel as uint16, as vinci-run writes them.
 _NUMPY_DTYPES = {"bfloat16": np.dtype(np.uint16), "bool": np.dtype(np.bool_)}
@@ -50,6 +59,11 @@ class Model:
         self.inputs = [self._tensor_info(d) for d in self._loaded.inputs()]
         self.outputs = [self._tensor_info(d) for d in self._loaded.outputs()]
         self._output_descs = self._loaded.outputs()
+        self._gear_descs = self._loaded.gears()
+        self.gear_kind = self._loaded.gear_kind()
+        self.gears = [Gear(tuple(g["values"]), [self._tensor_info(d) for d in g["inputs"]],
+                           [self._tensor_info(d) for d in g["outputs"]])
+                      for g in self._gear_descs]
         self._local = threading.local()
 
     @staticmethod
@@ -89,10 +103,14 @@ class Model:
                              f"{len(names)} ({', '.join(names)})")
         return values
 
-    def _checked_array(self, info, value):
+    @staticmethod
+    def _as_array(value):
         if hasattr(value, "detach") and hasattr(value, "numpy"):  # a torch tensor
             value = value.detach().cpu().numpy()
-        array = np.asarray(value)
+        return np.asarray(value)
+
+    def _checked_array(self, info, value):
+        array = self._as_array(value)
         expected = _numpy_dtype(info.dtype)
         if array.dtype != expected:
             raise InputError(f"{self.path}: input {info.name!r} has dtype {array.dtype}, the model "
@@ -109,17 +127,28 @@ class Model:
         for a model with one input. Arrays (or torch tensors) must have the
         input's dtype and shape exactly; nothing is cast implicitly.
         """
-        arrays = [self._checked_array(info, value)
-                  for info, value in zip(self.inputs, self._ordered_inputs(inputs))]
+        values = [self._as_array(value) for value in self._ordered_inputs(inputs)]
+        input_infos, output_infos, output_descs = self.inputs, self.outputs, self._output_descs
+        gear = None
+        if self.gears:
+            # The runtime matches the shapes and, when none fits, lists the gears.
+            gear = self._loaded.match_gear([list(v.shape) for v in values])
+            input_infos, output_infos = self.gears[gear].inputs, self.gears[gear].outputs
+            output_descs = self._gear_descs[gear]["outputs"]
+        arrays = [self._checked_array(info, value) for info, value in zip(input_infos, values)]
         outputs = []
-        for info, desc in zip(self.outputs, self._output_descs):
+        for info, desc in zip(output_infos, output_descs):
             dtype = _numpy_dtype(info.dtype)
             count = int(np.prod(info.shape, dtype=np.int64))
             if info.format == "ND" and count * dtype.itemsize == desc["size"]:
                 outputs.append(np.empty(info.shape, dtype))
             else:  # a padded device layout: returned flat, as stored
                 outputs.append(np.empty(desc["size"] // dtype.itemsize, dtype))
-        self._session().run(arrays, outputs)
+        session = self._session()
+        if gear is not None:
+            session.set_gear(gear)
+        self._local.gear = gear
+        session.run(arrays, outputs)
         return outputs
 
     __call__ = run
@@ -139,6 +168,9 @@ class Model:
                                  f"profile()", "invalid argument")
         figures = session.profile()
         figures["note"] = TIMING_NOTE
+        gear = getattr(self._local, "gear", None)
+        if gear is not None:
+            figures["gear"] = self.gears[gear].values
         return figures
 
 

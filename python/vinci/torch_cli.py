@@ -21,7 +21,9 @@ def main(argv=None):
     parser.add_argument("--model", required=True, help="model.py:factory")
     parser.add_argument("--input_shape")
     for option in ("--output", "--soc_version", "--const_input", "--emit", "--dump_dir",
-                   "--report", "--fusion_switch_file", "--precision_mode", "--keep_dtype"):
+                   "--report", "--fusion_switch_file", "--precision_mode", "--keep_dtype",
+                   "--dynamic_batch_size", "--dynamic_image_size", "--dynamic_dims",
+                   "--input_format"):
         parser.add_argument(option)
     parser.add_argument("--softmax_clip", type=float)
     parser.add_argument("--check_support", action="store_true")

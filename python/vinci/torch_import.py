@@ -379,6 +379,25 @@ def _same(m, node, x, *ignored, **ignored_keywords):
     return x  # values are immutable in vg: a copy, alias or inference dropout is the value
 
 
+@aten("aten.as_strided.default", "aten.as_strided_.default")
+def _as_strided(m, node, x, size, stride, storage_offset=0):
+    # A restride that keeps the shape and the order of every element (the
+    # strides of the dims longer than one are the contiguous ones: ConvNeXt's
+    # pooled [1, 768, 1, 1] marked channels-last) is the value itself; a
+    # real view of other elements has no vg form.
+    size, stride = list(size), list(stride)
+    contiguous, step = [], 1
+    for extent in reversed(size):
+        contiguous.insert(0, step)
+        step *= extent
+    same_order = all(e == 1 or s == c for e, s, c in zip(size, stride, contiguous))
+    if tuple(size) != tuple(x.shape) or not same_order or storage_offset:
+        raise _Unsupported(f"as_strided to size {size}, stride {stride}, offset "
+                           f"{storage_offset} from {list(x.shape)} (only a restride that keeps "
+                           f"every element in place)")
+    return x
+
+
 @aten("aten._to_copy.default")
 def _to_copy(m, node, x, dtype=None, **ignored):
     wanted = m.meta_dtype(node)
@@ -461,6 +480,18 @@ def _where(m, node, condition, x, y):
 def _masked_fill(m, node, x, mask, value):
     value = value if isinstance(value, Value) else m.scalar(value, node, x.dtype)
     return m.emit(node, "vg.where", [mask, value, x])
+
+
+@aten("aten.index.Tensor")
+def _index(m, node, x, indices):
+    # x[..., idx, ...] with one index tensor (the dims before it taken
+    # whole: None): a gather on that axis, as torch.onnx exports it (MaxViT's
+    # relative position bias table[index]). Several index tensors broadcast
+    # together and have no single gather.
+    given = [i for i, index in enumerate(indices) if index is not None]
+    if len(given) != 1:
+        raise _Unsupported(f"indexing with {len(given)} index tensors (one gathers on its axis)")
+    return m.emit(node, "vg.gather", [x, indices[given[0]]], {"axis": _i64(given[0])})
 
 
 @aten("aten.embedding.default")
@@ -553,10 +584,20 @@ def _avg_pool(m, node, x, kernel, stride=(), padding=(0,), ceil_mode=False,
 
 @aten("aten._adaptive_avg_pool2d.default", "aten.adaptive_avg_pool2d.default")
 def _adaptive_avg_pool(m, node, x, output_size):
-    if list(output_size) != [1, 1]:
-        raise _Unsupported(f"adaptive_avg_pool2d to {list(output_size)} (only to 1x1, a global "
-                           f"average pool)")
-    return m.emit(node, "vg.global_average_pool", [x])
+    # To 1x1: a global average pool; to a size dividing the input's (VGG's
+    # 7x7 at 224): an average pool of window = stride = input / output, or
+    # nothing at all when the sizes are equal.
+    if list(output_size) == [1, 1]:
+        return m.emit(node, "vg.global_average_pool", [x])
+    height, width = x.shape[-2:]
+    out_h, out_w = (output_size[0] or height), (output_size[1] or width)
+    if height % out_h or width % out_w:
+        raise _Unsupported(f"adaptive_avg_pool2d from {height}x{width} to {out_h}x{out_w} (only "
+                           f"to 1x1 or to a size that divides the input's)")
+    if (out_h, out_w) == (height, width):
+        return x
+    kernel = [height // out_h, width // out_w]
+    return m.emit(node, "vg.average_pool", [x], _pool_attributes(kernel, kernel, [0], 2))
 
 
 # --- the importer -----------------------------------------------------------
@@ -586,6 +627,7 @@ class _Importer:
         self.reshaped_from = {}     # id(Value) -> the Value it reshapes
         self.weight_names = {}      # get_attr target -> the module's parameter name
         self.errors = []
+        self.failed = set()         # nodes an error left without a value (and their users)
 
     # -- used by the handlers --
     def meta(self, node, index=None):
@@ -738,6 +780,8 @@ class _Importer:
                     self.weights[node.target] = self._constant_from(
                         self.weight_names.get(node.target, node.target), tensor)
                 self.values[node] = self.weights[node.target]
+            elif any(i in self.failed for i in node.all_input_nodes):
+                self.failed.add(node)  # its operand's error is reported; nothing to build
             elif node.op == "call_function":
                 args, kwargs = self._resolve(node.args), self._resolve(node.kwargs)
                 if node.target is operator.getitem:
@@ -752,6 +796,7 @@ class _Importer:
                                                                            **kwargs)
                 except _Unsupported as error:
                     self.errors.append(f"node '{node.name}' ({_qualified(node.target)}): {error}")
+                    self.failed.add(node)
             elif node.op == "output":
                 flat = torch.utils._pytree.tree_flatten(node.args[0])[0]
                 names = self.output_names or (["output"] if len(flat) == 1 else

@@ -159,6 +159,18 @@ const SocSpec kAscend910B = {
     kTiming910B,                    // assumption: 310P's per-instruction costs, HBM and L2 above
 };
 
+// The 310P3 as an Ascend C kernel sees it (--emit=ascendc, docs/ascendc.md):
+// TPipe hands a kernel 248 KiB of the 256 KiB UB, the rest being Ascend C's
+// own [ascc]; everything else is the 310P3's.
+SocSpec ascend310P3AscendC() {
+  SocSpec s = kAscend310P3;
+  s.name = "Ascend310P3-AscendC";
+  s.description = "Ascend 310P3 under Ascend C: as Ascend310P3, with the 248 KiB of UB TPipe gives a kernel";
+  s.buffer_bytes[static_cast<unsigned>(Space::UB)] = 248 * KiB;
+  return s;
+}
+const SocSpec kAscend310P3AscendC = ascend310P3AscendC();
+
 #define VINCI_TIMING_ENTRY(name) TimingEntry{#name, &TimingTable::name}
 const std::vector<TimingEntry> kTimingEntries = {
     VINCI_TIMING_ENTRY(scalar_issue_cycles),       VINCI_TIMING_ENTRY(pipe_queue_depth),
@@ -236,8 +248,16 @@ const char* spaceName(Space s) {
 }
 
 const std::vector<const SocSpec*>& allSocs() {
-  static const std::vector<const SocSpec*> socs = {&kAscend310P3, &kAscend910B};
+  static const std::vector<const SocSpec*> socs = {&kAscend310P3, &kAscend910B, &kAscend310P3AscendC};
   return socs;
+}
+
+const SocSpec* ascendCTarget(const SocSpec& soc) {
+  return &soc == &kAscend310P3 || &soc == &kAscend310P3AscendC ? &kAscend310P3AscendC : nullptr;
+}
+
+const char* cannSocVersion(const SocSpec& soc) {
+  return &soc == &kAscend310P3AscendC ? kAscend310P3.name : soc.name;
 }
 
 const SocSpec& defaultSoc() { return kAscend310P3; }

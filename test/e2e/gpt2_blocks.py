@@ -29,18 +29,23 @@ PARTLY_OFF = {"Switch": {"GraphFusion": {"QkvFusion": "off"},
 
 
 class Block(nn.Module):
-    def __init__(self):
+    """A GPT-2 block: pre-LN, causal attention, tanh GELU (bench/host_speed
+    builds GPT-2 small's from it)."""
+
+    def __init__(self, dim=DIM, heads=HEADS, seq=SEQ):
         super().__init__()
-        self.ln1, self.ln2 = nn.LayerNorm(DIM), nn.LayerNorm(DIM)
-        self.q, self.k, self.v, self.o = (nn.Linear(DIM, DIM) for _ in range(4))
-        self.up, self.down = nn.Linear(DIM, 4 * DIM), nn.Linear(4 * DIM, DIM)
-        self.register_buffer("mask", torch.triu(torch.full((SEQ, SEQ), -1e4), 1)[None, None])
+        self.heads = heads
+        self.ln1, self.ln2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+        self.q, self.k, self.v, self.o = (nn.Linear(dim, dim) for _ in range(4))
+        self.up, self.down = nn.Linear(dim, 4 * dim), nn.Linear(4 * dim, dim)
+        self.register_buffer("mask", torch.triu(torch.full((seq, seq), -1e4), 1)[None, None])
 
     def forward(self, x):
         b, s, d = x.shape
-        hd = d // HEADS
+        hd = d // self.heads
         y = self.ln1(x)
-        q, k, v = (p(y).view(b, s, HEADS, hd).transpose(1, 2) for p in (self.q, self.k, self.v))
+        q, k, v = (p(y).view(b, s, self.heads, hd).transpose(1, 2)
+                   for p in (self.q, self.k, self.v))
         a = (q @ k.transpose(-1, -2)) / math.sqrt(hd) + self.mask
         a = (a.softmax(-1) @ v).transpose(1, 2).reshape(b, s, d)
         x = x + self.o(a)

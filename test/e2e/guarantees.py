@@ -7,6 +7,11 @@ beside a near-miss that proves its comparison can fail.
                  the simulated profile (the Chrome trace of every pipe's
                  instructions, the cycle and GM traffic lines) are byte for
                  byte the same. Near-miss: a run on another input differs.
+  paths          the same models run twice (--loop 2: the second run reuses
+                 the first's hazard verdict) through the simulator's fast
+                 paths and through its reference paths (--reference-paths):
+                 outputs, trace, cycle and traffic lines byte for byte the
+                 same. Near-miss: the other input's fast run differs.
   deterministic  the same model compiled twice, in separate processes, to
                  different paths, with and without --report and --dump_dir,
                  gives byte-identical .om files. Near-miss: another
@@ -63,12 +68,12 @@ class Tools:
         run([self.compile_tool, "--model", model, "--output", om, *extra])
         return om
 
-    def simulate(self, om, inputs, tag, threads):
+    def simulate(self, om, inputs, tag, threads, *extra):
         """(output bytes per file, trace bytes, simulated stdout lines)."""
-        out = os.path.join(self.work, f"{tag}.t{threads}")
+        out = os.path.join(self.work, f"{tag}.t{threads}" + "".join(extra).replace("-", "_"))
         trace = out + ".trace.json"
         proc = run([self.run_tool, "--model", om, "--hazards", "fatal", "--threads", str(threads),
-                    "--profile", trace, "--output_dir", out, "--input", *inputs])
+                    "--profile", trace, "--output_dir", out, "--input", *inputs, *extra])
         outputs = {f: open(os.path.join(out, f), "rb").read() for f in sorted(os.listdir(out))}
         return outputs, open(trace, "rb").read(), HOST_LINES.sub("", proc.stdout)
 
@@ -122,10 +127,10 @@ def thread_models(work):
     return models
 
 
-def check_threads(tools, work):
+def check_threads_and_paths(tools, work):
     results = []
     for tag, model, inputs, other_inputs in thread_models(work):
-        why = ""
+        why, paths_why = "", ""
         try:
             om = tools.compile(model, os.path.join(work, tag + ".om"))
             one = tools.simulate(om, inputs, tag, 1)
@@ -135,9 +140,17 @@ def check_threads(tools, work):
                 why = f"--threads 1 and 8 differ in: {', '.join(differences(one, eight))}"
             elif "outputs" not in differences(one, other):
                 why = "near-miss: another input gives the same output bytes"
+            fast = tools.simulate(om, inputs, tag, 2, "--loop=2")
+            reference = tools.simulate(om, inputs, tag, 2, "--loop=2", "--reference-paths")
+            other_fast = tools.simulate(om, other_inputs, tag + ".other", 2, "--loop=2")
+            if differences(fast, reference):
+                paths_why = ("the fast and the reference paths differ in: "
+                             + ", ".join(differences(fast, reference)))
+            elif "outputs" not in differences(fast, other_fast):
+                paths_why = "near-miss: another input gives the same output bytes"
         except RuntimeError as error:
-            why = str(error)
-        results.append((f"threads_{tag}", why))
+            why = paths_why = str(error)
+        results += [(f"threads_{tag}", why), (f"paths_{tag}", paths_why)]
     return results
 
 
@@ -206,7 +219,7 @@ def main():
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         tools = Tools(args.bin, work)
-        results = check_threads(tools, work)
+        results = check_threads_and_paths(tools, work)
         results += check_deterministic(tools, work)
         results += check_failed_compile_keeps_om(tools, work)
     return summarize(results)

@@ -477,6 +477,54 @@ def check_binding_rule():
         assert bool(uses(test, name)) == value, (test, name, uses(test, name))
 
 
+def compile_node_test(bin_dir, model, model_path, output, precision_mode, timeout, emit="om",
+                      bound=None, extra=()):
+    """Compiles a node test's model with vinci-compile --emit=EMIT. Shape
+    parameters the importer needs as constants (Slice starts/ends/axes/steps,
+    Split sizes, Reshape shapes, reduction axes, ...) are bound from the test
+    data, as the compiler's message tells a user to do with --const_input
+    (or exactly `bound` when given); everything else is fed at run time.
+    `extra` are more vinci-compile arguments.
+    Returns (the last vinci-compile's CompletedProcess, the bound input
+    names, '' or why a value input the compiler wants constant was not
+    bound)."""
+    folder = os.path.dirname(model_path)
+    data = os.path.join(folder, "test_data_set_0")
+    inputs = data_files(folder, "input_")
+    graph_inputs = [i.name for i in model.graph.input]
+    fixed = bound is not None
+    bound = list(bound or [])
+    for _ in range(len(graph_inputs) + 1):
+        cmd = [os.path.join(bin_dir, "vinci-compile"), "--model", model_path, "--emit=" + emit,
+               "--output", output, "--precision_mode", precision_mode, *extra]
+        if bound:
+            cmd += ["--const_input", ";".join(
+                f"{n}:{os.path.join(data, inputs[graph_inputs.index(n)])}" for n in bound)]
+        proc = execute(cmd, timeout)
+        named = [n for n in re.findall(r"'([^']+)' is a graph input", proc.stderr)
+                 if n in graph_inputs and n not in bound and graph_inputs.index(n) < len(inputs)]
+        if proc.returncode == 0 or not named or fixed:
+            break
+        values = [n for n in named if value_uses(model, n)]
+        if values:
+            return proc, bound, (f"not bound: '{values[0]}' is a value input, "
+                                 f"{value_uses(model, values[0])[0]}")
+        bound += named
+    return proc, bound, ""
+
+
+def const_input_option(name, model, bound):
+    """The --const_input option compile_node_test used for `bound`, or []."""
+    if not bound:
+        return []
+    folder = os.path.join(DATA, name)
+    inputs = data_files(folder, "input_")
+    graph_inputs = [i.name for i in model.graph.input]
+    return ["--const_input", ";".join(
+        f"{n}:{os.path.join(folder, 'test_data_set_0', inputs[graph_inputs.index(n)])}"
+        for n in bound)]
+
+
 def run_test(args, name, work):
     """(status, reason, bound): status is 'pass', 'fail' or 'out of scope';
     bound names the inputs bound at compile time and what they set."""
@@ -489,35 +537,17 @@ def run_test(args, name, work):
     om = os.path.join(work, name + ".om")
     data = os.path.join(folder, "test_data_set_0")
     inputs = data_files(folder, "input_")
-    # Shape parameters the importer needs as constants (Slice starts/ends/
-    # axes/steps, Split sizes, Reshape shapes, reduction axes, ...) are bound
-    # from the test data, as the compiler's message tells a user to do with
-    # --const_input; everything else is fed at run time, and a value input
-    # the compiler wants constant fails the test.
     graph_inputs = [i.name for i in model.graph.input]
     bound = []
 
     def bound_text():
         return [f"{n} ({', '.join(shape_parameter_uses(model, n))})" for n in bound]
     try:
-        for _ in range(len(graph_inputs) + 1):
-            cmd = [os.path.join(args.bin, "vinci-compile"), "--model", model_path, "--emit=om",
-                   "--output", om, "--precision_mode", args.precision_mode]
-            if bound:
-                cmd += ["--const_input", ";".join(
-                    f"{n}:{os.path.join(data, inputs[graph_inputs.index(n)])}" for n in bound)]
-            proc = execute(cmd, args.timeout)
-            named = [n for n in re.findall(r"'([^']+)' is a graph input", proc.stderr)
-                     if n in graph_inputs and n not in bound
-                     and graph_inputs.index(n) < len(inputs)]
-            if proc.returncode == 0 or not named:
-                break
-            values = [n for n in named if value_uses(model, n)]
-            if values:
-                return "fail", ("compile: " + one_line(proc.stderr, work) + f" (not bound: "
-                                f"'{values[0]}' is a value input, {value_uses(model, values[0])[0]})"
-                                ), bound_text()
-            bound += named
+        proc, bound, unbound = compile_node_test(args.bin, model, model_path, om,
+                                                 args.precision_mode, args.timeout)
+        if unbound:
+            return "fail", "compile: " + one_line(proc.stderr, work) + f" ({unbound})", \
+                bound_text()
         if proc.returncode != 0:
             return "fail", "compile: " + one_line(proc.stderr or f"exit {proc.returncode}",
                                                   work), bound_text()

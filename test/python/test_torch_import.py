@@ -275,6 +275,80 @@ class TorchImportTest(unittest.TestCase):
         self.assertEqual(mobilenet["vg.conv"], 52)
         self.assertEqual(mobilenet["vg.clip"], 35)  # ReLU6 as hardtanh(0, 6)
 
+    def test_adaptive_average_pool(self):
+        """VGG's adaptive_avg_pool2d to 7x7: from 14x14 an average pool of 2x2
+        windows (matches torch), from 7x7 nothing; from 10x10 (no window
+        fits) a one-line error naming the node, and its users are not built
+        (they raised KeyError)."""
+        class Pooled(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 3, padding=1)
+
+            def forward(self, x):
+                return torch.flatten(nn.functional.adaptive_avg_pool2d(self.conv(x), (7, 7)), 1)
+
+        torch.manual_seed(0)
+        module = Pooled().eval()
+        for side in (14, 7):
+            x = torch.randn(1, 3, side, side)
+            (out,) = vinci.load(vinci.compile(module, x, output=self.path(f"pool{side}.om"))).run(x)
+            with torch.no_grad():
+                expected = module(x).numpy()
+            self.assertEqual(mismatch(out, expected, MAX_REL_L2), "", f"from {side}x{side}")
+        with self.assertRaises(vinci.UnsupportedOperatorError) as caught:
+            vinci.compile(module, torch.randn(1, 3, 10, 10), output=self.path("pool10.om"))
+        self.assertIn("(aten._adaptive_avg_pool2d.default): adaptive_avg_pool2d from 10x10 to 7x7",
+                      str(caught.exception))
+
+    def test_as_strided_that_keeps_elements_in_place(self):
+        """ConvNeXt's pooled [1, C, 1, 1] restrided channels-last is the value
+        itself; a restride that moves elements (a transpose) is a one-line
+        error naming the node."""
+        class Restrided(nn.Module):
+            def __init__(self, size, stride):
+                super().__init__()
+                self.size, self.stride = size, stride
+
+            def forward(self, x):
+                pooled = x.mean((-1, -2), keepdim=True) * 2
+                return torch.as_strided(pooled, self.size, self.stride) + 1
+
+        x = torch.randn(1, 8, 4, 4)
+        module = Restrided((1, 8, 1, 1), (8, 1, 8, 8))
+        (out,) = vinci.load(vinci.compile(module, x, output=self.path("strided.om"))).run(x)
+        self.assertEqual(mismatch(out, module(x).numpy(), MAX_REL_L2), "")
+        with self.assertRaises(vinci.UnsupportedOperatorError) as caught:  # every other channel
+            vinci.compile(Restrided((1, 4, 1, 1), (8, 2, 8, 8)), x, output=self.path("strided2.om"))
+        self.assertIn("as_strided to size [1, 4, 1, 1], stride [8, 2, 8, 8]", str(caught.exception))
+
+    def test_index_with_one_index_tensor(self):
+        """table[index] (MaxViT's relative position bias, a parameter and a
+        buffer) and x[:, idx] are gathers; two index tensors are a one-line
+        error naming the node."""
+        class Indexed(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.table = nn.Parameter(torch.randn(10, 6))
+                self.register_buffer("index", torch.tensor([[3, 1], [9, 0], [3, 3]]))
+
+            def forward(self, x):
+                return x[:, self.index[0]] * self.table[self.index][1, 0, 2:4]
+
+        torch.manual_seed(0)
+        module, x = Indexed().eval(), torch.randn(4, 12)
+        (out,) = vinci.load(vinci.compile(module, x, output=self.path("index.om"))).run(x)
+        with torch.no_grad():
+            self.assertEqual(mismatch(out, module(x).numpy(), MAX_REL_L2), "")
+
+        class TwoIndices(nn.Module):
+            def forward(self, x):
+                return x[torch.tensor([0, 1]), torch.tensor([2, 3])]
+
+        with self.assertRaises(vinci.UnsupportedOperatorError) as caught:
+            vinci.compile(TwoIndices(), torch.randn(4, 12), output=self.path("index2.om"))
+        self.assertIn("(aten.index.Tensor): indexing with 2 index tensors", str(caught.exception))
+
     def test_unmapped_ops_are_listed_with_counts(self):
         class Odd(nn.Module):
             def forward(self, x):

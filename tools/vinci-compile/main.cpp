@@ -17,14 +17,27 @@ int main(int argc, char **argv) {
   app.add_option("--output", options.output, "output file (IR goes to stdout when absent)");
   app.add_option("--soc_version", options.socVersion, "target SoC")->capture_default_str();
   app.add_option("--input_shape", options.inputShape,
-                 "fixed input shapes: \"name:1,3,224,224;name2:1,128\"");
+                 "input shapes: \"name:1,3,224,224;name2:1,128\"; -1 marks a dim that gears set");
+  app.add_option("--dynamic_batch_size", options.dynamicBatchSize,
+                 "batch gears for the -1 in dim 0 of --input_shape: \"1,2,4,8\" (2 to 100; "
+                 "docs/gears.md)");
+  app.add_option("--dynamic_image_size", options.dynamicImageSize,
+                 "image gears for the -1 height and width of --input_shape: "
+                 "\"416,416;832,832\" (with --input_format NCHW or NHWC)");
+  app.add_option("--dynamic_dims", options.dynamicDims,
+                 "gears of any dims: one value per -1 of --input_shape, in order, a gear per "
+                 "';': \"32;64;128\" (--input_format ND)");
+  app.add_option("--input_format", options.inputFormat,
+                 "the inputs' layout for the gears: NCHW (default for --dynamic_image_size), "
+                 "NHWC or ND (default for --dynamic_dims)");
   app.add_option("--const_input", options.constInput,
                  "bind graph inputs to values from TensorProto files: \"name:v.pb;...\" "
                  "(for shape tensors a model takes as inputs)");
   app.add_option("--emit", options.emit,
-                 "what to produce: vg (the imported graph), vg-opt (after graph passes), dv (kernels) "
-                 "or om (the offline model; needs --output). Default: om when --output ends in .om, "
-                 "vg otherwise");
+                 "what to produce: vg (the imported graph), vg-opt (after graph passes), dv (kernels), "
+                 "om (the offline model; needs --output) or ascendc (a CANN project of Ascend C "
+                 "kernels and an AscendCL host program in the folder --output). Default: om when "
+                 "--output ends in .om, vg otherwise");
   app.add_option("--dump_dir", options.dumpDir, "write the IR after import and after each pass here");
   app.add_option("--report", options.report,
                  "write the compile report (kernels, GM arena plan, pass times) as JSON");
@@ -49,7 +62,9 @@ int main(int argc, char **argv) {
                  "softmax clips the max-shifted logits to [-clip, 0] before exp")
       ->capture_default_str();
   app.add_flag("--check_support", options.checkSupport,
-               "print the operator support report; exit 0 if all are supported, 1 if not");
+               "the pre-check: the op-type table, then the model compiled with these options "
+               "(into a scratch folder) and, per node, the kernel and template that take it or "
+               "the template's reason; exits as that compile does (0: the model compiles)");
   app.add_flag("--print_weights", options.printWeights,
                "print the weight blobs in emitted IR (by default weights appear by name only)");
   try {

@@ -82,6 +82,100 @@ std::string ioPlacement(const om::IoDesc& io, bool json) {
   return json ? std::string(R"("placement": "separate")") : std::string("separate buffer");
 }
 
+
+using TaskList = flatbuffers::Vector<flatbuffers::Offset<om::Task>>;
+using PlanList = flatbuffers::Vector<flatbuffers::Offset<om::BufferPlan>>;
+
+// A JSON array of `items`, one a line at `indent`.
+std::string jsonArray(const std::vector<std::string>& items, const std::string& indent) {
+  if (items.empty()) return "[]";
+  return fmt::format("[\n{}  {}\n{}]", indent, fmt::join(items, ",\n" + indent + "  "), indent);
+}
+
+std::string tasksJson(const TaskList& tasks, const std::string& indent) {
+  std::vector<std::string> items;
+  for (const om::Task* task : tasks) {
+    std::vector<std::string> args;
+    for (const om::TaskArg* arg : *task->args())
+      args.push_back(fmt::format(R"({{"space": "{}", "index": {}, "offset": {}, "size": {}}})",
+                                 format::spaceName(static_cast<uint8_t>(arg->space())),
+                                 arg->index(), arg->offset(), arg->size()));
+    items.push_back(fmt::format(R"({{"kernel": {}, "args": [{}]}})", task->kernel(),
+                                fmt::join(args, ", ")));
+  }
+  return jsonArray(items, indent);
+}
+
+std::string planJson(const PlanList* plan, const std::string& indent) {
+  std::vector<std::string> items;
+  if (plan)
+    for (const om::BufferPlan* b : *plan)
+      items.push_back(fmt::format(
+          R"({{"name": {}, "offset": {}, "size": {}, "first_task": {}, "last_task": {}}})",
+          jsonString(str(b->name())), b->offset(), b->size(), b->first_task(), b->last_task()));
+  return jsonArray(items, indent);
+}
+
+std::string tasksText(const om::Model& model, const TaskList& tasks, const std::string& indent) {
+  std::string out;
+  for (uint32_t t = 0; t < tasks.size(); ++t) {
+    const om::Task& task = *tasks.Get(t);
+    std::vector<std::string> args;
+    for (const om::TaskArg* arg : *task.args()) {
+      const bool io = arg->space() == om::Space::Input || arg->space() == om::Space::Output;
+      args.push_back(fmt::format("{}{}[{}, +{}]", format::spaceName(static_cast<uint8_t>(arg->space())),
+                                 io ? std::to_string(arg->index()) : std::string(), arg->offset(),
+                                 arg->size()));
+    }
+    out += fmt::format("{}{} kernel {} '{}' ({})\n", indent, t, task.kernel(),
+                       str(model.kernels()->Get(task.kernel())->name()), fmt::join(args, ", "));
+  }
+  return out;
+}
+
+std::string planText(const PlanList* plan, const std::string& indent) {
+  std::string out;
+  if (plan)
+    for (const om::BufferPlan* b : *plan)
+      out += fmt::format("{}'{}' [{}, +{}) live tasks {}..{}\n", indent, str(b->name()), b->offset(),
+                         b->size(), b->first_task(), b->last_task());
+  return out;
+}
+
+// Which input dim each gear value sets: "input 0 'ids' dim 1 <- value 0".
+std::vector<std::string> gearDims(const om::Model& model) {
+  std::vector<std::string> dims;
+  if (model.gear_dims())
+    for (const om::GearDim* dim : *model.gear_dims())
+      dims.push_back(fmt::format("input {} '{}' dim {} <- value {}", dim->input(),
+                                 str(model.inputs()->Get(dim->input())->tensor()->name()),
+                                 dim->axis(), dim->value()));
+  return dims;
+}
+
+std::string gearIoText(const om::Model& model, const om::Gear& gear, bool inputs) {
+  const auto& top = inputs ? *model.inputs() : *model.outputs();
+  const auto& list = inputs ? *gear.inputs() : *gear.outputs();
+  std::vector<std::string> items;
+  for (uint32_t i = 0; i < list.size(); ++i) {
+    const om::GearIo& io = *list.Get(i);
+    const bool arena = top.Get(i)->placement() == om::IoPlacement::Arena;
+    items.push_back(fmt::format("'{}' [{}] {} bytes{}", str(top.Get(i)->tensor()->name()),
+                                fmt::join(io.shape()->begin(), io.shape()->end(), ", "), io.size(),
+                                arena ? fmt::format(" at arena {}", io.arena_offset()) : ""));
+  }
+  return fmt::format("{}", fmt::join(items, ", "));
+}
+
+std::string gearIoJson(const om::Gear& gear, bool inputs) {
+  std::vector<std::string> items;
+  for (const om::GearIo* io : inputs ? *gear.inputs() : *gear.outputs())
+    items.push_back(fmt::format(R"({{"shape": [{}], "size": {}, "arena_offset": {}}})",
+                                fmt::join(io->shape()->begin(), io->shape()->end(), ", "),
+                                io->size(), io->arena_offset()));
+  return fmt::format("[{}]", fmt::join(items, ", "));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -177,26 +271,26 @@ int main(int argc, char** argv) {
     }
     out += fmt::format("  \"kernels\": [{}{}{}],\n", items.empty() ? "" : "\n    ",
                        fmt::join(items, ",\n    "), items.empty() ? "" : "\n  ");
+    out += fmt::format("  \"tasks\": {},\n", tasksJson(*model.tasks(), "  "));
+    out += fmt::format("  \"memory_plan\": {},\n", planJson(plan, "  "));
+    out += fmt::format("  \"gear_kind\": \"{}\",\n",
+                       format::gearKindName(static_cast<uint8_t>(model.gear_kind())));
     items.clear();
-    for (const om::Task* task : *model.tasks()) {
-      std::vector<std::string> args;
-      for (const om::TaskArg* arg : *task->args())
-        args.push_back(fmt::format(R"({{"space": "{}", "index": {}, "offset": {}, "size": {}}})",
-                                   format::spaceName(static_cast<uint8_t>(arg->space())),
-                                   arg->index(), arg->offset(), arg->size()));
-      items.push_back(fmt::format(R"({{"kernel": {}, "args": [{}]}})", task->kernel(),
-                                  fmt::join(args, ", ")));
-    }
-    out += fmt::format("  \"tasks\": [{}{}{}],\n", items.empty() ? "" : "\n    ",
-                       fmt::join(items, ",\n    "), items.empty() ? "" : "\n  ");
-    items.clear();
-    if (plan)
-      for (const om::BufferPlan* b : *plan)
+    if (model.gears())
+      for (const om::Gear* gear : *model.gears())
         items.push_back(fmt::format(
-            R"({{"name": {}, "offset": {}, "size": {}, "first_task": {}, "last_task": {}}})",
-            jsonString(str(b->name())), b->offset(), b->size(), b->first_task(), b->last_task()));
-    out += fmt::format("  \"memory_plan\": [{}{}{}],\n", items.empty() ? "" : "\n    ",
-                       fmt::join(items, ",\n    "), items.empty() ? "" : "\n  ");
+            "{{\"values\": [{}], \"arena_size\": {}, \"inputs\": {}, \"outputs\": {},\n"
+            "     \"tasks\": {},\n     \"memory_plan\": {}}}",
+            fmt::join(gear->values()->begin(), gear->values()->end(), ", "), gear->arena_size(),
+            gearIoJson(*gear, true), gearIoJson(*gear, false), tasksJson(*gear->tasks(), "     "),
+            planJson(gear->memory_plan(), "     ")));
+    std::vector<std::string> dims;
+    if (model.gear_dims())
+      for (const om::GearDim* dim : *model.gear_dims())
+        dims.push_back(fmt::format(R"({{"value": {}, "input": {}, "axis": {}}})", dim->value(),
+                                   dim->input(), dim->axis()));
+    out += fmt::format("  \"gear_dims\": [{}],\n", fmt::join(dims, ", "));
+    out += fmt::format("  \"gears\": {},\n", jsonArray(items, "  "));
     items.clear();
     if (debug_names)
       for (const flatbuffers::String* s : *debug_names) items.push_back(jsonString(s->str()));
@@ -240,25 +334,31 @@ int main(int argc, char** argv) {
                          kernel.program_offset(), fmt::join(sources, ", "));
       if (disassemble) out += stats[k].disassembly + (stats[k].disassembly.empty() || stats[k].disassembly.back() == '\n' ? "" : "\n");
     }
-    out += fmt::format("tasks ({}):\n", model.tasks()->size());
-    for (uint32_t t = 0; t < model.tasks()->size(); ++t) {
-      const om::Task& task = *model.tasks()->Get(t);
-      std::vector<std::string> args;
-      for (const om::TaskArg* arg : *task.args()) {
-        const bool io = arg->space() == om::Space::Input || arg->space() == om::Space::Output;
-        args.push_back(fmt::format("{}{}[{}, +{}]", format::spaceName(static_cast<uint8_t>(arg->space())),
-                                   io ? std::to_string(arg->index()) : std::string(), arg->offset(),
-                                   arg->size()));
+    if (model.gear_kind() != om::GearKind::None) {
+      out += fmt::format("gears ({}, {}; {}):\n", model.gears()->size(),
+                         format::gearKindName(static_cast<uint8_t>(model.gear_kind())),
+                         fmt::join(gearDims(model), ", "));
+      for (uint32_t g = 0; g < model.gears()->size(); ++g) {
+        const om::Gear& gear = *model.gears()->Get(g);
+        out += fmt::format("  gear {} [{}]: {} tasks, arena {} bytes\n", g,
+                           fmt::join(gear.values()->begin(), gear.values()->end(), ","),
+                           gear.tasks()->size(), gear.arena_size());
+        out += fmt::format("    inputs: {}\n    outputs: {}\n", gearIoText(model, gear, true),
+                           gearIoText(model, gear, false));
+        out += fmt::format("    tasks ({}):\n", gear.tasks()->size()) +
+               tasksText(model, *gear.tasks(), "      ");
+        out += fmt::format("    memory plan ({} buffers):\n",
+                           gear.memory_plan() ? gear.memory_plan()->size() : 0) +
+               planText(gear.memory_plan(), "      ");
       }
-      out += fmt::format("  {} kernel {} '{}' ({})\n", t, task.kernel(),
-                         str(model.kernels()->Get(task.kernel())->name()), fmt::join(args, ", "));
+      out += fmt::format("arena: {} bytes (the largest gear's)\n", model.arena_size());
+    } else {
+      out += fmt::format("tasks ({}):\n", model.tasks()->size()) +
+             tasksText(model, *model.tasks(), "  ");
+      out += fmt::format("arena: {} bytes; memory plan ({} buffers):\n", model.arena_size(),
+                         plan ? plan->size() : 0) +
+             planText(plan, "  ");
     }
-    out += fmt::format("arena: {} bytes; memory plan ({} buffers):\n", model.arena_size(),
-                       plan ? plan->size() : 0);
-    if (plan)
-      for (const om::BufferPlan* b : *plan)
-        out += fmt::format("  '{}' [{}, +{}) live tasks {}..{}\n", str(b->name()), b->offset(),
-                           b->size(), b->first_task(), b->last_task());
     out += fmt::format("debug names ({})", debug_names ? debug_names->size() : 0);
     if (debug_names) {
       std::vector<std::string> names;

@@ -2,9 +2,10 @@
 //
 //   vinci-run --model m.om --input a.npy[,b.pb] --output_dir DIR
 //             [--loop N] [--profile trace.json] [--threads N] [--hazards fatal|warn]
-//             [--timing name=value|optimistic|pessimistic,...]
+//             [--timing name=value|optimistic|pessimistic,...] [--reference-paths]
 //
-// Inputs are .npy or ONNX TensorProto .pb files, in the model's input order.
+// Inputs are .npy or ONNX TensorProto .pb files, in the model's input order;
+// for a model with gears, their shapes choose the gear.
 // Outputs go to DIR/output_<i>.npy, each written to a temporary file and
 // renamed, and only after every run succeeded: a failure leaves no output
 // file. Errors are one line on stderr and a non-zero exit status.
@@ -38,6 +39,7 @@ struct Options {
   unsigned threads = 0;
   std::string hazards = "fatal";
   std::string timing;
+  bool reference_paths = false;
 };
 
 [[noreturn]] void die(const std::string& message) {
@@ -93,6 +95,9 @@ int main(int argc, char** argv) {
   app.add_option("--timing", options.timing,
                  "what-if changes to the SoC's timing table: name=value|optimistic|pessimistic,... "
                  "(docs/isa.md)");
+  app.add_flag("--reference-paths", options.reference_paths,
+               "run every instruction through the simulator's reference path (slower; identical "
+               "results and figures)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -108,13 +113,36 @@ int main(int argc, char** argv) {
     die(fmt::format("{}: the model takes {} input(s), {} given with --input", options.model,
                     info.num_inputs, options.inputs.size()));
   std::vector<HostTensor> inputs(info.num_inputs);
-  std::vector<vinci_const_buffer> input_buffers(info.num_inputs);
   for (uint32_t i = 0; i < info.num_inputs; ++i) {
     std::string error;
     if (!vinci_run::readTensorFile(options.inputs[i], inputs[i], error)) die(error);
+  }
+
+  // A model with gears runs the gear of the inputs' shapes; the runtime's
+  // error lists the gears when none matches.
+  uint32_t gear_count = 0;
+  check(vinci_model_get_gear_count(model, &gear_count));
+  uint32_t gear = 0;
+  if (gear_count > 0) {
+    std::vector<vinci_shape> shapes(info.num_inputs);
+    for (uint32_t i = 0; i < info.num_inputs; ++i) {
+      if (inputs[i].shape.size() > VINCI_MAX_RANK)
+        die(fmt::format("input {} ({}): rank {} exceeds {}", i, options.inputs[i],
+                        inputs[i].shape.size(), VINCI_MAX_RANK));
+      shapes[i].rank = static_cast<uint32_t>(inputs[i].shape.size());
+      std::copy(inputs[i].shape.begin(), inputs[i].shape.end(), shapes[i].dims);
+    }
+    check(vinci_model_match_gear(model, shapes.data(), info.num_inputs, &gear));
+  }
+  auto inputDesc = [&](uint32_t i) {
     vinci_tensor_desc desc;
-    check(vinci_model_get_input_desc(model, i, &desc));
-    checkInput(desc, i, options.inputs[i], inputs[i]);
+    check(gear_count > 0 ? vinci_model_get_gear_input_desc(model, gear, i, &desc)
+                         : vinci_model_get_input_desc(model, i, &desc));
+    return desc;
+  };
+  std::vector<vinci_const_buffer> input_buffers(info.num_inputs);
+  for (uint32_t i = 0; i < info.num_inputs; ++i) {
+    checkInput(inputDesc(i), i, options.inputs[i], inputs[i]);
     input_buffers[i] = {inputs[i].data.data(), inputs[i].data.size()};
   }
 
@@ -123,7 +151,8 @@ int main(int argc, char** argv) {
   std::vector<vinci_tensor_desc> output_descs(info.num_outputs);
   for (uint32_t i = 0; i < info.num_outputs; ++i) {
     vinci_tensor_desc& desc = output_descs[i];
-    check(vinci_model_get_output_desc(model, i, &desc));
+    check(gear_count > 0 ? vinci_model_get_gear_output_desc(model, gear, i, &desc)
+                         : vinci_model_get_output_desc(model, i, &desc));
     outputs[i].dtype = desc.dtype;
     if (desc.format == VINCI_FORMAT_ND || desc.format == VINCI_FORMAT_NCHW)
       outputs[i].shape.assign(desc.dims, desc.dims + desc.rank);
@@ -139,8 +168,10 @@ int main(int argc, char** argv) {
   context_options.hazards_fatal = options.hazards == "fatal";
   context_options.trace_path = options.profile.empty() ? nullptr : options.profile.c_str();
   context_options.timing_overrides = options.timing.c_str();
+  context_options.reference_paths = options.reference_paths ? 1 : 0;
   vinci_context* context = nullptr;
   check(vinci_context_create(model, &context_options, &context));
+  if (gear_count > 0) check(vinci_context_set_gear(context, gear));
 
   double host_seconds = 0, first_seconds = 0, best_seconds = 0;
   for (unsigned run = 0; run < options.loop; ++run) {
@@ -175,6 +206,17 @@ int main(int argc, char** argv) {
 
   fmt::print("model '{}' on {}: {} task(s), {} run(s)\n", info.name, info.soc, profile.num_tasks,
              options.loop);
+  if (gear_count > 0) {
+    vinci_gear_kind kind;
+    check(vinci_model_get_gear_kind(model, &kind));
+    vinci_gear values;
+    check(vinci_model_get_gear(model, gear, &values));
+    fmt::print("gear {} of {} ({} {})\n", gear, gear_count,
+               kind == VINCI_GEAR_BATCH_SIZE   ? "batch size"
+               : kind == VINCI_GEAR_IMAGE_SIZE ? "image size"
+                                               : "dims",
+               fmt::join(values.values, values.values + values.num_values, ","));
+  }
   if (!options.timing.empty())
     fmt::print("timing table of {} changed by --timing {}\n", info.soc, options.timing);
   fmt::print("simulated: {} cycles = {:.3f} us at {:.3f} GHz per run, no L2 (timing model of the "

@@ -53,6 +53,7 @@ struct SessionOptions {
   bool hazards_fatal = false;
   bool trace = false;
   std::string timing_overrides;  // validated by the caller (soc::applyTimingOverrides)
+  bool reference_paths = false;
 };
 
 // Runs prepared kernels for one context; not shared between threads.

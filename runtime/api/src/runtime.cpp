@@ -57,6 +57,23 @@ vinci_status guarded(const char* function, Body&& body) {
   }
 }
 
+using TaskList = flatbuffers::Vector<flatbuffers::Offset<om::Task>>;
+
+// An input or output at one runnable shape.
+struct IoShape {
+  std::vector<int64_t> dims;
+  uint64_t size = 0;
+  uint64_t arena_offset = 0;
+};
+
+// What one run executes: the whole model when it is static, or one gear.
+struct RunShape {
+  std::vector<int64_t> values;  // the gear's values; empty for a static model
+  std::vector<IoShape> inputs, outputs;
+  const TaskList* tasks = nullptr;
+  uint64_t arena_size = 0;
+};
+
 // An immutable, validated model. Shared (std::shared_ptr) by the caller's
 // handle and every context made from it.
 struct Model {
@@ -66,7 +83,43 @@ struct Model {
   std::vector<std::unique_ptr<vinci::runtime::PreparedKernel>> kernels;
   const vinci::runtime::Executor* executor = nullptr;
   std::string origin;
+  vinci_gear_kind gear_kind = VINCI_GEAR_NONE;
+  std::vector<RunShape> shapes;  // one (static) or one per gear, in the file's order
+
+  bool hasGears() const { return gear_kind != VINCI_GEAR_NONE; }
 };
+
+std::vector<int64_t> dimsOf(const flatbuffers::Vector<int64_t>& shape) {
+  return std::vector<int64_t>(shape.begin(), shape.end());
+}
+
+// The run shapes of a validated container: the top-level tables, or each gear's.
+std::vector<RunShape> runShapes(const om::Model& meta) {
+  std::vector<RunShape> shapes;
+  if (meta.gear_kind() == om::GearKind::None) {
+    RunShape shape;
+    for (const om::IoDesc* io : *meta.inputs())
+      shape.inputs.push_back({dimsOf(*io->tensor()->shape()), io->tensor()->size(), io->arena_offset()});
+    for (const om::IoDesc* io : *meta.outputs())
+      shape.outputs.push_back({dimsOf(*io->tensor()->shape()), io->tensor()->size(), io->arena_offset()});
+    shape.tasks = meta.tasks();
+    shape.arena_size = meta.arena_size();
+    shapes.push_back(std::move(shape));
+    return shapes;
+  }
+  for (const om::Gear* gear : *meta.gears()) {
+    RunShape shape;
+    shape.values = dimsOf(*gear->values());
+    for (const om::GearIo* io : *gear->inputs())
+      shape.inputs.push_back({dimsOf(*io->shape()), io->size(), io->arena_offset()});
+    for (const om::GearIo* io : *gear->outputs())
+      shape.outputs.push_back({dimsOf(*io->shape()), io->size(), io->arena_offset()});
+    shape.tasks = gear->tasks();
+    shape.arena_size = gear->arena_size();
+    shapes.push_back(std::move(shape));
+  }
+  return shapes;
+}
 
 // Whether the kernels see `io` as int32 while the caller passes int64.
 bool narrowsToInt32(const om::IoDesc& io) {
@@ -75,8 +128,9 @@ bool narrowsToInt32(const om::IoDesc& io) {
 
 // Copies a caller's int64 input into the arena as int32; fails on the first
 // value outside int32 rather than wrapping it.
-vinci_status narrowInput(const om::IoDesc& io, uint32_t index, const void* data, uint8_t* arena) {
-  const uint64_t count = io.tensor()->size() / sizeof(int64_t);
+vinci_status narrowInput(const om::IoDesc& io, const IoShape& shape, uint32_t index,
+                         const void* data, uint8_t* arena) {
+  const uint64_t count = shape.size / sizeof(int64_t);
   const uint8_t* src = static_cast<const uint8_t*>(data);
   for (uint64_t e = 0; e < count; ++e) {
     int64_t value;
@@ -87,22 +141,24 @@ vinci_status narrowInput(const om::IoDesc& io, uint32_t index, const void* data,
                       "': element " + std::to_string(e) + " is " + std::to_string(value) +
                       ", outside int32 (the device computes int64 tensors in int32)");
     const int32_t narrow = static_cast<int32_t>(value);
-    std::memcpy(arena + io.arena_offset() + e * sizeof(int32_t), &narrow, sizeof(narrow));
+    std::memcpy(arena + shape.arena_offset + e * sizeof(int32_t), &narrow, sizeof(narrow));
   }
   return VINCI_OK;
 }
 
-void widenOutput(const om::IoDesc& io, const uint8_t* arena, void* data) {
-  const uint64_t count = io.tensor()->size() / sizeof(int64_t);
+void widenOutput(const IoShape& shape, const uint8_t* arena, void* data) {
+  const uint64_t count = shape.size / sizeof(int64_t);
   uint8_t* dst = static_cast<uint8_t*>(data);
   for (uint64_t e = 0; e < count; ++e) {
     int32_t narrow;
-    std::memcpy(&narrow, arena + io.arena_offset() + e * sizeof(int32_t), sizeof(narrow));
+    std::memcpy(&narrow, arena + shape.arena_offset + e * sizeof(int32_t), sizeof(narrow));
     const int64_t value = narrow;
     std::memcpy(dst + e * sizeof(int64_t), &value, sizeof(value));
   }
 }
 
+// The model's view of an input or output: -1 in the dims that gears set,
+// the largest gear's size.
 vinci_tensor_desc describe(const om::IoDesc& io) {
   vinci_tensor_desc desc{};
   const om::TensorDesc& tensor = *io.tensor();
@@ -115,7 +171,40 @@ vinci_tensor_desc describe(const om::IoDesc& io) {
   return desc;
 }
 
+// The same at one run shape (a gear): its dims and size.
+vinci_tensor_desc describe(const om::IoDesc& io, const IoShape& shape) {
+  vinci_tensor_desc desc = describe(io);
+  for (uint32_t d = 0; d < desc.rank; ++d) desc.dims[d] = shape.dims[d];
+  desc.size = shape.size;
+  return desc;
+}
+
 std::string str(uint64_t value) { return std::to_string(value); }
+
+std::string join(const std::vector<int64_t>& values, const char* separator) {
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i) text += (i ? separator : "") + std::to_string(values[i]);
+  return text;
+}
+
+// A gear as its option spells it: "8" (batch), "416,416" (h,w), "1,128" (dims).
+std::string gearText(const RunShape& shape) { return join(shape.values, ","); }
+
+// Every gear, for messages: "gears 32;64;128".
+std::string gearList(const Model& m) {
+  std::string text;
+  for (const RunShape& shape : m.shapes) text += (text.empty() ? "" : ";") + gearText(shape);
+  return text;
+}
+
+const char* gearOption(vinci_gear_kind kind) {
+  switch (kind) {
+    case VINCI_GEAR_BATCH_SIZE: return "dynamic batch sizes";
+    case VINCI_GEAR_IMAGE_SIZE: return "dynamic image sizes (height,width)";
+    case VINCI_GEAR_DIMS: return "dynamic dims";
+    default: return "no gears";
+  }
+}
 
 }  // namespace
 
@@ -133,6 +222,10 @@ struct vinci_context {
   std::vector<std::string> hazards;
   vinci_profile profile{};
   bool has_profile = false;
+  // The run shape the next run executes (-1: a model with gears, none set
+  // yet) and the one the profile describes.
+  int64_t shape = -1;
+  uint32_t profiled_shape = 0;
 
   ~vinci_context() {
     if (owns_arena) std::free(arena);
@@ -152,6 +245,8 @@ vinci_status loadModel(std::unique_ptr<Model> model, const uint8_t* data, size_t
                 model->origin + ": the model targets SoC '" + container.soc() +
                     "', which this runtime does not know; recompile for a supported SoC");
   model->executor = &vinci::runtime::simulatorExecutor();
+  model->gear_kind = static_cast<vinci_gear_kind>(container.model().gear_kind());
+  model->shapes = runShapes(container.model());
   const auto& kernels = *container.model().kernels();
   model->kernels.resize(kernels.size());
   for (uint32_t i = 0; i < kernels.size(); ++i) {
@@ -190,6 +285,60 @@ vinci_status findTensor(const vinci_model* model, const char* name, bool input, 
     }
   return fail(VINCI_ERROR_NOT_FOUND, std::string("the model has no ") +
                                          (input ? "input" : "output") + " named '" + name + "'");
+}
+
+}  // namespace
+
+namespace {
+
+vinci_status checkGearIndex(const vinci_model* model, uint32_t gear, const void* out,
+                            const char* function) {
+  if (model == nullptr || out == nullptr)
+    return fail(VINCI_ERROR_INVALID_ARGUMENT, std::string(function) + ": arguments must not be NULL");
+  const Model& m = *model->model;
+  if (!m.hasGears())
+    return fail(VINCI_ERROR_INVALID_ARGUMENT, m.origin + ": the model has static shapes, no gears");
+  if (gear >= m.shapes.size())
+    return fail(VINCI_ERROR_INVALID_ARGUMENT, "gear index " + str(gear) + " is out of range (the "
+                                                  "model has " + str(m.shapes.size()) + " gears)");
+  return VINCI_OK;
+}
+
+vinci_status describeAtGear(const vinci_model* model, uint32_t gear, uint32_t index, bool input,
+                            vinci_tensor_desc* out_desc, const char* function) {
+  vinci_status status = checkGearIndex(model, gear, out_desc, function);
+  if (status == VINCI_OK) status = checkTensorIndex(model, index, input, out_desc);
+  if (status != VINCI_OK) return status;
+  const Model& m = *model->model;
+  const om::Model& meta = m.container.model();
+  *out_desc = input ? describe(*meta.inputs()->Get(index), m.shapes[gear].inputs[index])
+                    : describe(*meta.outputs()->Get(index), m.shapes[gear].outputs[index]);
+  return VINCI_OK;
+}
+
+// The gear whose values equal `values`, or an error that lists the gears.
+vinci_status selectGear(vinci_context* context, vinci_gear_kind kind, const int64_t* values,
+                        uint32_t count, const char* function) {
+  if (context == nullptr || (values == nullptr && count > 0))
+    return fail(VINCI_ERROR_INVALID_ARGUMENT, std::string(function) + ": arguments must not be NULL");
+  const Model& m = *context->model;
+  const std::vector<int64_t> wanted(values, values + count);
+  if (!m.hasGears())
+    return fail(VINCI_ERROR_INVALID_ARGUMENT,
+                m.origin + ": the model has static shapes, no gears to choose from");
+  if (kind != m.gear_kind)
+    return fail(VINCI_ERROR_INVALID_ARGUMENT, m.origin + ": " + function + " sets " +
+                                                  gearOption(kind) + ", but the model has " +
+                                                  gearOption(m.gear_kind) + " (gears " +
+                                                  gearList(m) + ")");
+  for (size_t g = 0; g < m.shapes.size(); ++g)
+    if (m.shapes[g].values == wanted) {
+      context->shape = static_cast<int64_t>(g);
+      return VINCI_OK;
+    }
+  return fail(VINCI_ERROR_INVALID_ARGUMENT, m.origin + ": " + join(wanted, ",") +
+                                                " is not a gear of the model (its " +
+                                                gearOption(m.gear_kind) + ": " + gearList(m) + ")");
 }
 
 }  // namespace
@@ -390,6 +539,7 @@ vinci_status vinci_context_create(vinci_model* model, const vinci_context_option
     session_options.threads = opts.threads;
     session_options.hazards_fatal = opts.hazards_fatal != 0;
     session_options.trace = opts.trace_path != nullptr;
+    session_options.reference_paths = opts.reference_paths != 0;
     if (opts.timing_overrides != nullptr && *opts.timing_overrides != '\0') {
       vinci::soc::TimingTable check = m.soc->timing;
       std::string error;
@@ -399,6 +549,7 @@ vinci_status vinci_context_create(vinci_model* model, const vinci_context_option
     }
     if (opts.trace_path) ctx->trace_path = opts.trace_path;
     ctx->session = m.executor->newSession(*m.soc, session_options);
+    ctx->shape = m.hasGears() ? -1 : 0;
     *context = ctx.release();
     return VINCI_OK;
   });
@@ -417,6 +568,17 @@ vinci_status vinci_context_run(vinci_context* context, const vinci_const_buffer*
     const om::Model& meta = m.container.model();
     const auto& input_list = *meta.inputs();
     const auto& output_list = *meta.outputs();
+    if (context->shape < 0)
+      return fail(VINCI_ERROR_INVALID_ARGUMENT,
+                  m.origin + ": the model has " + gearOption(m.gear_kind) + " (gears " +
+                      gearList(m) + "): choose one on the context before vinci_context_run "
+                      "(vinci_context_set_gear or vinci_context_set_" +
+                      (m.gear_kind == VINCI_GEAR_BATCH_SIZE   ? "dynamic_batch_size"
+                       : m.gear_kind == VINCI_GEAR_IMAGE_SIZE ? "dynamic_hw_size"
+                                                              : "input_dynamic_dims") +
+                      ")");
+    const RunShape& shape = m.shapes[static_cast<size_t>(context->shape)];
+    const std::string at = m.hasGears() ? " at gear " + gearText(shape) : "";
     if (num_inputs != input_list.size() || num_outputs != output_list.size())
       return fail(VINCI_ERROR_INVALID_ARGUMENT,
                   "the model takes " + str(input_list.size()) + " inputs and " +
@@ -425,44 +587,48 @@ vinci_status vinci_context_run(vinci_context* context, const vinci_const_buffer*
     if ((num_inputs > 0 && inputs == nullptr) || (num_outputs > 0 && outputs == nullptr))
       return fail(VINCI_ERROR_INVALID_ARGUMENT, "vinci_context_run: buffer arrays must not be NULL");
     for (uint32_t i = 0; i < num_inputs; ++i) {
-      const om::TensorDesc& tensor = *input_list.Get(i)->tensor();
-      if (inputs[i].size != tensor.size())
-        return fail(VINCI_ERROR_SIZE_MISMATCH, "input " + str(i) + " '" + tensor.name()->str() +
+      const uint64_t size = shape.inputs[i].size;
+      if (inputs[i].size != size)
+        return fail(VINCI_ERROR_SIZE_MISMATCH, "input " + str(i) + " '" +
+                                                   input_list.Get(i)->tensor()->name()->str() +
                                                    "': buffer has " + str(inputs[i].size) +
-                                                   " bytes, the model needs " + str(tensor.size()));
-      if (inputs[i].data == nullptr && tensor.size() > 0)
+                                                   " bytes, the model needs " + str(size) + at);
+      if (inputs[i].data == nullptr && size > 0)
         return fail(VINCI_ERROR_INVALID_ARGUMENT, "input " + str(i) + ": data is NULL");
     }
     for (uint32_t i = 0; i < num_outputs; ++i) {
-      const om::TensorDesc& tensor = *output_list.Get(i)->tensor();
-      if (outputs[i].size < tensor.size())
-        return fail(VINCI_ERROR_SIZE_MISMATCH, "output " + str(i) + " '" + tensor.name()->str() +
+      const uint64_t size = shape.outputs[i].size;
+      if (outputs[i].size < size)
+        return fail(VINCI_ERROR_SIZE_MISMATCH, "output " + str(i) + " '" +
+                                                   output_list.Get(i)->tensor()->name()->str() +
                                                    "': buffer has " + str(outputs[i].size) +
-                                                   " bytes, the model needs " + str(tensor.size()));
-      if (outputs[i].data == nullptr && tensor.size() > 0)
+                                                   " bytes, the model needs " + str(size) + at);
+      if (outputs[i].data == nullptr && size > 0)
         return fail(VINCI_ERROR_INVALID_ARGUMENT, "output " + str(i) + ": data is NULL");
     }
 
     context->has_profile = false;
     context->hazards.clear();
-    context->task_profiles.assign(meta.tasks()->size(), TaskProfile{});
+    context->task_profiles.assign(shape.tasks->size(), TaskProfile{});
+    context->profiled_shape = static_cast<uint32_t>(context->shape);
     context->session->beginRun();
     for (uint32_t i = 0; i < num_inputs; ++i) {
       const om::IoDesc& io = *input_list.Get(i);
-      if (io.placement() != om::IoPlacement::Arena || io.tensor()->size() == 0) continue;
+      const IoShape& io_shape = shape.inputs[i];
+      if (io.placement() != om::IoPlacement::Arena || io_shape.size == 0) continue;
       if (!narrowsToInt32(io)) {
-        std::memcpy(context->arena + io.arena_offset(), inputs[i].data, io.tensor()->size());
+        std::memcpy(context->arena + io_shape.arena_offset, inputs[i].data, io_shape.size);
         continue;
       }
-      const vinci_status status = narrowInput(io, i, inputs[i].data, context->arena);
+      const vinci_status status = narrowInput(io, io_shape, i, inputs[i].data, context->arena);
       if (status != VINCI_OK) return status;
     }
 
     uint8_t* weights = const_cast<uint8_t*>(
         m.container.section(vinci::format::SectionKind::weights).data);  // read-only region below
     std::vector<Region> regions;
-    for (uint32_t t = 0; t < meta.tasks()->size(); ++t) {
-      const om::Task& task = *meta.tasks()->Get(t);
+    for (uint32_t t = 0; t < shape.tasks->size(); ++t) {
+      const om::Task& task = *shape.tasks->Get(t);
       regions.clear();
       for (const om::TaskArg* arg : *task.args()) {
         uint8_t* base = nullptr;
@@ -487,19 +653,20 @@ vinci_status vinci_context_run(vinci_context* context, const vinci_const_buffer*
       if (!context->session->run(*m.kernels[task.kernel()], kernel.name()->str(),
                                  kernel.block_dim(), regions, profile, is_hazard, error))
         return fail(is_hazard ? VINCI_ERROR_HAZARD : VINCI_ERROR_EXECUTION,
-                    "task " + str(t) + " (kernel '" + kernel.name()->str() + "'): " + error);
+                    "task " + str(t) + at + " (kernel '" + kernel.name()->str() + "'): " + error);
       for (std::string& hazard : profile.hazards)
-        context->hazards.push_back("task " + str(t) + " (kernel '" + kernel.name()->str() +
+        context->hazards.push_back("task " + str(t) + at + " (kernel '" + kernel.name()->str() +
                                    "'): " + hazard);
     }
 
     for (uint32_t i = 0; i < num_outputs; ++i) {
       const om::IoDesc& io = *output_list.Get(i);
-      if (io.placement() != om::IoPlacement::Arena || io.tensor()->size() == 0) continue;
+      const IoShape& io_shape = shape.outputs[i];
+      if (io.placement() != om::IoPlacement::Arena || io_shape.size == 0) continue;
       if (narrowsToInt32(io))
-        widenOutput(io, context->arena, outputs[i].data);
+        widenOutput(io_shape, context->arena, outputs[i].data);
       else
-        std::memcpy(outputs[i].data, context->arena + io.arena_offset(), io.tensor()->size());
+        std::memcpy(outputs[i].data, context->arena + io_shape.arena_offset, io_shape.size);
     }
 
     vinci_profile& total = context->profile;
@@ -559,8 +726,9 @@ vinci_status vinci_context_get_task_profile(const vinci_context* context, uint32
       return fail(VINCI_ERROR_INVALID_ARGUMENT, "task " + str(task) + " is out of range (" +
                                                     str(context->task_profiles.size()) + " tasks)");
     const TaskProfile& source = context->task_profiles[task];
-    const om::Model& meta = context->model->container.model();
-    const uint32_t kernel_index = meta.tasks()->Get(task)->kernel();
+    const Model& m = *context->model;
+    const om::Model& meta = m.container.model();
+    const uint32_t kernel_index = m.shapes[context->profiled_shape].tasks->Get(task)->kernel();
     *profile = vinci_task_profile{};
     profile->kernel_index = kernel_index;
     profile->kernel_name = meta.kernels()->Get(kernel_index)->name()->c_str();
@@ -583,4 +751,159 @@ const char* vinci_context_hazard_message(const vinci_context* context, uint32_t 
   return context->hazards[index].c_str();
 }
 
+// ---- gears -------------------------------------------------------------
+
+vinci_status vinci_model_get_gear_kind(const vinci_model* model, vinci_gear_kind* out_kind) {
+  return guarded(__func__, [&] {
+    if (model == nullptr || out_kind == nullptr)
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "vinci_model_get_gear_kind: arguments must not be NULL");
+    *out_kind = model->model->gear_kind;
+    return VINCI_OK;
+  });
+}
+
+vinci_status vinci_model_get_gear_count(const vinci_model* model, uint32_t* out_count) {
+  return guarded(__func__, [&] {
+    if (model == nullptr || out_count == nullptr)
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "vinci_model_get_gear_count: arguments must not be NULL");
+    const Model& m = *model->model;
+    *out_count = m.hasGears() ? static_cast<uint32_t>(m.shapes.size()) : 0;
+    return VINCI_OK;
+  });
+}
+
+
+vinci_status vinci_model_get_gear(const vinci_model* model, uint32_t gear, vinci_gear* out_gear) {
+  return guarded(__func__, [&] {
+    vinci_status status = checkGearIndex(model, gear, out_gear, __func__);
+    if (status != VINCI_OK) return status;
+    const RunShape& shape = model->model->shapes[gear];
+    *out_gear = vinci_gear{};
+    out_gear->num_values = static_cast<uint32_t>(shape.values.size());
+    std::copy(shape.values.begin(), shape.values.end(), out_gear->values);
+    return VINCI_OK;
+  });
+}
+
+vinci_status vinci_model_get_gear_input_desc(const vinci_model* model, uint32_t gear,
+                                             uint32_t index, vinci_tensor_desc* out_desc) {
+  return guarded(__func__, [&] { return describeAtGear(model, gear, index, true, out_desc, __func__); });
+}
+
+vinci_status vinci_model_get_gear_output_desc(const vinci_model* model, uint32_t gear,
+                                              uint32_t index, vinci_tensor_desc* out_desc) {
+  return guarded(__func__, [&] { return describeAtGear(model, gear, index, false, out_desc, __func__); });
+}
+
+vinci_status vinci_model_match_gear(const vinci_model* model, const vinci_shape* input_shapes,
+                                    uint32_t num_inputs, uint32_t* out_gear) {
+  return guarded(__func__, [&] {
+    if (model == nullptr || out_gear == nullptr || (input_shapes == nullptr && num_inputs > 0))
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "vinci_model_match_gear: arguments must not be NULL");
+    const Model& m = *model->model;
+    const auto& inputs = *m.container.model().inputs();
+    if (num_inputs != inputs.size())
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "the model takes " + str(inputs.size()) +
+                                                    " inputs; " + str(num_inputs) + " shapes given");
+    for (size_t g = 0; g < m.shapes.size(); ++g) {
+      bool match = true;
+      for (uint32_t i = 0; i < num_inputs && match; ++i) {
+        const std::vector<int64_t>& dims = m.shapes[g].inputs[i].dims;
+        match = input_shapes[i].rank == dims.size() &&
+                std::equal(dims.begin(), dims.end(), input_shapes[i].dims);
+      }
+      if (match) {
+        *out_gear = static_cast<uint32_t>(g);
+        return VINCI_OK;
+      }
+    }
+    // Name what differs: the shapes given and, per gear, the inputs' shapes.
+    std::string given, gears;
+    for (uint32_t i = 0; i < num_inputs; ++i) {
+      const uint32_t rank = std::min<uint32_t>(input_shapes[i].rank, VINCI_MAX_RANK);
+      given += (i ? ", " : "") + inputs.Get(i)->tensor()->name()->str() + " [" +
+               join(std::vector<int64_t>(input_shapes[i].dims, input_shapes[i].dims + rank), ",") +
+               "]";
+    }
+    if (!m.hasGears())
+      return fail(VINCI_ERROR_NOT_FOUND, m.origin + ": input shapes " + given +
+                                             " are not the model's (static shapes)");
+    return fail(VINCI_ERROR_NOT_FOUND, m.origin + ": input shapes " + given + " match no gear (its " +
+                                           gearOption(m.gear_kind) + ": " + gearList(m) + ")");
+  });
+}
+
+vinci_status vinci_context_set_dynamic_batch_size(vinci_context* context, uint64_t batch_size) {
+  return guarded(__func__, [&] {
+    const int64_t value = static_cast<int64_t>(std::min<uint64_t>(batch_size, INT64_MAX));
+    return selectGear(context, VINCI_GEAR_BATCH_SIZE, &value, 1, __func__);
+  });
+}
+
+vinci_status vinci_context_set_dynamic_hw_size(vinci_context* context, uint64_t height,
+                                               uint64_t width) {
+  return guarded(__func__, [&] {
+    const int64_t values[2] = {static_cast<int64_t>(std::min<uint64_t>(height, INT64_MAX)),
+                               static_cast<int64_t>(std::min<uint64_t>(width, INT64_MAX))};
+    return selectGear(context, VINCI_GEAR_IMAGE_SIZE, values, 2, __func__);
+  });
+}
+
+vinci_status vinci_context_set_input_dynamic_dims(vinci_context* context, const int64_t* dims,
+                                                  uint32_t count) {
+  return guarded(__func__, [&] {
+    return selectGear(context, VINCI_GEAR_DIMS, dims, count, __func__);
+  });
+}
+
+vinci_status vinci_context_set_gear(vinci_context* context, uint32_t gear) {
+  return guarded(__func__, [&] {
+    if (context == nullptr)
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "vinci_context_set_gear: context must not be NULL");
+    const Model& m = *context->model;
+    if (!m.hasGears())
+      return fail(VINCI_ERROR_INVALID_ARGUMENT,
+                  m.origin + ": the model has static shapes, no gears to choose from");
+    if (gear >= m.shapes.size())
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "gear index " + str(gear) + " is out of range (the "
+                                                    "model has " + str(m.shapes.size()) +
+                                                    " gears: " + gearList(m) + ")");
+    context->shape = gear;
+    return VINCI_OK;
+  });
+}
+
+vinci_status vinci_context_get_gear(const vinci_context* context, uint32_t* out_gear) {
+  return guarded(__func__, [&] {
+    if (context == nullptr || out_gear == nullptr)
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "vinci_context_get_gear: arguments must not be NULL");
+    if (!context->model->hasGears())
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "the model has static shapes, no gears");
+    if (context->shape < 0)
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "no gear is set on the context yet");
+    *out_gear = static_cast<uint32_t>(context->shape);
+    return VINCI_OK;
+  });
+}
+
+vinci_status vinci_context_get_cur_output_desc(const vinci_context* context, uint32_t index,
+                                               vinci_tensor_desc* out_desc) {
+  return guarded(__func__, [&] {
+    if (context == nullptr || out_desc == nullptr)
+      return fail(VINCI_ERROR_INVALID_ARGUMENT,
+                  "vinci_context_get_cur_output_desc: arguments must not be NULL");
+    const Model& m = *context->model;
+    const auto& outputs = *m.container.model().outputs();
+    if (index >= outputs.size())
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "output index " + str(index) + " is out of range (the "
+                                                    "model has " + str(outputs.size()) + ")");
+    if (!context->has_profile)
+      return fail(VINCI_ERROR_INVALID_ARGUMENT, "no current output dims: the context has no "
+                                                "successful run yet");
+    *out_desc = describe(*outputs.Get(index), m.shapes[context->profiled_shape].outputs[index]);
+    return VINCI_OK;
+  });
+}
+
 }  // extern "C"
+

@@ -28,6 +28,7 @@ class SimSession final : public Session {
     options_.hazards_fatal = options.hazards_fatal;
     options_.l2 = &l2_;
     options_.pool = &pool_;
+    options_.reference_paths = options.reference_paths;
     if (options.trace) {
       trace_ = std::make_unique<sim::TraceWriter>();
       options_.trace = trace_.get();

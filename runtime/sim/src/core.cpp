@@ -180,7 +180,7 @@ CostInputs Core::costInputs(const Instruction& ins, const Resolved ops[kMaxOpera
     uint64_t ub[kMaxOperands] = {};
     for (unsigned s = 0; s < kMaxOperands; ++s) ub[s] = ins.operand[s].used() ? ops[s].offset : 0;
     in.repeat_cycles_free = ins.p[param::Repeat];
-    in.repeat_cycles = bankConflictCycles(ins, ub, soc_->timing);
+    in.repeat_cycles = bankConflictCycles(ins, ub, soc_->timing, reference_);
   }
   const Operand& src = ins.operand[1];
   if (src.used() && Space(src.space) == Space::GM && ins.op != Opcode::CopyGather) {
@@ -582,17 +582,17 @@ void Core::execute(const Instruction& ins, const Resolved ops[kMaxOperands], Blo
     }
     case Opcode::Mmad:
       mmad(ops[1].ptr, ops[2].ptr, ops[0].ptr, p[0], p[1], p[2], ins.dtype, ins.dtype2,
-           ins.flags & flag::Init, scratch_);
+           ins.flags & flag::Init, scratch_, reference_);
       return;
     case Opcode::MoveL0cToUb:
-      execMoveL0cToUb(ins, ops[0].ptr, ops[1].ptr);
+      execMoveL0cToUb(ins, ops[0].ptr, ops[1].ptr, reference_);
       return;
     default:
       break;
   }
   if (isVectorOp(ins.op)) {
     uint8_t* ptrs[kMaxOperands] = {ops[0].ptr, ops[1].ptr, ops[2].ptr, ops[3].ptr};
-    execVector(ins, ptrs);
+    execVector(ins, ptrs, reference_);
   }
 }
 
@@ -602,6 +602,7 @@ void Core::run(const ProgramData& prog, uint32_t block_idx, const KernelTiming& 
   prog_ = &prog;
   code_ = prog.code.data();
   timing_ = &timing;
+  reference_ = opt.reference_paths;
   soc_ = timing.soc;
   struct Frame {
     uint32_t begin, trip, iter;
@@ -649,7 +650,7 @@ void Core::run(const ProgramData& prog, uint32_t block_idx, const KernelTiming& 
       res.error = res.hazards.empty() ? "hazard" : res.hazards.front();
       return;
     }
-    recordGmWrites(ins, ops, res);
+    if (opt.detect_hazards) recordGmWrites(ins, ops, res);
     execute(ins, ops, res);
     if (!res.ok) {
       res.error = "pc " + std::to_string(pc) + ": " + res.error;

@@ -133,6 +133,7 @@ class Core {
 
   // Timing.
   const KernelTiming* timing_ = nullptr;
+  bool reference_ = false;  // RunOptions::reference_paths
   LaneState lane_[kNumLanes];
   uint64_t queued_[kNumPipes] = {};     // instructions entered per pipe
   uint64_t transfers_[kNumPipes] = {};  // GM transfers issued per pipe

@@ -117,6 +117,17 @@ bool runKernel(const Program& p, uint32_t block_dim, const std::vector<GmRegion>
   std::vector<detail::BlockResult>& blocks = workers.blocks;
   if (blocks.size() < block_dim) blocks.resize(block_dim);
   for (uint32_t b = 0; b < block_dim; ++b) blocks[b].clear();
+  // A launch whose hazards are known runs without the detector.
+  RunOptions run_opt = opt;
+  CorePool::Impl::LaunchKey key;
+  const CorePool::Impl::Verdict* known = nullptr;
+  if (opt.detect_hazards && opt.pool) {
+    key.program = p.shared();
+    key.block_dim = block_dim;
+    for (const GmRegion& r : args) key.args.emplace_back(r.size, r.writable);
+    known = workers.findVerdict(key);
+    if (known) run_opt.detect_hazards = false;
+  }
   std::atomic<uint32_t> next{0};
   std::atomic<bool> stop{false};
   const std::function<void(unsigned)> work = [&](unsigned w) {
@@ -125,7 +136,7 @@ bool runKernel(const Program& p, uint32_t block_dim, const std::vector<GmRegion>
       if (stop.load(std::memory_order_relaxed)) return;
       const uint32_t b = next.fetch_add(1);
       if (b >= block_dim) return;
-      core.run(*prog, b, timing, args, opt, blocks[b]);
+      core.run(*prog, b, timing, args, run_opt, blocks[b]);
       if (!blocks[b].ok) stop = true;
     }
   };
@@ -190,8 +201,15 @@ bool runKernel(const Program& p, uint32_t block_dim, const std::vector<GmRegion>
   }
 
   bool cross = false;
-  if (opt.detect_hazards && !cross_truncated && block_dim > 1)
+  if (run_opt.detect_hazards && !cross_truncated && block_dim > 1)
     checkCrossBlockWrites(blocks, block_dim, prog->num_args, profile.hazards, cross);
+  if (known) {
+    profile.hazards = known->hazards;
+    cross = known->found;
+  } else if (opt.detect_hazards && opt.pool) {
+    workers.keepVerdict(CorePool::Impl::Verdict{std::move(key), profile.hazards,
+                                                cross || !profile.hazards.empty()});
+  }
 
   if (opt.trace) {
     TraceWriter::Impl& t = opt.trace->impl();

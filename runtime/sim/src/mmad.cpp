@@ -245,7 +245,7 @@ void mmadS8(const int8_t* a, const int8_t* b, int32_t* c, uint32_t m, uint32_t n
 }  // namespace
 
 void mmad(const uint8_t* a, const uint8_t* b, uint8_t* c, uint32_t m, uint32_t n, uint32_t k,
-          DType in, DType out, bool init, MmadScratch& s) {
+          DType in, DType out, bool init, MmadScratch& s, bool reference) {
   if (in == DType::S8) {
     mmadS8(reinterpret_cast<const int8_t*>(a), reinterpret_cast<const int8_t*>(b),
            reinterpret_cast<int32_t*>(c), m, n, k, init, s);
@@ -258,7 +258,7 @@ void mmad(const uint8_t* a, const uint8_t* b, uint8_t* c, uint32_t m, uint32_t n
   s.b.resize(size_t(n1) * k * 16);
   bool fast = false;
 #ifdef VINCI_HAVE_X86_DISPATCH
-  fast = hostHasAvx2();
+  fast = !reference && hostHasAvx2();
 #endif
   if (in == DType::F16 && fast) {
 #ifdef VINCI_HAVE_X86_DISPATCH
@@ -287,9 +287,14 @@ void mmad(const uint8_t* a, const uint8_t* b, uint8_t* c, uint32_t m, uint32_t n
   else
 #endif
     computePortable(s.a.data(), s.b.data(), acc, mpad, n1, k, init && out != DType::F16);
+  // Results as arithmetic stores them: a NaN is the positive quiet NaN
+  // (sums of NaNs would otherwise keep the sign their order gives).
   if (out == DType::F16) {
     uint16_t* c16 = reinterpret_cast<uint16_t*>(c);
-    for (size_t i = 0; i < c_elems; ++i) c16[i] = f32ToF16(acc[i]);
+    for (size_t i = 0; i < c_elems; ++i) c16[i] = f16Result(acc[i]);
+  } else {
+    for (size_t i = 0; i < c_elems; ++i)
+      if (acc[i] != acc[i]) acc[i] = bitsFloat(0x7FC00000u);
   }
 }
 

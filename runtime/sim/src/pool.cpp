@@ -30,6 +30,17 @@ detail::Core& CorePool::Impl::core(unsigned w, const soc::SocSpec& soc) {
   return *c;
 }
 
+const CorePool::Impl::Verdict* CorePool::Impl::findVerdict(const LaunchKey& key) const {
+  for (const Verdict& v : verdicts_)
+    if (v.key == key) return &v;
+  return nullptr;
+}
+
+void CorePool::Impl::keepVerdict(Verdict v) {
+  if (verdicts_.size() >= 4096) verdicts_.erase(verdicts_.begin());  // a bound, never reached by a model
+  verdicts_.push_back(std::move(v));
+}
+
 void CorePool::Impl::run(unsigned participants, const std::function<void(unsigned)>& work) {
   participants = std::clamp(participants, 1u, threads);
   if (participants > 1) {

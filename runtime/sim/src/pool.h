@@ -31,6 +31,23 @@ struct CorePool::Impl {
   std::vector<std::unique_ptr<detail::Core>> cores;
   std::vector<detail::BlockResult> blocks;  // reused: their vectors keep their capacity
 
+  // A kernel launch as the hazard detector sees it.
+  struct LaunchKey {
+    std::shared_ptr<const detail::ProgramData> program;  // held: the address stays unique
+    uint32_t block_dim;
+    std::vector<std::pair<uint64_t, bool>> args;         // size, writable
+    bool operator==(const LaunchKey& o) const {
+      return program == o.program && block_dim == o.block_dim && args == o.args;
+    }
+  };
+  struct Verdict {
+    LaunchKey key;
+    std::vector<std::string> hazards;  // as runKernel reports them (capped)
+    bool found;                        // a hazard, the cross-block check's included
+  };
+  const Verdict* findVerdict(const LaunchKey& key) const;
+  void keepVerdict(Verdict v);
+
  private:
   void loop(unsigned w);
   std::vector<std::thread> workers_;
@@ -41,6 +58,7 @@ struct CorePool::Impl {
   unsigned pending_ = 0;
   uint64_t generation_ = 0;
   bool quit_ = false;
+  std::vector<Verdict> verdicts_;  // few kernels a model: a linear search
 };
 
 }  // namespace vinci::sim

@@ -202,6 +202,81 @@ uint32_t activeBlocks(const Instruction& ins, uint32_t lanes, uint32_t esize) {
   return mask;
 }
 
+// The most masks among `m[0..n)` that share one bit.
+uint32_t maxCover(const uint32_t* m, unsigned n) {
+  uint32_t any = 0;
+  for (unsigned i = 0; i < n; ++i) any |= m[i];
+  uint32_t worst = 0;
+  for (; any; any &= any - 1) {
+    const uint32_t bit = any & (~any + 1);
+    uint32_t c = 0;
+    for (unsigned i = 0; i < n; ++i) c += (m[i] & bit) != 0;
+    worst = std::max(worst, c);
+  }
+  return worst;
+}
+
+// Cycles of repeat `r`: one row per bank group a cycle; reads to one group,
+// writes to one group, or a read and a write to one bank serialise.
+uint32_t repeatCycles(const Stream* streams, unsigned n, uint64_t r, uint32_t groups,
+                      uint64_t row_bytes, uint64_t span, bool reference) {
+  // Usual case: every operand's active blocks are consecutive rows within
+  // one bank; each is then a rotated run of bits over the groups.
+  uint32_t mask[kMaxOperands + 1], bank[kMaxOperands + 1];
+  bool simple = !reference && groups <= 32;
+  for (unsigned i = 0; i < n && simple; ++i) {
+    const Stream& st = streams[i];
+    const uint32_t nb = uint32_t(__builtin_popcount(st.active));
+    simple = st.blocks > 0 && (st.blocks == 1 || st.blk == row_bytes) && st.active == (1u << nb) - 1 &&
+             nb <= groups;
+    if (!simple) break;
+    const uint64_t first = st.base + r * st.rep, last = first + (nb - 1) * st.blk;
+    simple = first / span == last / span;
+    const uint32_t g = uint32_t((first / row_bytes) % groups);
+    const uint64_t run = nb == 32 ? ~0ull : (1ull << nb) - 1;
+    const uint64_t rotated = (run << g) | (run >> (groups - g));
+    mask[i] = uint32_t(rotated & ((groups == 32) ? ~0u : (1u << groups) - 1));
+    bank[i] = uint32_t(first / span);
+  }
+  if (simple) {
+    uint32_t reads[kMaxOperands + 1], writes[kMaxOperands + 1];
+    unsigned nr = 0, nw = 0;
+    for (unsigned i = 0; i < n; ++i) (streams[i].write ? writes[nw++] : reads[nr++]) = mask[i];
+    uint32_t worst = std::max({1u, maxCover(reads, nr), maxCover(writes, nw)});
+    for (unsigned w = 0; w < n; ++w) {
+      if (!streams[w].write) continue;
+      uint32_t same[kMaxOperands + 1];
+      unsigned ns = 0;
+      for (unsigned i = 0; i < n; ++i)
+        if (!streams[i].write && bank[i] == bank[w] && (mask[i] & mask[w])) same[ns++] = mask[i] & mask[w];
+      if (ns) worst = std::max(worst, 1 + maxCover(same, ns));
+    }
+    return worst;
+  }
+  // General case: count rows per group and per (group, bank).
+  uint8_t group_reads[32] = {}, group_writes[32] = {};
+  uint8_t bank_reads[32][8] = {}, bank_writes[32][8] = {};
+  uint32_t worst = 1;
+  for (unsigned i = 0; i < n; ++i) {
+    const Stream& st = streams[i];
+    for (uint32_t blk = 0; blk < st.blocks; ++blk) {
+      if (!((st.active >> blk) & 1)) continue;
+      const uint64_t addr = st.base + r * st.rep + blk * st.blk;
+      const uint32_t g = uint32_t((addr / row_bytes) % groups), b = uint32_t((addr / span) & 7);
+      if (st.write) {
+        worst = std::max<uint32_t>(worst, ++group_writes[g]);
+        ++bank_writes[g][b];
+      } else {
+        worst = std::max<uint32_t>(worst, ++group_reads[g]);
+        ++bank_reads[g][b];
+      }
+      if (bank_reads[g][b] && bank_writes[g][b])
+        worst = std::max<uint32_t>(worst, bank_reads[g][b] + bank_writes[g][b]);
+    }
+  }
+  return worst;
+}
+
 }  // namespace
 
 CostFn costFunction(Opcode op) {
@@ -252,7 +327,7 @@ LaneParams resolveLane(const soc::SocSpec& soc, Lane lane, uint32_t active_cores
 }
 
 uint64_t bankConflictCycles(const Instruction& ins, const uint64_t ub_offset[kMaxOperands],
-                            const soc::TimingTable& t) {
+                            const soc::TimingTable& t, bool reference) {
   const uint64_t repeats = ins.p[param::Repeat];
   if (repeats == 0) return 0;
   const uint32_t groups = uint32_t(t.ub_bank_groups.value);
@@ -310,38 +385,8 @@ uint64_t bankConflictCycles(const Instruction& ins, const uint64_t ub_offset[kMa
   // The bank-group pattern has period `groups` in the repeat index.
   const uint64_t period = std::min<uint64_t>(repeats, groups);
   uint64_t cycles_of[32] = {};
-  for (uint64_t r = 0; r < period; ++r) {
-    uint32_t reads[32] = {}, writes[32] = {};
-    // Rows touched by reads and writes per (group, bank), as small lists.
-    struct BankUse {
-      uint32_t group;
-      uint64_t bank;
-      uint32_t reads, writes;
-    };
-    BankUse banks[64];
-    unsigned nbanks = 0;
-    uint32_t worst = 1;
-    for (unsigned i = 0; i < n; ++i) {
-      const Stream& st = streams[i];
-      for (uint32_t blk = 0; blk < st.blocks; ++blk) {
-        if (!((st.active >> blk) & 1)) continue;
-        const uint64_t addr = st.base + r * st.rep + blk * st.blk;
-        const uint32_t g = uint32_t((addr / row_bytes) % groups);
-        const uint64_t bank = addr / span;
-        uint32_t& count = st.write ? writes[g] : reads[g];
-        worst = std::max(worst, ++count);
-        unsigned k = 0;
-        while (k < nbanks && !(banks[k].group == g && banks[k].bank == bank)) ++k;
-        if (k == nbanks) {
-          if (nbanks == 64) continue;
-          banks[nbanks++] = BankUse{g, bank, 0, 0};
-        }
-        (st.write ? banks[k].writes : banks[k].reads)++;
-        if (banks[k].reads && banks[k].writes) worst = std::max(worst, banks[k].reads + banks[k].writes);
-      }
-    }
-    cycles_of[r] = worst;
-  }
+  for (uint64_t r = 0; r < period; ++r)
+    cycles_of[r] = repeatCycles(streams, n, r, groups, row_bytes, span, reference);
   uint64_t one_period = 0;
   for (uint64_t r = 0; r < period; ++r) one_period += cycles_of[r];
   uint64_t total = (repeats / period) * one_period;

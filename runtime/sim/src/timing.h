@@ -73,8 +73,10 @@ CostFn costFunction(Opcode op);
 // reads to one group, writes to one group, or a read and a write to one bank
 // serialised ([bank] in soc.cpp). Closed form: the bank-group pattern repeats
 // every 16 repeats, so the first min(repeats, 16) are counted and extended.
+// `reference`: count every row (the general path) instead of the bit-mask
+// path for consecutive rows; the two agree by construction.
 uint64_t bankConflictCycles(const Instruction& ins, const uint64_t ub_offset[kMaxOperands],
-                            const soc::TimingTable& t);
+                            const soc::TimingTable& t, bool reference);
 
 }  // namespace vinci::sim::detail
 

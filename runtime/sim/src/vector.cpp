@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 
+#include "fast.h"
 #include "vinci/sim/numeric.h"
 
 namespace vinci::sim::detail {
@@ -27,23 +28,23 @@ struct CodecF16 {
   using V = float;
   static constexpr uint32_t kBytes = 2;
   static V load(const uint8_t* p) { return f16ToF32(rd16(p)); }
-  static void store(uint8_t* p, V v) { wr16(p, f32ToF16(v)); }
-  static V round(V v) { return f16ToF32(f32ToF16(v)); }
+  static void store(uint8_t* p, V v) { wr16(p, f16Result(v)); }
+  static V round(V v) { return f16ToF32(f16Result(v)); }
   static V scalar(uint32_t bits) { return round(bitsFloat(bits)); }
 };
 struct CodecBf16 {
   using V = float;
   static constexpr uint32_t kBytes = 2;
   static V load(const uint8_t* p) { return bf16ToF32(rd16(p)); }
-  static void store(uint8_t* p, V v) { wr16(p, f32ToBf16(v)); }
-  static V round(V v) { return bf16ToF32(f32ToBf16(v)); }
+  static void store(uint8_t* p, V v) { wr16(p, bf16Result(v)); }
+  static V round(V v) { return bf16ToF32(bf16Result(v)); }
   static V scalar(uint32_t bits) { return round(bitsFloat(bits)); }
 };
 struct CodecF32 {
   using V = float;
   static constexpr uint32_t kBytes = 4;
   static V load(const uint8_t* p) { return bitsFloat(rd32(p)); }
-  static void store(uint8_t* p, V v) { wr32(p, floatBits(v)); }
+  static void store(uint8_t* p, V v) { wr32(p, f32Result(v)); }
   static V round(V v) { return v; }
   static V scalar(uint32_t bits) { return bitsFloat(bits); }
 };
@@ -107,10 +108,134 @@ bool dense(const Instruction& ins, unsigned nsrc) {
   return true;
 }
 
+// ---- Fast paths ------------------------------------------------------------------
+//
+// An instruction whose operands are contiguous within each repeat (block
+// stride 1) under a mask of the first K lanes is, repeat by repeat, K
+// consecutive elements per operand: fast.cpp's SIMD loops take those runs
+// (one run for all repeats when they are back to back). A source that
+// overlaps the destination must be the destination itself, walked the same
+// way, so that the repeat-by-repeat order the reference follows is kept.
+
+// The fast form of an elementwise opcode, if any.
+bool fastOp(Opcode op, fast::Op& out) {
+  switch (op) {
+    case Opcode::VAdd: out = fast::Op::Add; return true;
+    case Opcode::VSub: out = fast::Op::Sub; return true;
+    case Opcode::VMul: out = fast::Op::Mul; return true;
+    case Opcode::VDiv: out = fast::Op::Div; return true;
+    case Opcode::VMax: out = fast::Op::Max; return true;
+    case Opcode::VMin: out = fast::Op::Min; return true;
+    case Opcode::VMla: out = fast::Op::Mla; return true;
+    case Opcode::VAxpy: out = fast::Op::Axpy; return true;
+    case Opcode::VAdds: out = fast::Op::Adds; return true;
+    case Opcode::VMuls: out = fast::Op::Muls; return true;
+    case Opcode::VMaxs: out = fast::Op::Maxs; return true;
+    case Opcode::VMins: out = fast::Op::Mins; return true;
+    case Opcode::VLeakyRelu: out = fast::Op::LeakyRelu; return true;
+    case Opcode::VAbs: out = fast::Op::Abs; return true;
+    case Opcode::VRelu: out = fast::Op::Relu; return true;
+    case Opcode::VNeg: out = fast::Op::Neg; return true;
+    case Opcode::VSqrt: out = fast::Op::Sqrt; return true;
+    case Opcode::VRsqrt: out = fast::Op::Rsqrt; return true;
+    case Opcode::VRec: out = fast::Op::Rec; return true;
+    case Opcode::VExp: out = fast::Op::Exp; return true;
+    case Opcode::VLn: out = fast::Op::Ln; return true;
+    case Opcode::VDup: out = fast::Op::Dup; return true;
+    default: return false;
+  }
+}
+
+// The lanes a mask keeps when they are the first K (0 if not a prefix).
+uint32_t prefixLanes(const Instruction& ins, uint32_t lanes) {
+  const uint64_t lo = ins.mask[0], hi = lanes > 64 ? ins.mask[1] : 0;
+  if (lo == ~0ull) {
+    if (lanes <= 64) return lanes;
+    return (hi & (hi + 1)) == 0 ? 64 + uint32_t(__builtin_popcountll(hi)) : 0;
+  }
+  if (hi != 0 || (lo & (lo + 1)) != 0) return 0;
+  return uint32_t(__builtin_popcountll(lo));
+}
+
+// A contiguous run walk: element `e` of repeat `r` at base + r * rep + e * esize.
+struct Runs {
+  uint32_t repeats, count;   // runs, elements per run
+  uint64_t rep[3];           // byte strides of dst, src0, src1 between runs
+};
+
+// Whether the instruction is a sequence of contiguous runs the fast loops can
+// take, and its shape; `nsrc` sources (operands 1..nsrc), all of one element size.
+bool contiguousRuns(const Instruction& ins, uint8_t* const op[], unsigned nsrc, uint32_t esize,
+                    Runs& runs) {
+  const uint32_t lanes = 256 / esize;
+  const uint32_t k = prefixLanes(ins, lanes);
+  if (k == 0) return false;
+  const unsigned blk[3] = {param::DstBlk, param::Src0Blk, param::Src1Blk};
+  const unsigned rep[3] = {param::DstRep, param::Src0Rep, param::Src1Rep};
+  for (unsigned i = 0; i <= nsrc; ++i)
+    if (ins.p[blk[i]] != 1 && k * esize > 32) return false;  // one block: its stride is unused
+  runs.repeats = ins.p[param::Repeat];
+  runs.count = k;
+  for (unsigned i = 0; i < 3; ++i) runs.rep[i] = uint64_t(ins.p[rep[i]]) * 32;
+  if (runs.repeats == 0) return true;
+  // A source overlapping the destination must be walked exactly as it is.
+  const uint64_t run_bytes = uint64_t(k) * esize;
+  auto span = [&](unsigned i, uint64_t& lo, uint64_t& hi) {
+    lo = reinterpret_cast<uintptr_t>(op[i]);
+    hi = lo + (runs.repeats - 1) * runs.rep[i] + run_bytes;
+  };
+  uint64_t dlo, dhi;
+  span(0, dlo, dhi);
+  for (unsigned i = 1; i <= nsrc; ++i) {
+    uint64_t lo, hi;
+    span(i, lo, hi);
+    if (lo < dhi && dlo < hi && !(op[i] == op[0] && runs.rep[i] == runs.rep[0])) return false;
+  }
+  // Runs back to back on every operand: one run of all the elements.
+  bool joined = k == lanes;
+  for (unsigned i = 0; i <= nsrc && joined; ++i) joined = runs.rep[i] == run_bytes;
+  if (joined) {
+    runs.count = k * runs.repeats;
+    runs.repeats = 1;
+  }
+  return true;
+}
+
+template <typename C>
+bool fastElementwise(const Instruction& ins, uint8_t* const op[], unsigned nsrc) {
+#ifdef VINCI_SIM_FAST
+  constexpr bool f16 = std::is_same_v<C, CodecF16>, f32 = std::is_same_v<C, CodecF32>;
+#else
+  constexpr bool f16 = false, f32 = false;  // no fast paths in this build
+#endif
+  if constexpr (!f16 && !f32) {
+    return false;
+  } else {
+    fast::Op fop;
+    if (!fastOp(ins.op, fop)) return false;
+    Runs runs;
+    if (!contiguousRuns(ins, op, nsrc, C::kBytes, runs)) return false;
+    const float s = C::scalar(ins.p[param::Scalar]);
+    for (uint32_t r = 0; r < runs.repeats; ++r) {
+      uint8_t* d = op[0] + r * runs.rep[0];
+      const uint8_t* a = nsrc >= 1 ? op[1] + r * runs.rep[1] : d;
+      const uint8_t* b = nsrc >= 2 ? op[2] + r * runs.rep[2] : d;
+      if constexpr (f16)
+        fast::f16(fop, reinterpret_cast<uint16_t*>(d), reinterpret_cast<const uint16_t*>(a),
+                  reinterpret_cast<const uint16_t*>(b), s, runs.count);
+      else
+        fast::f32(fop, reinterpret_cast<float*>(d), reinterpret_cast<const float*>(a),
+                  reinterpret_cast<const float*>(b), s, runs.count);
+    }
+    return true;
+  }
+}
+
 // dst[lane] = f(src0[lane], src1[lane], dst[lane]) over every active lane.
 template <typename C, typename F>
-void elementwise(const Instruction& ins, uint8_t* const op[], unsigned nsrc, F f) {
+void elementwise(const Instruction& ins, uint8_t* const op[], bool fast, unsigned nsrc, F f) {
   using V = typename C::V;
+  if (fast && fastElementwise<C>(ins, op, nsrc)) return;
   const uint32_t repeat = ins.p[param::Repeat];
   const uint32_t lanes = lanesOf(ins);
   if (dense(ins, nsrc)) {
@@ -138,50 +263,70 @@ void elementwise(const Instruction& ins, uint8_t* const op[], unsigned nsrc, F f
     }
 }
 
+// vcopy moves bits: every active lane of src0 to dst, in lane order.
+void copyLanes(const Instruction& ins, uint8_t* const op[], uint32_t esize, bool fast) {
+  Runs runs;
+  if (fast && contiguousRuns(ins, op, 1, esize, runs)) {
+    for (uint32_t r = 0; r < runs.repeats; ++r)
+      std::memmove(op[0] + r * runs.rep[0], op[1] + r * runs.rep[1], size_t(runs.count) * esize);
+    return;
+  }
+  const uint32_t lanes = lanesOf(ins), repeat = ins.p[param::Repeat];
+  const Walk wd = walk(op[0], esize, ins.p[param::DstBlk], ins.p[param::DstRep]);
+  const Walk w0 = walk(op[1], esize, ins.p[param::Src0Blk], ins.p[param::Src0Rep]);
+  for (uint32_t r = 0; r < repeat; ++r)
+    for (uint32_t l = 0; l < lanes; ++l) {
+      if (!laneOn(ins, l)) continue;
+      uint8_t tmp[4];
+      std::memcpy(tmp, w0.at(r, l), esize);
+      std::memcpy(wd.at(r, l), tmp, esize);
+    }
+}
+
 template <typename C>
-void arithmetic(const Instruction& ins, uint8_t* const op[]) {
+void arithmetic(const Instruction& ins, uint8_t* const op[], bool fast) {
   using V = typename C::V;
   const V s = C::scalar(ins.p[param::Scalar]);
   auto R = [](V v) { return C::round(v); };
   switch (ins.op) {
-    case Opcode::VAdd: elementwise<C>(ins, op, 2, [](V a, V b, uint8_t*) { return a + b; }); return;
-    case Opcode::VSub: elementwise<C>(ins, op, 2, [](V a, V b, uint8_t*) { return a - b; }); return;
-    case Opcode::VMul: elementwise<C>(ins, op, 2, [](V a, V b, uint8_t*) { return a * b; }); return;
-    case Opcode::VDiv: elementwise<C>(ins, op, 2, [](V a, V b, uint8_t*) { return a / b; }); return;
-    case Opcode::VMax: elementwise<C>(ins, op, 2, [](V a, V b, uint8_t*) { return vmax(a, b); }); return;
-    case Opcode::VMin: elementwise<C>(ins, op, 2, [](V a, V b, uint8_t*) { return vmin(a, b); }); return;
+    case Opcode::VAdd: elementwise<C>(ins, op, fast, 2, [](V a, V b, uint8_t*) { return a + b; }); return;
+    case Opcode::VSub: elementwise<C>(ins, op, fast, 2, [](V a, V b, uint8_t*) { return a - b; }); return;
+    case Opcode::VMul: elementwise<C>(ins, op, fast, 2, [](V a, V b, uint8_t*) { return a * b; }); return;
+    case Opcode::VDiv: elementwise<C>(ins, op, fast, 2, [](V a, V b, uint8_t*) { return a / b; }); return;
+    case Opcode::VMax: elementwise<C>(ins, op, fast, 2, [](V a, V b, uint8_t*) { return vmax(a, b); }); return;
+    case Opcode::VMin: elementwise<C>(ins, op, fast, 2, [](V a, V b, uint8_t*) { return vmin(a, b); }); return;
     case Opcode::VMla:
-      elementwise<C>(ins, op, 2, [&](V a, V b, uint8_t* d) { return R(a * b) + C::load(d); });
+      elementwise<C>(ins, op, fast, 2, [&](V a, V b, uint8_t* d) { return R(a * b) + C::load(d); });
       return;
     case Opcode::VAxpy:
-      elementwise<C>(ins, op, 1, [&](V a, V, uint8_t* d) { return R(a * s) + C::load(d); });
+      elementwise<C>(ins, op, fast, 1, [&](V a, V, uint8_t* d) { return R(a * s) + C::load(d); });
       return;
-    case Opcode::VAdds: elementwise<C>(ins, op, 1, [&](V a, V, uint8_t*) { return a + s; }); return;
-    case Opcode::VMuls: elementwise<C>(ins, op, 1, [&](V a, V, uint8_t*) { return a * s; }); return;
-    case Opcode::VMaxs: elementwise<C>(ins, op, 1, [&](V a, V, uint8_t*) { return vmax(a, s); }); return;
-    case Opcode::VMins: elementwise<C>(ins, op, 1, [&](V a, V, uint8_t*) { return vmin(a, s); }); return;
+    case Opcode::VAdds: elementwise<C>(ins, op, fast, 1, [&](V a, V, uint8_t*) { return a + s; }); return;
+    case Opcode::VMuls: elementwise<C>(ins, op, fast, 1, [&](V a, V, uint8_t*) { return a * s; }); return;
+    case Opcode::VMaxs: elementwise<C>(ins, op, fast, 1, [&](V a, V, uint8_t*) { return vmax(a, s); }); return;
+    case Opcode::VMins: elementwise<C>(ins, op, fast, 1, [&](V a, V, uint8_t*) { return vmin(a, s); }); return;
     case Opcode::VLeakyRelu:
-      elementwise<C>(ins, op, 1, [&](V a, V, uint8_t*) { return a >= V(0) ? a : a * s; });
+      elementwise<C>(ins, op, fast, 1, [&](V a, V, uint8_t*) { return a >= V(0) ? a : a * s; });
       return;
     case Opcode::VAbs:
-      elementwise<C>(ins, op, 1, [](V a, V, uint8_t*) {
+      elementwise<C>(ins, op, fast, 1, [](V a, V, uint8_t*) {
         if constexpr (std::is_floating_point_v<V>) return std::fabs(a);  // clears the sign of -0 and NaN
         else return a < V(0) ? V(0) - a : a;
       });
       return;
-    case Opcode::VRelu: elementwise<C>(ins, op, 1, [](V a, V, uint8_t*) { return vmax(a, V(0)); }); return;
-    case Opcode::VNeg: elementwise<C>(ins, op, 1, [](V a, V, uint8_t*) { return -a; }); return;
-    case Opcode::VDup: elementwise<C>(ins, op, 0, [&](V, V, uint8_t*) { return s; }); return;
-    case Opcode::VCopy: elementwise<C>(ins, op, 1, [](V a, V, uint8_t*) { return a; }); return;
+    case Opcode::VRelu: elementwise<C>(ins, op, fast, 1, [](V a, V, uint8_t*) { return vmax(a, V(0)); }); return;
+    case Opcode::VNeg: elementwise<C>(ins, op, fast, 1, [](V a, V, uint8_t*) { return -a; }); return;
+    case Opcode::VDup: elementwise<C>(ins, op, fast, 0, [&](V, V, uint8_t*) { return s; }); return;
+    case Opcode::VCopy: copyLanes(ins, op, C::kBytes, fast); return;
     default: break;
   }
   if constexpr (std::is_floating_point_v<V>) {
     switch (ins.op) {
-      case Opcode::VExp: elementwise<C>(ins, op, 1, [](V a, V, uint8_t*) { return std::exp(a); }); return;
-      case Opcode::VLn: elementwise<C>(ins, op, 1, [](V a, V, uint8_t*) { return std::log(a); }); return;
-      case Opcode::VSqrt: elementwise<C>(ins, op, 1, [](V a, V, uint8_t*) { return std::sqrt(a); }); return;
-      case Opcode::VRsqrt: elementwise<C>(ins, op, 1, [](V a, V, uint8_t*) { return 1.0f / std::sqrt(a); }); return;
-      case Opcode::VRec: elementwise<C>(ins, op, 1, [](V a, V, uint8_t*) { return 1.0f / a; }); return;
+      case Opcode::VExp: elementwise<C>(ins, op, fast, 1, [](V a, V, uint8_t*) { return std::exp(a); }); return;
+      case Opcode::VLn: elementwise<C>(ins, op, fast, 1, [](V a, V, uint8_t*) { return std::log(a); }); return;
+      case Opcode::VSqrt: elementwise<C>(ins, op, fast, 1, [](V a, V, uint8_t*) { return std::sqrt(a); }); return;
+      case Opcode::VRsqrt: elementwise<C>(ins, op, fast, 1, [](V a, V, uint8_t*) { return 1.0f / std::sqrt(a); }); return;
+      case Opcode::VRec: elementwise<C>(ins, op, fast, 1, [](V a, V, uint8_t*) { return 1.0f / a; }); return;
       default: break;
     }
   }
@@ -275,13 +420,13 @@ void broadcast(const Instruction& ins, uint8_t* const op[]) {
 }
 
 template <typename C>
-void dispatch(const Instruction& ins, uint8_t* const op[]) {
+void dispatch(const Instruction& ins, uint8_t* const op[], bool fast) {
   switch (ins.op) {
     case Opcode::VCmp: case Opcode::VCmps: compare<C>(ins, op); return;
     case Opcode::VSel: select<C>(ins, op); return;
     case Opcode::VBrcb: broadcast<C>(ins, op); return;
     case Opcode::VCAdd: case Opcode::VCMax: case Opcode::VCMin: reduce<C>(ins, op); return;
-    default: arithmetic<C>(ins, op); return;
+    default: arithmetic<C>(ins, op, fast); return;
   }
 }
 
@@ -321,9 +466,9 @@ void storeAny(DType t, uint8_t* p, double v, RoundMode mode, bool src_is_float) 
     return std::min(std::max(r, lo), hi);
   };
   switch (t) {
-    case DType::F16: wr16(p, f32ToF16(float(v))); return;
-    case DType::BF16: wr16(p, f32ToBf16(float(v))); return;
-    case DType::F32: wr32(p, floatBits(float(v))); return;
+    case DType::F16: wr16(p, f16Result(float(v))); return;
+    case DType::BF16: wr16(p, bf16Result(float(v))); return;
+    case DType::F32: wr32(p, f32Result(float(v))); return;
     case DType::S32: wr32(p, uint32_t(int32_t(sat(INT32_MIN, INT32_MAX)))); return;
     case DType::S8: *p = uint8_t(int8_t(sat(-128, 127))); return;
     case DType::U8: *p = uint8_t(sat(0, 255)); return;
@@ -331,7 +476,37 @@ void storeAny(DType t, uint8_t* p, double v, RoundMode mode, bool src_is_float) 
   }
 }
 
-void convert(const Instruction& ins, uint8_t* const op[]) {
+// fp16 <-> fp32 over contiguous runs (other conversions: the reference).
+bool fastConvert(const Instruction& ins, uint8_t* const op[]) {
+#ifndef VINCI_SIM_FAST
+  return false;  // no fast paths in this build
+#endif
+  const DType st = ins.dtype, dt = ins.dtype2;
+  const bool up = st == DType::F16 && dt == DType::F32, down = st == DType::F32 && dt == DType::F16;
+  if (!up && !down) return false;
+  // Both walk the lanes of the wider (fp32) type: 64 a repeat.
+  const uint32_t k = prefixLanes(ins, 64);
+  if (k == 0 || (k * dtypeBytes(st) > 32 && ins.p[param::Src0Blk] != 1) ||
+      (k * dtypeBytes(dt) > 32 && ins.p[param::DstBlk] != 1))
+    return false;
+  const uint32_t repeats = ins.p[param::Repeat];
+  const uint64_t drep = uint64_t(ins.p[param::DstRep]) * 32, srep = uint64_t(ins.p[param::Src0Rep]) * 32;
+  if (repeats == 0) return true;
+  const uint64_t dbytes = uint64_t(k) * dtypeBytes(dt), sbytes = uint64_t(k) * dtypeBytes(st);
+  const uint64_t dlo = reinterpret_cast<uintptr_t>(op[0]), dhi = dlo + (repeats - 1) * drep + dbytes;
+  const uint64_t slo = reinterpret_cast<uintptr_t>(op[1]), shi = slo + (repeats - 1) * srep + sbytes;
+  if (slo < dhi && dlo < shi) return false;  // element sizes differ: no in-place form
+  for (uint32_t r = 0; r < repeats; ++r) {
+    if (up)
+      fast::f16ToF32(reinterpret_cast<float*>(op[0] + r * drep), reinterpret_cast<const uint16_t*>(op[1] + r * srep), k);
+    else
+      fast::f32ToF16(reinterpret_cast<uint16_t*>(op[0] + r * drep), reinterpret_cast<const float*>(op[1] + r * srep), k, false);
+  }
+  return true;
+}
+
+void convert(const Instruction& ins, uint8_t* const op[], bool fast) {
+  if (fast && fastConvert(ins, op)) return;
   const uint32_t lanes = lanesOf(ins), repeat = ins.p[param::Repeat];
   const DType st = ins.dtype, dt = ins.dtype2;
   const RoundMode mode = RoundMode(ins.p[param::Mode]);
@@ -355,19 +530,21 @@ void transpose(const Instruction& ins, uint8_t* const op[]) {
 
 }  // namespace
 
-void execVector(const Instruction& ins, uint8_t* const op[kMaxOperands]) {
-  if (ins.op == Opcode::VConv) return convert(ins, op);
+void execVector(const Instruction& ins, uint8_t* const op[kMaxOperands], bool reference) {
+  const bool fast = !reference && fast::available();
+  if (ins.op == Opcode::VConv) return convert(ins, op, fast);
   if (ins.op == Opcode::VTranspose) return transpose(ins, op);
   switch (ins.dtype) {
-    case DType::F16: return dispatch<CodecF16>(ins, op);
-    case DType::BF16: return dispatch<CodecBf16>(ins, op);
-    case DType::F32: return dispatch<CodecF32>(ins, op);
-    case DType::S32: return dispatch<CodecS32>(ins, op);
+    case DType::F16: return dispatch<CodecF16>(ins, op, fast);
+    case DType::BF16: return dispatch<CodecBf16>(ins, op, fast);
+    case DType::F32: return dispatch<CodecF32>(ins, op, fast);
+    case DType::S32: return dispatch<CodecS32>(ins, op, fast);
     default: return;  // rejected by the decoder
   }
 }
 
-void execMoveL0cToUb(const Instruction& ins, uint8_t* dst, const uint8_t* src) {
+void execMoveL0cToUb(const Instruction& ins, uint8_t* dst, const uint8_t* src, bool reference) {
+  const bool fast = !reference && fast::available();
   const DType st = ins.dtype, dt = ins.dtype2;
   const uint32_t ss = dtypeBytes(st), ds = dtypeBytes(dt);
   const bool relu = ins.flags & flag::Relu, scale = ins.flags & flag::Scale;
@@ -377,10 +554,17 @@ void execMoveL0cToUb(const Instruction& ins, uint8_t* dst, const uint8_t* src) {
     const uint8_t* s = src + size_t(b) * (len + src_gap) * ss;
     uint8_t* d = dst + size_t(b) * (len + dst_gap) * ds;
     if (st == DType::F32 && dt == DType::F16 && !scale) {  // the common matmul epilogue
+      const uint64_t s_lo = reinterpret_cast<uintptr_t>(s), d_lo = reinterpret_cast<uintptr_t>(d);
+#ifdef VINCI_SIM_FAST
+      if (fast && (s_lo >= d_lo + uint64_t(len) * 2 || d_lo >= s_lo + uint64_t(len) * 4)) {
+        fast::f32ToF16(reinterpret_cast<uint16_t*>(d), reinterpret_cast<const float*>(s), len, relu);
+        continue;
+      }
+#endif
       for (uint32_t e = 0; e < len; ++e) {
         float v = bitsFloat(rd32(s + e * 4));
         if (relu) v = vmax(v, 0.0f);
-        wr16(d + e * 2, f32ToF16(v));
+        wr16(d + e * 2, f16Result(v));
       }
       continue;
     }

@@ -9,10 +9,11 @@
 
 namespace vinci::sim::detail {
 
-// Executes a validated vector instruction (VAdd .. VCopy).
-void execVector(const Instruction& ins, uint8_t* const op[kMaxOperands]);
+// Executes a validated vector instruction (VAdd .. VBrcb); `reference`: the
+// scalar reference code only, never a fast path.
+void execVector(const Instruction& ins, uint8_t* const op[kMaxOperands], bool reference);
 // Executes a validated MoveL0cToUb.
-void execMoveL0cToUb(const Instruction& ins, uint8_t* dst, const uint8_t* src);
+void execMoveL0cToUb(const Instruction& ins, uint8_t* dst, const uint8_t* src, bool reference);
 
 }  // namespace vinci::sim::detail
 

@@ -210,9 +210,14 @@ TEST(OmContainer, HeaderCorruptionsHaveTheirOwnCodes) {
   EXPECT_EQ(openCode(bytes), Errc::ok) << "a newer minor version stays readable";
 
   bytes = good;
-  writeLe32(bytes, 12, 1);  // unknown flag
+  writeLe32(bytes, 12, 2);  // unknown flag
   refreshChecksums(bytes);
   EXPECT_EQ(openCode(bytes), Errc::unsupported_version);
+
+  bytes = good;
+  writeLe32(bytes, 12, format::kFlagGears);  // gears, but the metadata has no gear table
+  refreshChecksums(bytes);
+  EXPECT_EQ(openCode(bytes), Errc::invalid_model);
 
   bytes = good;
   writeLe32(bytes, 40, 1000);  // huge section count

@@ -238,6 +238,86 @@ TEST_F(RtApiArgs, ProfileQueriesRejectNullPointersAndBadIndices) {
   EXPECT_EQ(vinci_context_hazard_message(context_, UINT32_MAX), nullptr);
 }
 
+// The gear calls on a static model: NULL pointers, and asking a model
+// without gears for one (the gear model's own faults are rt_gears_test's).
+TEST_F(RtApiArgs, GearCallsRejectNullPointersAndStaticModels) {
+  vinci_gear_kind kind;
+  uint32_t count = 0, gear = 0;
+  vinci_gear values;
+  vinci_tensor_desc desc;
+  const int64_t dims[1] = {2};
+  vinci_shape shapes[2] = {{2, {2, 1024}}, {2, {2, 1024}}};
+  vinci_context* fresh = nullptr;
+  ASSERT_EQ(vinci_context_create(model_, nullptr, &fresh), VINCI_OK);
+  expectAll({
+      {"get_gear_kind(NULL model)", [&] { return vinci_model_get_gear_kind(nullptr, &kind); },
+       VINCI_ERROR_INVALID_ARGUMENT, "must not be NULL"},
+      {"get_gear_kind(NULL kind)", [&] { return vinci_model_get_gear_kind(model_, nullptr); },
+       VINCI_ERROR_INVALID_ARGUMENT, "must not be NULL"},
+      {"get_gear_count(NULL model)", [&] { return vinci_model_get_gear_count(nullptr, &count); },
+       VINCI_ERROR_INVALID_ARGUMENT, "must not be NULL"},
+      {"get_gear_count(NULL count)", [&] { return vinci_model_get_gear_count(model_, nullptr); },
+       VINCI_ERROR_INVALID_ARGUMENT, "must not be NULL"},
+      {"get_gear(NULL model)", [&] { return vinci_model_get_gear(nullptr, 0, &values); },
+       VINCI_ERROR_INVALID_ARGUMENT, "must not be NULL"},
+      {"get_gear(NULL gear)", [&] { return vinci_model_get_gear(model_, 0, nullptr); },
+       VINCI_ERROR_INVALID_ARGUMENT, "must not be NULL"},
+      {"get_gear(static)", [&] { return vinci_model_get_gear(model_, 0, &values); },
+       VINCI_ERROR_INVALID_ARGUMENT, "static shapes, no gears"},
+      {"get_gear_input_desc(NULL desc)",
+       [&] { return vinci_model_get_gear_input_desc(model_, 0, 0, nullptr); },
+       VINCI_ERROR_INVALID_ARGUMENT, "must not be NULL"},
+      {"get_gear_output_desc(static)",
+       [&] { return vinci_model_get_gear_output_desc(model_, 0, 0, &desc); },
+       VINCI_ERROR_INVALID_ARGUMENT, "static shapes, no gears"},
+      {"match_gear(NULL shapes)", [&] { return vinci_model_match_gear(model_, nullptr, 2, &gear); },
+       VINCI_ERROR_INVALID_ARGUMENT, "must not be NULL"},
+      {"match_gear(NULL gear)", [&] { return vinci_model_match_gear(model_, shapes, 2, nullptr); },
+       VINCI_ERROR_INVALID_ARGUMENT, "must not be NULL"},
+      {"match_gear(1 shape)", [&] { return vinci_model_match_gear(model_, shapes, 1, &gear); },
+       VINCI_ERROR_INVALID_ARGUMENT, "the model takes 2 inputs; 1 shapes given"},
+      {"set_dynamic_batch_size(NULL)", [&] { return vinci_context_set_dynamic_batch_size(nullptr, 1); },
+       VINCI_ERROR_INVALID_ARGUMENT, "must not be NULL"},
+      {"set_dynamic_hw_size(static)", [&] { return vinci_context_set_dynamic_hw_size(context_, 8, 8); },
+       VINCI_ERROR_INVALID_ARGUMENT, "static shapes, no gears to choose from"},
+      {"set_input_dynamic_dims(NULL dims)",
+       [&] { return vinci_context_set_input_dynamic_dims(context_, nullptr, 1); },
+       VINCI_ERROR_INVALID_ARGUMENT, "must not be NULL"},
+      {"set_input_dynamic_dims(static)",
+       [&] { return vinci_context_set_input_dynamic_dims(context_, dims, 1); },
+       VINCI_ERROR_INVALID_ARGUMENT, "static shapes, no gears to choose from"},
+      {"set_gear(NULL)", [&] { return vinci_context_set_gear(nullptr, 0); },
+       VINCI_ERROR_INVALID_ARGUMENT, "must not be NULL"},
+      {"set_gear(static)", [&] { return vinci_context_set_gear(context_, 0); },
+       VINCI_ERROR_INVALID_ARGUMENT, "static shapes, no gears to choose from"},
+      {"get_gear(NULL context)", [&] { return vinci_context_get_gear(nullptr, &gear); },
+       VINCI_ERROR_INVALID_ARGUMENT, "must not be NULL"},
+      {"get_gear(static context)", [&] { return vinci_context_get_gear(context_, &gear); },
+       VINCI_ERROR_INVALID_ARGUMENT, "static shapes, no gears"},
+      {"get_cur_output_desc(NULL desc)",
+       [&] { return vinci_context_get_cur_output_desc(context_, 0, nullptr); },
+       VINCI_ERROR_INVALID_ARGUMENT, "must not be NULL"},
+      {"get_cur_output_desc(2)", [&] { return vinci_context_get_cur_output_desc(context_, 2, &desc); },
+       VINCI_ERROR_INVALID_ARGUMENT, "output index 2 is out of range (the model has 2)"},
+      {"get_cur_output_desc(before a run)",
+       [&] { return vinci_context_get_cur_output_desc(fresh, 0, &desc); },
+       VINCI_ERROR_INVALID_ARGUMENT, "no successful run yet"},
+  });
+  vinci_context_destroy(fresh);
+  // The near-misses: a static model has no gears, matches its own shapes as
+  // gear 0, and reports its outputs after a run.
+  EXPECT_EQ(vinci_model_get_gear_kind(model_, &kind), VINCI_OK);
+  EXPECT_EQ(kind, VINCI_GEAR_NONE);
+  EXPECT_EQ(vinci_model_get_gear_count(model_, &count), VINCI_OK);
+  EXPECT_EQ(count, 0u);
+  gear = 99;
+  EXPECT_EQ(vinci_model_match_gear(model_, shapes, 2, &gear), VINCI_OK) << vinci_last_error_message();
+  EXPECT_EQ(gear, 0u);
+  ASSERT_EQ(vinci_context_get_cur_output_desc(context_, 1, &desc), VINCI_OK);
+  EXPECT_EQ(desc.rank, 2u);
+  EXPECT_EQ(desc.dims[1], test::kAddCols);
+}
+
 // The near-miss: the same calls with valid arguments succeed, so the
 // failures above come from the bad argument, not from a broken fixture.
 TEST_F(RtApiArgs, TheSameCallsWithValidArgumentsSucceed) {

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "loaded_model.h"
 #include "rt_models.h"
 #include "vinci/soc.h"
 #include "test_util.h"
@@ -20,18 +21,10 @@ namespace vinci {
 namespace {
 
 using test::AlignedBytes;
+using test::LoadedModel;
 
 constexpr uint64_t kTensorBytes = uint64_t{test::kAddRows} * test::kAddCols * 2;
 
-struct LoadedModel {
-  explicit LoadedModel(const std::vector<uint8_t>& bytes) : storage(bytes) {
-    status = vinci_model_load_from_memory(storage.data(), storage.size(), &model);
-  }
-  ~LoadedModel() { vinci_model_release(model); }
-  AlignedBytes storage;
-  vinci_model* model = nullptr;
-  vinci_status status;
-};
 
 struct Buffers {
   test::AddModelData data = test::addModelData();

@@ -46,12 +46,19 @@ Outcome loadAndMaybeRun(const std::vector<uint8_t>& bytes, bool run = true) {
   options.threads = 1;  // thousands of tiny runs: no thread start-up per run
   vinci_context* context = nullptr;
   if (vinci_context_create(model, &options, &context) == VINCI_OK) {
+    // A model with gears runs its last gear (the largest, as written).
+    uint32_t gears = 0;
+    vinci_model_get_gear_count(model, &gears);
+    if (gears > 0) vinci_context_set_gear(context, gears - 1);
     std::vector<std::vector<uint8_t>> in(vinci_model_num_inputs(model)), out(vinci_model_num_outputs(model));
     std::vector<vinci_const_buffer> inputs;
     std::vector<vinci_buffer> outputs;
     for (uint32_t i = 0; i < in.size(); ++i) {
       vinci_tensor_desc desc;
-      vinci_model_get_input_desc(model, i, &desc);
+      if (gears > 0)
+        vinci_model_get_gear_input_desc(model, gears - 1, i, &desc);
+      else
+        vinci_model_get_input_desc(model, i, &desc);
       in[i].assign(desc.size, 0x3c);
       inputs.push_back({in[i].data(), desc.size});
     }
@@ -131,13 +138,15 @@ TEST(RtCorpus, HeaderAndTableEditsBehindValidChecksums) {
   }
 }
 
-TEST(RtCorpus, MetadataAndKernelEditsBehindValidChecksums) {
-  const std::vector<uint8_t> good = test::addModelBytes();
+// Every metadata byte of a model with a gear table, and every kernel byte,
+// edited behind valid checksums: `kinds` names the sections to edit.
+std::map<vinci_status, int> editEveryByte(const std::vector<uint8_t>& good,
+                                          std::initializer_list<SectionKind> kinds) {
   std::map<vinci_status, int> codes;
   int loaded = 0;
-  for (SectionKind kind : {SectionKind::metadata, SectionKind::kernels}) {
+  for (SectionKind kind : kinds) {
     const size_t entry = test::sectionEntryOffset(good, kind);
-    ASSERT_NE(entry, 0u);
+    EXPECT_NE(entry, 0u);
     const uint64_t offset = test::readLe64(good, entry + 8);
     const uint64_t size = test::readLe64(good, entry + 16);
     for (uint64_t i = 0; i < size; ++i)
@@ -155,6 +164,19 @@ TEST(RtCorpus, MetadataAndKernelEditsBehindValidChecksums) {
                                             std::to_string(i));
       }
   }
+  return codes;
+}
+
+TEST(RtCorpus, GearTableEditsBehindValidChecksums) {
+  std::map<vinci_status, int> codes =
+      editEveryByte(test::gearAddModelBytes(), {SectionKind::metadata});
+  EXPECT_GT(codes[VINCI_ERROR_BAD_METADATA], 0);
+  EXPECT_GT(codes[VINCI_ERROR_INVALID_MODEL], 0);
+}
+
+TEST(RtCorpus, MetadataAndKernelEditsBehindValidChecksums) {
+  std::map<vinci_status, int> codes =
+      editEveryByte(test::addModelBytes(), {SectionKind::metadata, SectionKind::kernels});
   // Both the FlatBuffers verifier and the semantic checks fire, and the
   // simulator's decoder rejects broken programs.
   EXPECT_GT(codes[VINCI_ERROR_BAD_METADATA], 0);

@@ -83,6 +83,8 @@ int main(int argc, char** argv) {
   bool ok = true;
   ok &= writeFile(dir + "/add.om", vinci::test::addModelBytes(false));
   ok &= writeFile(dir + "/add_missing_wait.om", vinci::test::addModelBytes(true));
+  // Batch gears 1 and 2 over the same chain (a fuzzer seed with a gear table).
+  ok &= writeFile(dir + "/add_gears.om", vinci::test::gearAddModelBytes());
   // Rich metadata with placeholder programs: fails at program decoding,
   // after every metadata check (a fuzzer seed, not a runnable model).
   ok &= writeFile(dir + "/sample_placeholder_programs.om", vinci::test::sampleBytes());
@@ -92,6 +94,16 @@ int main(int argc, char** argv) {
   ok &= writeFile(dir + "/y.pb", tensorProto("y", data.y, shape, /*raw=*/false));
   ok &= writeFile(dir + "/expected_z.npy", vinci_run::encodeNpy(halfTensor(data.z, shape)));
   ok &= writeFile(dir + "/expected_t.npy", vinci_run::encodeNpy(halfTensor(data.t, shape)));
+  // The first row of x and y: the inputs of the batch-1 gear.
+  const size_t row = vinci::test::kAddCols;
+  const std::vector<int64_t> one_row = {1, shape[1]};
+  ok &= writeFile(dir + "/x_row.npy", vinci_run::encodeNpy(halfTensor(
+                                          std::vector<uint16_t>(data.x.begin(), data.x.begin() + row), one_row)));
+  ok &= writeFile(dir + "/y_row.npy", vinci_run::encodeNpy(halfTensor(
+                                          std::vector<uint16_t>(data.y.begin(), data.y.begin() + row), one_row)));
+  ok &= writeFile(dir + "/expected_z_row.npy",
+                  vinci_run::encodeNpy(halfTensor(
+                      std::vector<uint16_t>(data.z.begin(), data.z.begin() + row), one_row)));
   ok &= writeFile(dir + "/x_transposed.npy",
                   vinci_run::encodeNpy(halfTensor(data.x, {shape[1], shape[0]})));
   HostTensor as_float = halfTensor(data.x, {shape[0], shape[1] / 2});

@@ -86,6 +86,47 @@ std::vector<uint8_t> addModelBytes(bool drop_wait_flag) {
   return bytes;
 }
 
+std::vector<uint8_t> gearAddModelBytes() {
+  using namespace vinci::format;
+  const AddModelData data = addModelData();
+  const std::vector<int64_t> dynamic = {-1, kAddCols};
+  OmWriter writer("Ascend310P3");
+  writer.setModelName("add_chain_gears");
+  writer.setProducer("rt_models", "1");
+  writer.setGearKind(om::GearKind::BatchSize);
+  writer.addInput({{"x", om::DType::F16, om::Format::ND, dynamic, 0}, om::IoPlacement::Separate, 0});
+  writer.addInput({{"y", om::DType::F16, om::Format::ND, dynamic, 0}, om::IoPlacement::Arena, 0});
+  writer.addOutput({{"z", om::DType::F16, om::Format::ND, dynamic, 0}, om::IoPlacement::Separate, 0});
+  writer.addOutput({{"t", om::DType::F16, om::Format::ND, dynamic, 0}, om::IoPlacement::Arena, 0});
+  writer.addGearDim(0, 0, 0);
+  writer.addGearDim(0, 1, 0);
+  const uint32_t w = writer.addWeight({"w", om::DType::F16, om::Format::ND, {kAddRows, kAddCols}, 0},
+                                      data.w.data(), kTensorBytes);
+  for (uint32_t rows = 1; rows <= kAddRows; ++rows) {
+    const uint32_t kernel =
+        writer.addKernel({rows == kAddRows ? "add" : "add_b1", addKernelProgram(false), rows, 3,
+                          om::KernelKind::Vector, {"Add_0", "Add_1"}});
+    const uint64_t bytes = uint64_t{rows} * kBlockBytes;
+    GearInfo gear;
+    gear.values = {rows};
+    const GearIoInfo io{{rows, kAddCols}, 0, 0};
+    gear.inputs = {io, {{rows, kAddCols}, 0, bytes}};  // y in the arena after t
+    gear.outputs = {io, io};                            // t at arena offset 0
+    gear.arena_size = 2 * bytes;
+    gear.tasks = {{kernel, {{om::Space::Input, 0, 0, bytes},
+                            {om::Space::Weight, 0, writer.weightOffset(w), bytes},
+                            {om::Space::Arena, 0, 0, bytes}}},
+                  {kernel, {{om::Space::Arena, 0, 0, bytes},
+                            {om::Space::Arena, 0, bytes, bytes},
+                            {om::Space::Output, 0, 0, bytes}}}};
+    gear.buffers = {{"t", 0, bytes, 0, 1}, {"y", bytes, bytes, 1, 1}};
+    writer.addGear(std::move(gear));
+  }
+  std::vector<uint8_t> out;
+  if (!writer.writeToVector(out).ok()) out.clear();
+  return out;
+}
+
 MatmulModelData matmulModelData() {
   MatmulModelData data;
   std::vector<float> a(kMm * kMm), b(kMm * kMm);

@@ -45,6 +45,14 @@ struct MatmulModelData {
 MatmulModelData matmulModelData();
 std::vector<uint8_t> matmulModelBytes();
 
+// The add chain with batch gears (format 1.1): x, y, z and t are
+// [-1, kAddCols] with gears batch 1 and batch 2 (kAddRows), each its own
+// tasks and arena plan over one weight w ([kAddRows, kAddCols], of which
+// gear 1 reads the first row) and two kernels with the add program at
+// block_dim 1 and 2. At gear b the rows of z and t are the first b rows of
+// addModelData()'s.
+std::vector<uint8_t> gearAddModelBytes();
+
 // The add kernel's program alone (block_idx picks 2048-byte slices).
 std::vector<uint8_t> addKernelProgram(bool drop_wait_flag);
 

@@ -83,6 +83,28 @@ cmp -s "$work/out_pb/output_0.npy" "$m/expected_z.npy" || fail "TensorProto inpu
   --hazards warn >"$work/warn.txt" 2>&1 || fail "vinci-run --hazards warn failed"
 grep -q "warning: hazard" "$work/warn.txt" || fail "no hazard warning"
 
+# --- gears: vinci-info shows them, vinci-run picks one from the input shapes ---
+"$info" "$m/add_gears.om" >"$work/info_gears.txt" 2>&1 || fail "vinci-info add_gears.om: $(cat "$work/info_gears.txt")"
+for needle in "gears (2, batch_size; input 0 'x' dim 0 <- value 0, input 1 'y' dim 0 <- value 0)" \
+              "  gear 0 [1]: 2 tasks, arena 4096 bytes" "    inputs: 'x' [1, 1024] 2048 bytes, 'y' [1, 1024] 2048 bytes at arena 2048" \
+              "  0 'x' float16 ND [-1, 1024] 4096 bytes" "arena: 8192 bytes (the largest gear's)"; do
+  grep -qF "$needle" "$work/info_gears.txt" || fail "vinci-info gears text lacks '$needle'"
+done
+"$info" --json "$m/add_gears.om" >"$work/info_gears.json" 2>&1 || fail "vinci-info --json gears"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
+assert d['gear_kind']=='batch_size' and [g['values'] for g in d['gears']]==[[1],[2]] and \
+d['gears'][0]['inputs'][1]=={'shape':[1,1024],'size':2048,'arena_offset':2048} and d['tasks']==[], d" \
+  "$work/info_gears.json" || fail "vinci-info --json gears is not the expected JSON"
+"$run" --model "$m/add_gears.om" --input "$m/x_row.npy,$m/y_row.npy" --output_dir "$work/out_gear1" \
+  >"$work/run_gear1.txt" 2>&1 || fail "vinci-run gear 1: $(cat "$work/run_gear1.txt")"
+cmp -s "$work/out_gear1/output_0.npy" "$m/expected_z_row.npy" || fail "gear 1: output_0 differs from z's first row"
+grep -q "gear 0 of 2 (batch size 1)" "$work/run_gear1.txt" || fail "vinci-run names no gear: $(cat "$work/run_gear1.txt")"
+"$run" --model "$m/add_gears.om" --input "$m/x.npy,$m/y.npy" --output_dir "$work/out_gear2" \
+  >"$work/run_gear2.txt" 2>&1 || fail "vinci-run gear 2: $(cat "$work/run_gear2.txt")"
+cmp -s "$work/out_gear2/output_0.npy" "$m/expected_z.npy" || fail "gear 2: output_0 differs from z"
+expect_error no_such_gear "match no gear (its dynamic batch sizes: 1;2)" \
+  "$run" --model "$m/add_gears.om" --input "$m/x_row.npy,$m/y.npy"
+
 # --- vinci-run: errors ---
 expect_error missing_model "nonexistent.om: cannot open: No such file or directory" \
   "$run" --model "$work/nonexistent.om" --input "$m/x.npy,$m/y.npy"

@@ -299,6 +299,39 @@ TEST(SimPool, EveryBlockStartsOnAFreshCore) {
   }
 }
 
+// A pool keeps each launch's hazard verdict: the second run of the same
+// kernel (same block_dim, argument sizes) skips the detector and reports the
+// same hazards; a fatal run of it still fails.
+TEST(SimPool, KnownHazardsAreReportedAgain) {
+  kernels::MatmulConfig cfg;
+  cfg.drop_wait_m_to_v = true;
+  std::vector<uint8_t> mm;
+  std::string err;
+  ASSERT_TRUE(kernels::buildMatmul(cfg, soc310(), mm, err)) << err;
+  Program program;  // decoded once, as the runtime does at model load
+  ASSERT_TRUE(decodeProgram(mm.data(), mm.size(), soc310(), 3, program, err)) << err;
+  std::vector<uint8_t> a(256 * 256 * 2), bb(256 * 256 * 2), c(256 * 256 * 2), c_larger(256 * 256 * 4);
+  auto regions = [&](std::vector<uint8_t>& out) {
+    return std::vector<GmRegion>{{a.data(), a.size(), true}, {bb.data(), bb.size(), true},
+                                 {out.data(), out.size(), true}};
+  };
+  CorePool pool(2);
+  RunOptions opt;
+  opt.pool = &pool;
+  KernelProfile first, second, other, fatal_profile;
+  ASSERT_TRUE(runKernel(program, 4, regions(c), soc310(), opt, first, err)) << err;
+  ASSERT_TRUE(runKernel(program, 4, regions(c), soc310(), opt, second, err)) << err;
+  ASSERT_FALSE(first.hazards.empty());
+  EXPECT_EQ(second.hazards, first.hazards);
+  opt.hazards_fatal = true;
+  EXPECT_FALSE(runKernel(program, 4, regions(c), soc310(), opt, fatal_profile, err));
+  EXPECT_NE(err.find("hazard"), std::string::npos) << err;
+  // A launch with other argument sizes is checked afresh (and finds the same).
+  opt.hazards_fatal = false;
+  ASSERT_TRUE(runKernel(program, 4, regions(c_larger), soc310(), opt, other, err)) << err;
+  EXPECT_EQ(other.hazards, first.hazards);
+}
+
 TEST(SimMatmul, MissingWaitFlagIsAHazard) {
   kernels::MatmulConfig cfg;
   cfg.grid_cols = 4;

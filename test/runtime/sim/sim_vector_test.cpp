@@ -69,9 +69,9 @@ double load(const Ub& u, DType t, uint64_t off) {
 }
 void store(Ub& u, DType t, uint64_t off, double v) {
   switch (t) {
-    case DType::F16: u.set<uint16_t>(off, f32ToF16(float(v))); break;
-    case DType::BF16: u.set<uint16_t>(off, f32ToBf16(float(v))); break;
-    case DType::F32: u.set<float>(off, float(v)); break;
+    case DType::F16: u.set<uint16_t>(off, f16Result(float(v))); break;
+    case DType::BF16: u.set<uint16_t>(off, bf16Result(float(v))); break;
+    case DType::F32: u.set<uint32_t>(off, f32Result(float(v))); break;
     case DType::S32: u.set<int32_t>(off, int32_t(int64_t(v))); break;
     default: break;
   }

@@ -96,10 +96,23 @@ typedef enum vinci_pipe {
   VINCI_PIPE_COUNT = 6
 } vinci_pipe;
 
+/* How a model's gears vary its inputs, as ATC's options name them
+ * (docs/runtime.md, "Gears"); the values are the .om schema's (vinci.om.GearKind). */
+typedef enum vinci_gear_kind {
+  VINCI_GEAR_NONE = 0,       /* static shapes */
+  VINCI_GEAR_BATCH_SIZE = 1, /* --dynamic_batch_size: one value, the batch */
+  VINCI_GEAR_IMAGE_SIZE = 2, /* --dynamic_image_size: two values, height and width */
+  VINCI_GEAR_DIMS = 3        /* --dynamic_dims: one value per dynamic input dim */
+} vinci_gear_kind;
+
+#define VINCI_MAX_GEAR_VALUES 64
+
 typedef struct vinci_model vinci_model;
 typedef struct vinci_context vinci_context;
 
-/* An input or output. `name` is owned by the model. */
+/* An input or output. `name` is owned by the model. In a model with gears,
+ * the model's descriptors hold -1 in the dims that gears set and the
+ * largest gear's size; the gear getters give one gear's dims and size. */
 typedef struct vinci_tensor_desc {
   const char* name;
   vinci_dtype dtype;
@@ -108,6 +121,18 @@ typedef struct vinci_tensor_desc {
   int64_t dims[VINCI_MAX_RANK];
   uint64_t size; /* bytes the caller's buffer must hold */
 } vinci_tensor_desc;
+
+/* A shape, for matching inputs to a gear. */
+typedef struct vinci_shape {
+  uint32_t rank;
+  int64_t dims[VINCI_MAX_RANK];
+} vinci_shape;
+
+/* One gear: the values that select it, as its compile option gave them. */
+typedef struct vinci_gear {
+  uint32_t num_values;
+  int64_t values[VINCI_MAX_GEAR_VALUES];
+} vinci_gear;
 
 /* What a model is. Strings are owned by the model. */
 typedef struct vinci_model_info {
@@ -148,6 +173,10 @@ typedef struct vinci_context_options {
    * the changed table. A bad item fails vinci_context_create with
    * VINCI_ERROR_INVALID_ARGUMENT. Results (outputs) never depend on it. */
   const char* timing_overrides;
+  /* Nonzero: the simulator takes every instruction's reference path (plain
+   * scalar code) instead of its fast one. Slower; outputs and profiles are
+   * identical by design (the equivalence tests compare them). */
+  int reference_paths;
 } vinci_context_options;
 
 typedef struct vinci_const_buffer {
@@ -252,9 +281,10 @@ VINCI_API vinci_status vinci_context_create(vinci_model* model,
                                             vinci_context** context);
 VINCI_API void vinci_context_destroy(vinci_context* context);
 
-/* Runs the model once. inputs[i].size must equal input i's size; outputs[i]
- * must hold at least output i's size. On error the outputs' contents are
- * unspecified (a kernel may have written part of them). */
+/* Runs the model once (at the context's gear, for a model with gears).
+ * inputs[i].size must equal input i's size; outputs[i] must hold at least
+ * output i's size (the gear's sizes, for a model with gears). On error the
+ * outputs' contents are unspecified (a kernel may have written part of them). */
 VINCI_API vinci_status vinci_context_run(vinci_context* context, const vinci_const_buffer* inputs,
                                          uint32_t num_inputs, const vinci_buffer* outputs,
                                          uint32_t num_outputs);
@@ -265,6 +295,54 @@ VINCI_API vinci_status vinci_context_get_task_profile(const vinci_context* conte
                                                       uint32_t task, vinci_task_profile* profile);
 /* Hazard `index` < profile.hazard_count of the last run, one line; NULL if out of range. */
 VINCI_API const char* vinci_context_hazard_message(const vinci_context* context, uint32_t index);
+
+/* ---- gears (dynamic shapes) --------------------------------------------
+ * A model compiled with --dynamic_batch_size, --dynamic_image_size or
+ * --dynamic_dims holds one static graph per gear over shared weights. Each
+ * context runs one gear at a time: choose it before vinci_context_run (a
+ * context starts with none) and pass that gear's input sizes; output
+ * buffers of the model's (largest) sizes fit every gear. Contexts of one
+ * model may run different gears at the same time. A value that is no gear
+ * is VINCI_ERROR_INVALID_ARGUMENT, with a message that lists the gears. */
+
+/* VINCI_GEAR_NONE for a static model. */
+VINCI_API vinci_status vinci_model_get_gear_kind(const vinci_model* model,
+                                                 vinci_gear_kind* out_kind);
+/* The number of gears; 0 for a static model (aclmdlGetInputDynamicGearCount). */
+VINCI_API vinci_status vinci_model_get_gear_count(const vinci_model* model, uint32_t* out_count);
+/* Gear `gear`'s values (aclmdlGetInputDynamicDims, aclmdlGetDynamicBatch/HW). */
+VINCI_API vinci_status vinci_model_get_gear(const vinci_model* model, uint32_t gear,
+                                            vinci_gear* out_gear);
+/* Input or output `index` at gear `gear`: its dims and size there. */
+VINCI_API vinci_status vinci_model_get_gear_input_desc(const vinci_model* model, uint32_t gear,
+                                                       uint32_t index, vinci_tensor_desc* out_desc);
+VINCI_API vinci_status vinci_model_get_gear_output_desc(const vinci_model* model, uint32_t gear,
+                                                        uint32_t index,
+                                                        vinci_tensor_desc* out_desc);
+/* The gear whose input shapes equal `input_shapes` (one per input, in
+ * order); VINCI_ERROR_NOT_FOUND, with the gears in the message, if none.
+ * A static model matches its own shapes as gear 0. */
+VINCI_API vinci_status vinci_model_match_gear(const vinci_model* model,
+                                              const vinci_shape* input_shapes,
+                                              uint32_t num_inputs, uint32_t* out_gear);
+
+/* Choose the gear of the next runs, by value as AscendCL does
+ * (aclmdlSetDynamicBatchSize, aclmdlSetDynamicHWSize,
+ * aclmdlSetInputDynamicDims) or by index. The kind must be the model's. */
+VINCI_API vinci_status vinci_context_set_dynamic_batch_size(vinci_context* context,
+                                                            uint64_t batch_size);
+VINCI_API vinci_status vinci_context_set_dynamic_hw_size(vinci_context* context, uint64_t height,
+                                                         uint64_t width);
+VINCI_API vinci_status vinci_context_set_input_dynamic_dims(vinci_context* context,
+                                                            const int64_t* dims, uint32_t count);
+VINCI_API vinci_status vinci_context_set_gear(vinci_context* context, uint32_t gear);
+/* The gear chosen on the context; VINCI_ERROR_INVALID_ARGUMENT if none yet. */
+VINCI_API vinci_status vinci_context_get_gear(const vinci_context* context, uint32_t* out_gear);
+/* Output `index` as the last successful run produced it: its gear's dims
+ * and size (aclmdlGetCurOutputDims). Also for static models. */
+VINCI_API vinci_status vinci_context_get_cur_output_desc(const vinci_context* context,
+                                                         uint32_t index,
+                                                         vinci_tensor_desc* out_desc);
 
 #ifdef __cplusplus
 }

@@ -60,6 +60,47 @@ class Model {
     return desc;
   }
 
+  // Gears (docs/runtime.md): kind, count (0 for a static model), values and
+  // the io at one gear.
+  vinci_gear_kind gearKind() const {
+    vinci_gear_kind kind;
+    check(vinci_model_get_gear_kind(get(), &kind));
+    return kind;
+  }
+  uint32_t gearCount() const {
+    uint32_t count;
+    check(vinci_model_get_gear_count(get(), &count));
+    return count;
+  }
+  std::vector<int64_t> gear(uint32_t index) const {
+    vinci_gear gear;
+    check(vinci_model_get_gear(get(), index, &gear));
+    return std::vector<int64_t>(gear.values, gear.values + gear.num_values);
+  }
+  vinci_tensor_desc gearInput(uint32_t gear, uint32_t index) const {
+    vinci_tensor_desc desc;
+    check(vinci_model_get_gear_input_desc(get(), gear, index, &desc));
+    return desc;
+  }
+  vinci_tensor_desc gearOutput(uint32_t gear, uint32_t index) const {
+    vinci_tensor_desc desc;
+    check(vinci_model_get_gear_output_desc(get(), gear, index, &desc));
+    return desc;
+  }
+  // The gear of these input shapes (one per input); throws if none matches.
+  uint32_t matchGear(const std::vector<std::vector<int64_t>>& shapes) const {
+    std::vector<vinci_shape> given(shapes.size());
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      if (shapes[i].size() > VINCI_MAX_RANK)
+        throw Error(VINCI_ERROR_INVALID_ARGUMENT, "a shape has more than VINCI_MAX_RANK dims");
+      given[i].rank = static_cast<uint32_t>(shapes[i].size());
+      for (size_t d = 0; d < shapes[i].size(); ++d) given[i].dims[d] = shapes[i][d];
+    }
+    uint32_t gear;
+    check(vinci_model_match_gear(get(), given.data(), static_cast<uint32_t>(given.size()), &gear));
+    return gear;
+  }
+
  private:
   explicit Model(vinci_model* model) : handle_(model, &vinci_model_release) {}
   std::shared_ptr<vinci_model> handle_;
@@ -88,6 +129,24 @@ class Context {
     vinci_task_profile profile;
     check(vinci_context_get_task_profile(handle_.get(), task, &profile));
     return profile;
+  }
+  // The gear of the next runs (a model with gears only).
+  void setGear(uint32_t gear) { check(vinci_context_set_gear(handle_.get(), gear)); }
+  void setDynamicBatchSize(uint64_t batch) {
+    check(vinci_context_set_dynamic_batch_size(handle_.get(), batch));
+  }
+  void setDynamicHWSize(uint64_t height, uint64_t width) {
+    check(vinci_context_set_dynamic_hw_size(handle_.get(), height, width));
+  }
+  void setInputDynamicDims(const std::vector<int64_t>& dims) {
+    check(vinci_context_set_input_dynamic_dims(handle_.get(), dims.data(),
+                                               static_cast<uint32_t>(dims.size())));
+  }
+  // Output `index` as the last run produced it.
+  vinci_tensor_desc currentOutput(uint32_t index) const {
+    vinci_tensor_desc desc;
+    check(vinci_context_get_cur_output_desc(handle_.get(), index, &desc));
+    return desc;
   }
   vinci_context* get() const { return handle_.get(); }
 

@@ -148,6 +148,13 @@ const SocSpec* findSoc(std::string_view name);
 const SocSpec& defaultSoc();
 // Every SoC in the table, default first.
 const std::vector<const SocSpec*>& allSocs();
+// The SoC that kernels exported as Ascend C (--emit=ascendc) are planned
+// for: Ascend310P3-AscendC, the 310P3 with the 248 KiB of UB Ascend C's TPipe
+// gives a kernel; nullptr for a SoC the export does not target.
+const SocSpec* ascendCTarget(const SocSpec& soc);
+// The SOC_VERSION CANN's toolchain names `soc` by ("Ascend310P3" for
+// Ascend310P3-AscendC).
+const char* cannSocVersion(const SocSpec& soc);
 
 }  // namespace vinci::soc
 

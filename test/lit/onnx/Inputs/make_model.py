@@ -119,9 +119,26 @@ def einsum_three_operands():
                                    equation="ij,jk,kl->il")], xs, [y], 12)
 
 
+def gear_mlp():
+    # relu(x @ w1) @ w2 over x [batch, seq, 64] with both leading dims
+    # symbolic: the model the gear tests compile at several shapes. The
+    # weights are large enough (16 KiB) to stay in the mapped file.
+    rng = np.random.default_rng(0)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", 64])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "seq", 32])
+    w1 = numpy_helper.from_array(rng.standard_normal((64, 64)).astype(np.float32) / 8, "w1")
+    w2 = numpy_helper.from_array(rng.standard_normal((64, 32)).astype(np.float32) / 8, "w2")
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["h"], name="fc1"),
+        helper.make_node("Relu", ["h"], ["r"], name="relu"),
+        helper.make_node("MatMul", ["r", "w2"], ["y"], name="fc2"),
+    ]
+    return model(nodes, [x], [y], 14, initializers=[w1, w2])
+
+
 MODELS = {f.__name__: f for f in
           [shape_chain, torch_expand, softmax_opset11, legacy_broadcast, external_weights,
-           two_inputs, einsum_contraction, einsum_three_operands]}
+           two_inputs, einsum_contraction, einsum_three_operands, gear_mlp]}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]

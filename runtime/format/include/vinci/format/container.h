@@ -56,7 +56,7 @@ Status makeError(Errc code, std::string message);
 
 inline constexpr char kMagic[8] = {'V', 'I', 'N', 'C', 'I', 'O', 'M', '\0'};
 inline constexpr uint16_t kVersionMajor = 1;
-inline constexpr uint16_t kVersionMinor = 0;
+inline constexpr uint16_t kVersionMinor = 1;  // 1.1: gears (docs/om-format.md)
 inline constexpr size_t kHeaderSize = 64;
 inline constexpr size_t kSectionEntrySize = 32;
 inline constexpr size_t kSocNameCapacity = 24;   // NUL-padded in the header
@@ -71,7 +71,16 @@ inline constexpr uint32_t kMaxBlockDim = 65535;
 inline constexpr uint64_t kMaxArenaSize = uint64_t{1} << 36;  // 64 GiB
 // Header flag bits. A reader rejects any bit it does not know: a flag marks
 // a feature that changes how the file must be read.
-inline constexpr uint32_t kKnownFlags = 0;
+// kFlagGears: the model has gears (format 1.1): the tasks and the arena plan
+// are per gear, and io shapes hold -1 where gears differ. A 1.0 reader
+// refuses such a file instead of running it wrong.
+inline constexpr uint32_t kFlagGears = 1u << 0;
+inline constexpr uint32_t kKnownFlags = kFlagGears;
+// Gears: ATC allows 2 to 100; values are dims, so bounded like them.
+inline constexpr uint32_t kMinGears = 2;
+inline constexpr uint32_t kMaxGears = 100;
+inline constexpr uint32_t kMaxGearValues = 64;
+inline constexpr int64_t kMaxGearValue = int64_t{1} << 40;
 
 enum class SectionKind : uint32_t {
   metadata = 1,  // FlatBuffers vinci.om.Model
@@ -100,6 +109,8 @@ const char* formatName(uint8_t format);
 const char* precisionName(uint8_t precision);
 const char* kernelKindName(uint8_t kind);
 const char* spaceName(uint8_t space);
+// "none", "batch_size", "image_size" or "dims" (ATC's option names).
+const char* gearKindName(uint8_t kind);
 
 // ---------------------------------------------------------------------------
 // Reader
@@ -110,6 +121,13 @@ struct ByteRange {
   uint64_t size = 0;
 };
 
+// What open() may leave out. The runtime always validates everything; the
+// writer checks the weights section's checksum itself, reading the file in
+// chunks, so that validating a large .om does not map its weights in.
+struct OpenOptions {
+  bool verify_weights_checksum = true;
+};
+
 // A validated view over container bytes owned by someone else (an mmap or
 // the caller's buffer). Immutable after open(); safe to share across threads.
 class Container {
@@ -118,6 +136,8 @@ class Container {
   // bytes in messages (a file path or "<memory>").
   static Status open(const uint8_t* data, size_t size, const std::string& origin,
                      Container& out);
+  static Status open(const uint8_t* data, size_t size, const std::string& origin,
+                     Container& out, const OpenOptions& options);
 
   uint16_t versionMajor() const { return version_major_; }
   uint16_t versionMinor() const { return version_minor_; }

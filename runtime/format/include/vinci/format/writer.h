@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,6 +60,36 @@ struct BufferInfo {
   uint32_t last_task = 0;
 };
 
+struct TaskInfo {
+  uint32_t kernel = 0;
+  std::vector<TaskArgInfo> args;
+};
+
+// An input or output at one gear (format 1.1): its concrete shape, storage
+// bytes (0: dense, from the top-level dtype) and, for an arena-placed one,
+// its offset in that gear's arena.
+struct GearIoInfo {
+  std::vector<int64_t> shape;
+  uint64_t size = 0;
+  uint64_t arena_offset = 0;
+};
+
+// One gear: the values that select it and its own shapes, tasks and arena
+// plan over the model's shared kernels and weights.
+struct GearInfo {
+  std::vector<int64_t> values;
+  std::vector<GearIoInfo> inputs, outputs;  // one per model input / output
+  std::vector<TaskInfo> tasks;
+  uint64_t arena_size = 0;
+  std::vector<BufferInfo> buffers;
+};
+
+// Fills `size` bytes of a weight's stored bytes, starting `offset` bytes
+// into the weight, at `out`. Called in chunks, in order, while the file is
+// written: a weight never needs to be in memory whole.
+using WeightProducer =
+    std::function<Status(uint64_t offset, uint8_t* out, uint64_t size)>;
+
 class OmWriter {
  public:
   explicit OmWriter(std::string soc) : soc_(std::move(soc)) {}
@@ -81,10 +113,25 @@ class OmWriter {
   // value is the weight index, weightOffset() gives its section offset (what
   // a task argument in Space::Weight refers to).
   uint32_t addWeight(TensorInfo tensor, const void* bytes, uint64_t size);
+  // The same for bytes made while the file is written (converted and
+  // packed from the compiler's constants chunk by chunk): only `producer`
+  // is kept, and writeToFile never holds the weights section in memory.
+  uint32_t addWeight(TensorInfo tensor, uint64_t size, WeightProducer producer);
   uint64_t weightOffset(uint32_t weight_index) const { return weights_[weight_index].offset; }
+  uint64_t weightsSectionSize() const { return weights_size_; }
   uint32_t addKernel(KernelInfo kernel);
   uint32_t addTask(uint32_t kernel_index, std::vector<TaskArgInfo> args);
   uint32_t addBuffer(BufferInfo buffer);
+  // A model with gears (format 1.1, header flag kFlagGears): the inputs and
+  // outputs added above carry -1 in the dims that gears set and the largest
+  // gear's sizes, setArenaSize takes the largest gear's arena, and tasks and
+  // buffers go into the gears instead of addTask/addBuffer.
+  void setGearKind(om::GearKind kind) { gear_kind_ = kind; }
+  // Dim `axis` of input `input` is gear value `value` (one per -1 input dim).
+  void addGearDim(uint32_t value, uint32_t input, uint32_t axis) {
+    gear_dims_.emplace_back(value, input, axis);
+  }
+  uint32_t addGear(GearInfo gear);
   void addDebugName(std::string name) { debug_names_.push_back(std::move(name)); }
   // Optional opaque debug section (e.g. the producer's location map).
   void setDebugInfo(std::vector<uint8_t> bytes) { debug_info_ = std::move(bytes); }
@@ -93,14 +140,23 @@ class OmWriter {
   Status writeToVector(std::vector<uint8_t>& out) const;
   // Writes atomically: a temporary file in the same directory, fsync, then
   // rename over `path`; on any failure the temporary file is removed and
-  // `path` is untouched.
+  // `path` is untouched. Weights are streamed from their producers in
+  // chunks; the written file is validated by the reader before the rename.
   Status writeToFile(const std::string& path) const;
 
  private:
   struct WeightEntry {
     TensorInfo tensor;
     uint64_t offset;
+    uint64_t size;
+    WeightProducer producer;
   };
+
+ public:
+  struct Layout;  // the sections in file order (writer.cpp)
+
+ private:
+  Status buildLayout(Layout& layout) const;
 
   std::string soc_;
   std::string name_ = "model";
@@ -111,10 +167,13 @@ class OmWriter {
   std::vector<IoInfo> inputs_;
   std::vector<IoInfo> outputs_;
   std::vector<WeightEntry> weights_;
-  std::vector<uint8_t> weight_blob_;
+  uint64_t weights_size_ = 0;
   std::vector<KernelInfo> kernels_;
-  std::vector<std::pair<uint32_t, std::vector<TaskArgInfo>>> tasks_;
+  std::vector<TaskInfo> tasks_;
   std::vector<BufferInfo> buffers_;
+  om::GearKind gear_kind_ = om::GearKind::None;
+  std::vector<om::GearDim> gear_dims_;
+  std::vector<GearInfo> gears_;
   std::vector<std::string> debug_names_;
   std::vector<uint8_t> debug_info_;
 };

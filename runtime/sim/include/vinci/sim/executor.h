@@ -86,6 +86,10 @@ class L2Model {
 // Host threads and simulated cores kept between runKernel calls, so that a
 // kernel pays neither for starting threads nor for allocating and clearing
 // core buffers (a block's core is reset by what the previous block wrote).
+// It also keeps each kernel's hazard verdict: every address the detector
+// sees is affine in the block and loop indices (copy_gather's table counts
+// whole), so a program run again with the same block_dim and argument sizes
+// and writability has the same hazards, and is not checked twice.
 // `threads` = 0: hardware concurrency. Use one pool per execution context;
 // runKernel calls through one pool must not overlap.
 class CorePool {
@@ -111,6 +115,10 @@ struct RunOptions {
   L2Model* l2 = nullptr;         // the run's L2; nullptr: every kernel starts with it cold
   CorePool* pool = nullptr;      // threads and cores to run on (then `threads` is the pool's);
                                  // nullptr: a pool for this call only
+  // Every instruction through its reference path (scalar functional code,
+  // the general timing counts) instead of its fast one. Results, profiles and
+  // traces are identical by design; for the equivalence tests.
+  bool reference_paths = false;
 };
 
 // What one runKernel call did, in the timing model (cycles at soc.clock_hz).
@@ -157,6 +165,7 @@ class Program {
   std::string disassemble() const;
 
   const detail::ProgramData* data() const { return data_.get(); }
+  const std::shared_ptr<const detail::ProgramData>& shared() const { return data_; }
   void reset(std::shared_ptr<const detail::ProgramData> d);
 
  private:

@@ -33,6 +33,15 @@ inline uint16_t f32ToBf16(float f) {
   return uint16_t(u >> 16);
 }
 
+// How the simulator stores the result of an arithmetic instruction: rounded
+// to nearest even, and a NaN as its type's positive quiet NaN. (Which NaN an
+// operation on NaNs yields would otherwise depend on operand order, i.e. on
+// the host compiler and on the code path; copies, selects and broadcasts
+// move bits unchanged.)
+inline uint16_t f16Result(float f) { return f != f ? uint16_t(0x7E00) : f32ToF16(f); }
+inline uint16_t bf16Result(float f) { return f != f ? uint16_t(0x7FC0) : f32ToBf16(f); }
+inline uint32_t f32Result(float f) { return f != f ? 0x7FC00000u : floatBits(f); }
+
 }  // namespace vinci::sim
 
 #endif  // VINCI_SIM_NUMERIC_H

@@ -1,0 +1,47 @@
+// Fast functional paths (internal): SIMD loops for the hot instructions,
+// bit-identical to the reference code in vector.cpp and mmad.cpp (the
+// equivalence tests compare them on random inputs).
+//
+// fast.cpp is compiled for Highway's AVX2 target (AVX2, FMA, F16C, BMI2) and
+// must only be entered when available() says the host has it; every other
+// host, and RunOptions::reference_paths, takes the reference code.
+#ifndef VINCI_SIM_FAST_H
+#define VINCI_SIM_FAST_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace vinci::sim::detail::fast {
+
+// The host runs Highway's AVX2 target (checked once, with CPUID and XGETBV).
+bool available();
+
+// An elementwise operation as the reference computes it: in fp32, each
+// result rounded to the element type (round to nearest even; a NaN result
+// stored as the type's positive quiet NaN, numeric.h's f16Result/f32Result).
+enum class Op : uint8_t {
+  Add, Sub, Mul, Div, Max, Min,  // d = a op b
+  Mla,                           // d = round(a * b) + d
+  Axpy,                          // d = round(a * s) + d
+  Adds, Muls, Maxs, Mins,        // d = a op s
+  LeakyRelu,                     // d = a >= 0 ? a : a * s
+  Abs, Relu, Neg, Sqrt, Rsqrt, Rec, Exp, Ln,
+  Dup,                           // d = s
+};
+
+// n contiguous fp16 elements: d[i] = op(a[i], b[i], s, d[i]). `a` and `b`
+// may be d itself (the same address) but must not overlap it otherwise; `s`
+// is the scalar already rounded to fp16.
+void f16(Op op, uint16_t* d, const uint16_t* a, const uint16_t* b, float s, size_t n);
+// The same over fp32 elements.
+void f32(Op op, float* d, const float* a, const float* b, float s, size_t n);
+
+// Conversions: fp32 -> fp16 (optionally ReLU first, as the L0C read-out
+// does), fp16 -> fp32 (exact but for NaN, which becomes fp32's positive
+// quiet NaN). Source and destination do not overlap.
+void f32ToF16(uint16_t* d, const float* s, size_t n, bool relu);
+void f16ToF32(float* d, const uint16_t* s, size_t n);
+
+}  // namespace vinci::sim::detail::fast
+
+#endif  // VINCI_SIM_FAST_H

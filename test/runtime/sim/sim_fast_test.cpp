@@ -1,0 +1,281 @@
+// The fast functional paths against the reference ones: random instructions
+// (elementwise vector ops in fp16 and fp32, fp16 <-> fp32 conversions, mmad
+// with the L0C read-out) on random data with special values (NaN, infinities,
+// subnormals, signed zeros), run once with RunOptions::reference_paths and
+// once without; the UB images, GM outputs and every simulated figure must be
+// identical byte for byte. Also the fp16 conversions of the fast paths over
+// every fp16 value and a dense sweep of fp32 ones.
+#include <cmath>
+#include <functional>
+
+#include "sim_test_util.h"
+
+namespace vinci::sim::test {
+namespace {
+
+constexpr uint32_t kImage = 256 * 1024;  // the whole UB
+
+// A random fp16 / fp32 bit pattern, special values one time in ten.
+uint16_t randomF16Bits(std::mt19937& rng) {
+  static const uint16_t special[] = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0xfe01, 0x7c01,
+                                     0x0001, 0x83ff, 0x03ff, 0x7bff, 0xfbff, 0x3c00, 0x3800};
+  if (rng() % 10 == 0) return special[rng() % (sizeof special / sizeof special[0])];
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  const float scale = std::ldexp(1.0f, int(rng() % 30) - 18);  // subnormal .. large
+  return f32ToF16(d(rng) * scale);
+}
+uint32_t randomF32Bits(std::mt19937& rng, bool allow_nan) {
+  static const uint32_t special[] = {0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000,
+                                     0xffc00123, 0x7f800001, 0x00000001, 0x807fffff, 0x7f7fffff,
+                                     0x3f800000, 0x477fe000, 0x477ff000, 0x33800000, 0x387fc000};
+  if (rng() % 10 == 0) {
+    uint32_t v = special[rng() % (sizeof special / sizeof special[0])];
+    if (!allow_nan && (v & 0x7fffffff) > 0x7f800000) v = 0x3f800000;
+    return v;
+  }
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  const float v = d(rng) * std::ldexp(1.0f, int(rng() % 40) - 24);
+  return floatBits(v);
+}
+
+std::vector<uint8_t> randomImage(std::mt19937& rng, DType t, bool allow_nan = true) {
+  std::vector<uint8_t> img(kImage);
+  for (uint32_t off = 0; off < kImage; off += dtypeBytes(t)) {
+    if (t == DType::F16) {
+      const uint16_t v = randomF16Bits(rng);
+      std::memcpy(&img[off], &v, 2);
+    } else {
+      const uint32_t v = randomF32Bits(rng, allow_nan);
+      std::memcpy(&img[off], &v, 4);
+    }
+  }
+  return img;
+}
+
+struct Outcome {
+  RunResult r;
+  std::vector<uint8_t> gm_out;
+};
+
+// GM image -> UB, `emit`, UB -> GM, with the reference or the fast paths.
+Outcome runOnUb(const std::vector<uint8_t>& image, const std::function<void(ProgramBuilder&)>& emit,
+                bool reference) {
+  ProgramBuilder b;
+  b.copy(Addr::ub(0), Addr::gm(0), Burst::contiguous(kImage));
+  b.pipeBarrierAll();
+  emit(b);
+  b.pipeBarrierAll();
+  b.copy(Addr::gm(1), Addr::ub(0), Burst::contiguous(kImage));
+  Outcome o;
+  std::vector<uint8_t> in = image;
+  o.gm_out.assign(kImage, 0xcd);
+  RunOptions opt;
+  opt.detect_hazards = false;  // a functional comparison: the detector has no fast path
+  opt.reference_paths = reference;
+  o.r = run(b.finish(), {&in, &o.gm_out}, 1, opt);
+  return o;
+}
+
+// Everything a run reports must agree too: the timing model has fast paths
+// (UB bank conflicts) of its own.
+void expectSameProfile(const KernelProfile& a, const KernelProfile& b, const std::string& what) {
+  EXPECT_EQ(a.cycles, b.cycles) << what;
+  EXPECT_EQ(a.cycles_ideal_l2, b.cycles_ideal_l2) << what;
+  EXPECT_EQ(a.cycles_low, b.cycles_low) << what;
+  EXPECT_EQ(a.cycles_high, b.cycles_high) << what;
+  for (unsigned p = 0; p < kNumPipes; ++p) EXPECT_EQ(a.pipe_busy[p], b.pipe_busy[p]) << what << " pipe " << p;
+  EXPECT_EQ(a.block_cycles, b.block_cycles) << what;
+}
+
+void expectSame(const std::vector<uint8_t>& image, const std::function<void(ProgramBuilder&)>& emit,
+                const std::string& what) {
+  Outcome ref = runOnUb(image, emit, true), fast = runOnUb(image, emit, false);
+  ASSERT_TRUE(ref.r.ok) << what << ": " << ref.r.error;
+  ASSERT_TRUE(fast.r.ok) << what << ": " << fast.r.error;
+  if (ref.gm_out != fast.gm_out) {
+    size_t i = 0;
+    while (ref.gm_out[i] == fast.gm_out[i]) ++i;
+    FAIL() << what << ": first differing UB byte " << i << " (reference " << int(ref.gm_out[i])
+           << ", fast " << int(fast.gm_out[i]) << ")";
+  }
+  expectSameProfile(ref.r.profile, fast.r.profile, what);
+}
+
+struct Shape {
+  VecParams vp;
+  int64_t dst, src0, src1;
+  std::string text;
+};
+
+// Random repeat, strides, mask and operand placement: mostly the contiguous
+// forms the fast paths take, sometimes forms they must leave to the reference.
+Shape randomShape(std::mt19937& rng, DType t) {
+  Shape s;
+  const uint32_t lanes = 256 / dtypeBytes(t);
+  VecParams& vp = s.vp;
+  vp.repeat = 1 + rng() % 24;
+  const uint32_t dense_rep = 8;
+  auto rep = [&] { return rng() % 4 ? dense_rep : 1 + rng() % 16; };
+  vp.dst_rep = rep();
+  vp.src0_rep = rep();
+  vp.src1_rep = rep();
+  vp.dst_blk = vp.src0_blk = vp.src1_blk = 1;
+  if (rng() % 6 == 0) vp.src0_blk = 1 + rng() % 4;
+  if (rng() % 8 == 0) vp.dst_blk = 1 + rng() % 3;
+  switch (rng() % 4) {
+    case 0: vp.maskCount(1 + rng() % lanes); break;              // a prefix
+    case 1: vp.maskBits(uint64_t(rng()) << 32 | rng(), lanes > 64 ? uint64_t(rng()) << 32 | rng() : 0); break;
+    default: break;                                               // full
+  }
+  if (lanes == 64) vp.mask_hi = 0;
+  // Each operand in its own 64 KiB quarter, or sharing the destination.
+  const uint32_t q = 65536;
+  auto place = [&](unsigned quarter) { return int64_t(quarter) * q + 32 * (rng() % 64); };
+  s.dst = place(0);
+  s.src0 = rng() % 5 == 0 ? s.dst : rng() % 9 == 0 ? s.dst + 32 * (1 + rng() % 8) : place(1);
+  s.src1 = rng() % 7 == 0 ? s.dst : place(2);
+  s.text = "repeat " + std::to_string(vp.repeat) + " blk " + std::to_string(vp.dst_blk) + "/" +
+           std::to_string(vp.src0_blk) + " rep " + std::to_string(vp.dst_rep) + "/" +
+           std::to_string(vp.src0_rep) + "/" + std::to_string(vp.src1_rep) + " mask " +
+           std::to_string(vp.mask_lo) + ":" + std::to_string(vp.mask_hi) + " at " + std::to_string(s.dst) +
+           "," + std::to_string(s.src0) + "," + std::to_string(s.src1);
+  return s;
+}
+
+const Opcode kBinary[] = {Opcode::VAdd, Opcode::VSub, Opcode::VMul, Opcode::VDiv,
+                          Opcode::VMax, Opcode::VMin, Opcode::VMla};
+const Opcode kScalar[] = {Opcode::VAdds, Opcode::VMuls, Opcode::VMaxs, Opcode::VMins,
+                          Opcode::VLeakyRelu, Opcode::VAxpy};
+const Opcode kUnary[] = {Opcode::VAbs, Opcode::VRelu, Opcode::VNeg, Opcode::VSqrt, Opcode::VRsqrt,
+                         Opcode::VRec, Opcode::VExp, Opcode::VLn, Opcode::VCopy};  // vcopy: bits
+
+TEST(SimFast, ElementwiseOpsMatchTheReference) {
+  std::mt19937 rng(2024);
+  for (int i = 0; i < 800; ++i) {
+    const DType t = rng() % 3 ? DType::F16 : DType::F32;
+    std::vector<uint8_t> image = randomImage(rng, t);
+    Shape s = randomShape(rng, t);
+    const unsigned kind = rng() % 4;
+    const double scalar = std::ldexp(double(int(rng() % 2001) - 1000), -int(rng() % 10));
+    std::string what = std::string(dtypeName(t)) + " ";
+    std::function<void(ProgramBuilder&)> emit;
+    if (kind == 0) {
+      const Opcode op = kBinary[rng() % std::size(kBinary)];
+      what += opcodeName(op);
+      emit = [&, op](ProgramBuilder& b) { b.vbinary(op, t, Addr::ub(s.dst), Addr::ub(s.src0), Addr::ub(s.src1), s.vp); };
+    } else if (kind == 1) {
+      const Opcode op = kScalar[rng() % std::size(kScalar)];
+      what += opcodeName(op);
+      emit = [&, op](ProgramBuilder& b) { b.vscalar(op, t, Addr::ub(s.dst), Addr::ub(s.src0), scalar, s.vp); };
+    } else if (kind == 2) {
+      const Opcode op = kUnary[rng() % std::size(kUnary)];
+      what += opcodeName(op);
+      emit = [&, op](ProgramBuilder& b) { b.vunary(op, t, Addr::ub(s.dst), Addr::ub(s.src0), s.vp); };
+    } else {
+      what += "vdup";
+      emit = [&](ProgramBuilder& b) { b.vdup(t, Addr::ub(s.dst), scalar, s.vp); };
+    }
+    expectSame(image, emit, what + " " + s.text);
+    if (HasFatalFailure() || HasFailure()) return;
+  }
+}
+
+TEST(SimFast, ConversionsMatchTheReference) {
+  std::mt19937 rng(77);
+  for (int i = 0; i < 300; ++i) {
+    const bool up = rng() % 2;
+    const DType src = up ? DType::F16 : DType::F32, dst = up ? DType::F32 : DType::F16;
+    std::vector<uint8_t> image = randomImage(rng, src);
+    Shape s = randomShape(rng, DType::F32);  // conversions walk fp32's 64 lanes
+    if (rng() % 6 == 0) s.src0 = s.dst;      // overlapping: the reference's job
+    expectSame(image, [&](ProgramBuilder& b) {
+      b.vconv(dst, src, Addr::ub(s.dst), Addr::ub(s.src0), RoundMode::Rint, s.vp);
+    }, std::string(up ? "f16->f32 " : "f32->f16 ") + s.text);
+    if (HasFailure()) return;
+  }
+}
+
+// A random mmad through L1, L0A/L0B, the Cube, and the L0C read-out to UB
+// with or without ReLU, fp16 or fp32 out.
+TEST(SimFast, MmadAndTheL0cReadOutMatchTheReference) {
+  std::mt19937 rng(9);
+  for (int i = 0; i < 60; ++i) {
+    const uint32_t m = 16 * (1 + rng() % 6) - rng() % 16, n = 16 * (1 + rng() % 6) - rng() % 16;
+    const uint32_t k = 16 * (1 + rng() % 8) - rng() % 16;
+    const uint32_t m1 = (m + 15) / 16, n1 = (n + 15) / 16, k1 = (k + 15) / 16;
+    const bool relu = rng() % 2, to_f16 = rng() % 3 != 0, accumulate = rng() % 2;
+    std::vector<uint8_t> image = randomImage(rng, DType::F16);
+    auto emit = [&](ProgramBuilder& b) {
+      // UB -> L1 (A fractals at 0, B at 64 KiB), L1 -> L0A / L0B.
+      b.copy(Addr::l1(0), Addr::ub(0), Burst::contiguous(m1 * k1 * 512));
+      b.copy(Addr::l1(65536), Addr::ub(65536), Burst::contiguous(k1 * n1 * 512));
+      b.pipeBarrierAll();
+      b.loadFractals(Addr::l0a(0), Addr::l1(0), DType::F16, m1, k1, k1, 1, k1, 1, false);
+      b.loadFractals(Addr::l0b(0), Addr::l1(65536), DType::F16, k1, n1, n1, 1, n1, 1, false);
+      b.pipeBarrierAll();
+      b.mmad(Addr::l0c(0), Addr::l0a(0), Addr::l0b(0), DType::F16, DType::F32, m, n, k, true);
+      if (accumulate) b.mmad(Addr::l0c(0), Addr::l0a(0), Addr::l0b(0), DType::F16, DType::F32, m, n, k, false);
+      b.pipeBarrierAll();
+      const uint32_t elems = n1 * m1 * 256;
+      b.moveL0cToUb(Addr::ub(131072), Addr::l0c(0), DType::F32, to_f16 ? DType::F16 : DType::F32,
+                    Burst{1, elems, 0, 0}, relu);
+    };
+    expectSame(image, emit, "mmad " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                                (relu ? " relu" : "") + (to_f16 ? " ->f16" : " ->f32"));
+    if (HasFailure()) return;
+  }
+}
+
+// The fast fp16 conversions over every fp16 value and, for fp32 -> fp16,
+// over every rounding position: all 2^19 values of the upper 19 bits (sign,
+// exponent, the 10 kept bits) with 16 patterns of the 13 dropped ones (the
+// rounding bit set or not, sticky bits none, one or all, their neighbours).
+TEST(SimFast, Fp16ConversionsAreExactEverywhere) {
+  std::vector<uint8_t> image(kImage);
+  // f16 -> f32: the 65536 patterns in UB [0, 128 KiB), converted to [128 KiB, 256 KiB) in two halves.
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const uint16_t v = uint16_t(h);
+    std::memcpy(&image[h * 2], &v, 2);
+  }
+  for (uint32_t half = 0; half < 2; ++half) {
+    expectSame(image, [&](ProgramBuilder& b) {
+      // 32768 elements: 512 repeats of 64 lanes, issued as 255 + 255 + 2.
+      uint32_t done = 0;
+      while (done < 512) {
+        const uint32_t r = std::min(255u, 512 - done);
+        VecParams vp = VecParams::dense(DType::F32, r);
+        vp.src0_rep = 4;
+        b.vconv(DType::F32, DType::F16, Addr::ub(131072 + done * 256), Addr::ub(half * 65536 + done * 128),
+                RoundMode::Rint, vp);
+        done += r;
+      }
+    }, "f16 -> f32, all values, half " + std::to_string(half));
+    if (HasFailure()) return;
+  }
+  // f32 -> f16: 2^19 upper patterns x 16 low patterns, 32768 at a time.
+  static const uint32_t low[] = {0x0000, 0x0001, 0x0002, 0x0fff, 0x1000, 0x1001, 0x1fff, 0x0800,
+                                 0x07ff, 0x0801, 0x17ff, 0x1800, 0x1801, 0x0400, 0x0003, 0x1ffe};
+  uint64_t checked = 0;
+  for (uint32_t li = 0; li < 16 && !HasFailure(); ++li)
+    for (uint32_t upper = 0; upper < (1u << 19) && !HasFailure(); upper += 32768) {
+      for (uint32_t j = 0; j < 32768; ++j) {
+        const uint32_t bits = ((upper + j) << 13) | low[li];
+        std::memcpy(&image[j * 4], &bits, 4);
+      }
+      expectSame(image, [&](ProgramBuilder& b) {
+        uint32_t done = 0;
+        while (done < 512) {
+          const uint32_t r = std::min(255u, 512 - done);
+          VecParams vp = VecParams::dense(DType::F32, r);
+          vp.dst_rep = 4;
+          b.vconv(DType::F16, DType::F32, Addr::ub(131072 + done * 128), Addr::ub(done * 256), RoundMode::Rint, vp);
+          done += r;
+        }
+      }, "f32 -> f16 from " + std::to_string(upper) + " low " + std::to_string(low[li]));
+      checked += 32768;
+    }
+  EXPECT_EQ(checked, 16ull << 19);
+}
+
+}  // namespace
+}  // namespace vinci::sim::test
