@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "l2_impl.h"
+#include "load3d.h"
 #include "vector.h"
 
 namespace vinci::sim::detail {
@@ -552,6 +553,9 @@ void Core::execute(const Instruction& ins, const Resolved ops[kMaxOperands], Blo
         }
       return;
     }
+    case Opcode::Load3d:
+      execLoad3d(ins, ops[0].ptr, ops[1].ptr);
+      return;
     case Opcode::LoadFractals: {
       const bool transpose = ins.flags & flag::Transpose;
       for (uint32_t o = 0; o < p[0]; ++o)
