@@ -24,9 +24,6 @@ using namespace mlir;
 
 namespace {
 
-/// The UB bytes TPipe hands out to a kernel (Ascend C keeps the rest).
-constexpr uint64_t kAscendCUbBytes = 248 * 1024;
-
 /// The physical space as the generated code names its raw byte tensor and
 /// the TBuf position it comes from.
 struct SpaceInfo {

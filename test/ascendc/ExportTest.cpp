@@ -5,10 +5,19 @@
 // (node tests, BERT, ResNet-18), so the refused kernels are written here in
 // dv: an instruction no Ascend C call expresses, and a kernel planned for the
 // 310P3's whole UB. The near-miss, the same kernel as the compiler writes it,
-// exports.
+// exports. And a padded L1 tile where the UB has little room left for
+// staging, built with the host C++ compiler against the host implementation
+// and run: its bytes must be the NZ tile by definition.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "ascendc/ExportAscendC.h"
 #include "dv/DvOps.h"
@@ -136,6 +145,88 @@ TEST_F(Export, AFolderThatIsNoExportIsLeftAlone) {
   std::string error = run("Ascend310P3-AscendC", "");
   EXPECT_NE(error.find("exists and is not an earlier Ascend C export"), std::string::npos) << error;
   EXPECT_FALSE(llvm::sys::fs::exists(output + "/main.cpp"));
+}
+
+// A padded NZ tile built in L1 (copy_nd2nz: 40 x 17 fp16 to 48 x 48), read
+// back through the UB to GM as its three column blocks. @UB@ places the
+// read-back buffer: at 248800 it leaves 512 bytes of UB above it for
+// staging, so the exporter fills the padding 512 bytes of zeros a copy and
+// builds the partial last column block in pieces of 16 rows (16, 16, 8);
+// at 0 everything fits at once.
+const char *const kNzTile = R"mlir(
+module attributes {dv.soc = "Ascend310P3-AscendC", vinci.precision_mode = "force_fp16"} {
+  func.func @main(%arg0: tensor<40x17xf16> {vg.name = "x"}) -> (tensor<3x48x16xf16> {vg.name = "y"}) {
+    %0 = dv.launch @k0_nz(%arg0) : (tensor<40x17xf16>) -> tensor<3x48x16xf16>
+    return %0 : tensor<3x48x16xf16>
+  }
+  dv.kernel @k0_nz(%arg0: !dv.gm<40x17xf16>, %arg1: !dv.gm<3x48x16xf16>) attributes {block_dim = 1 : i64, kind = "cube", vinci.template = "matmul"} {
+    %0 = dv.view %arg0[0] : !dv.gm<40x17xf16> to !dv.gm<680xf16>
+    %1 = dv.alloc offset 0 : !dv.buf<l1, 48x48xf16, nz>
+    dv.copy_nd2nz %0 to %1 {cols = 17 : i64, dst_cols = 48 : i64, dst_rows = 48 : i64, rows = 40 : i64, src_row_stride = 17 : i64} : !dv.gm<680xf16> to !dv.buf<l1, 48x48xf16, nz>
+    dv.pipe_barrier ALL
+    %2 = dv.alloc offset @UB@ : !dv.buf<ub, 2304xf16>
+    dv.copy %1 to %2 {burst_bytes = 4608 : i64} : !dv.buf<l1, 48x48xf16, nz> to !dv.buf<ub, 2304xf16>
+    dv.pipe_barrier ALL
+    %3 = dv.view %arg1[0] : !dv.gm<3x48x16xf16> to !dv.gm<2304xf16>
+    dv.copy %2 to %3 {burst_bytes = 4608 : i64} : !dv.buf<ub, 2304xf16> to !dv.gm<2304xf16>
+    dv.return
+  }
+}
+)mlir";
+
+std::vector<uint16_t> readWords(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint16_t> words(bytes.size() / 2);
+  std::memcpy(words.data(), bytes.data(), words.size() * 2);
+  return words;
+}
+
+TEST_F(Export, APaddedL1TileIsStagedInPiecesWhereTheUbIsShort) {
+  // The input: distinct finite fp16 values; the NZ tile by its definition:
+  // column block cb, row r, lane c holds x[r][cb * 16 + c], zero past the data.
+  constexpr int kRows = 40, kCols = 17, kTileRows = 48, kBlocks = 3;
+  std::vector<uint16_t> x(kRows * kCols), want(kBlocks * kTileRows * 16, 0);
+  for (int i = 0; i < kRows * kCols; ++i)
+    x[i] = uint16_t(0x3C00 + i);
+  for (int cb = 0; cb < kBlocks; ++cb)
+    for (int r = 0; r < kRows; ++r)
+      for (int c = 0; c < 16 && cb * 16 + c < kCols; ++c)
+        want[(cb * kTileRows + r) * 16 + c] = x[r * kCols + cb * 16 + c];
+  for (const char *ub : {"248800", "0"}) {
+    SCOPED_TRACE(std::string("read-back buffer at UB byte ") + ub);
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(replaced(kNzTile, "@UB@", ub), &ctx);
+    ASSERT_TRUE(module);
+    vinci::backend::AscendCSummary summary;
+    std::string error;
+    ASSERT_TRUE(vinci::backend::exportAscendC(*module, "nz", output, summary, error)) << error;
+    std::ifstream source(output + "/kernels/k0_nz.cpp");
+    std::string text((std::istreambuf_iterator<char>(source)), std::istreambuf_iterator<char>());
+    // Pieces where the UB is short, one go where it is not.
+    EXPECT_EQ(text.find("for (int32_t p = 0; p < 2; ++p)") != std::string::npos,
+              std::string(ub) != "0") << text;
+    const std::string program = work + "/nz_main", data = work + "/data";
+    std::string build = std::string(VINCI_TEST_CXX) + " -std=c++17 -DVINCI_ASCENDC_HOST -I " +
+                        VINCI_TEST_HOST_INCLUDE + " " + output + "/main.cpp " + output +
+                        "/kernels/k0_nz.cpp " + VINCI_TEST_HOST_LIBRARY + " -o " + program;
+    ASSERT_EQ(std::system(build.c_str()), 0) << build;
+    ASSERT_FALSE(llvm::sys::fs::create_directories(data));
+    std::ofstream(data + "/input_0.bin", std::ios::binary)
+        .write(reinterpret_cast<const char *>(x.data()), std::streamsize(x.size() * 2));
+    std::string runIt = program + " " + output + "/weights.bin " + data + " > /dev/null";
+    ASSERT_EQ(std::system(runIt.c_str()), 0) << runIt;
+    std::vector<uint16_t> got = readWords(data + "/output_0.bin");
+    ASSERT_EQ(got.size(), want.size());
+    int differ = 0;
+    for (size_t i = 0; i < want.size(); ++i)
+      if (got[i] != want[i] && differ++ < 4)
+        ADD_FAILURE() << "column block " << i / (16 * kTileRows) << ", row "
+                      << i / 16 % kTileRows << ", lane " << i % 16 << ": 0x" << std::hex
+                      << got[i] << ", want 0x" << want[i];
+    EXPECT_EQ(differ, 0) << "elements differ";
+    (void)llvm::sys::fs::remove_directories(data);
+  }
 }
 
 }  // namespace
