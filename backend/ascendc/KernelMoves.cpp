@@ -72,6 +72,8 @@ LogicalResult KernelWriter::emitCopy(dv::CopyOp op) {
   if (failed(ref(op, op.getSrc(), src)) || failed(ref(op, op.getDst(), dst)))
     return failure();
   using S = dv::MemSpace;
+  if (src.space == S::L1 && (dst.space == S::L0A || dst.space == S::L0B))
+    return emitFractalCopy(op, src, dst);
   const bool ok = (src.space == S::GM && (dst.space == S::UB || dst.space == S::L1)) ||
                   (src.space == S::UB && (dst.space == S::GM || dst.space == S::UB ||
                                           dst.space == S::L1)) ||
@@ -202,6 +204,50 @@ LogicalResult KernelWriter::emitCopy(dv::CopyOp op) {
     line("DataCopy(" + side(dst, step(dstStep / es)) + ", " + side(src, step(srcStep / es)) + ", " +
          params(1, len, 0, 0) + ");");
   });
+  return success();
+}
+
+// L1 -> L0A/L0B bursts of whole fractals (the conv template's weight and
+// patch tiles): LoadData 2-D of contiguous 512-byte fractals, no transpose.
+LogicalResult KernelWriter::emitFractalCopy(dv::CopyOp op, const TensorRef &src,
+                                            const TensorRef &dst) {
+  constexpr int64_t kFractal = 512;
+  const int64_t n = op.getBursts(), bytes = op.getBurstBytes();
+  const int64_t srcStep = bytes + op.getSrcGap(), dstStep = bytes + op.getDstGap();
+  if (bytes % kFractal != 0 || srcStep % kFractal != 0 || dstStep % kFractal != 0)
+    return fail(op, "copies L1 -> " + dv::stringifyMemSpace(dst.space).str() + " in bursts of " +
+                        std::to_string(bytes) + " bytes every " + std::to_string(srcStep) + " / " +
+                        std::to_string(dstStep) +
+                        ": LoadData moves whole 512-byte fractals (no DataCopy path reaches L0A/L0B)");
+  if (src.element != dst.element)
+    return fail(op, "LoadData takes one element type");
+  std::optional<std::string> type = cType(op, src.element);
+  if (!type)
+    return failure();
+  usesLoadHelper_ = true;
+  const int64_t es = dv::elementBytes(src.element), fractalElems = kFractal / es;
+  auto burst = [&](const std::string &b) {
+    // Up to 255 fractals a LoadData.
+    for (int64_t done = 0, fractals = bytes / kFractal; done < fractals;) {
+      int64_t count = std::min<int64_t>(255, fractals - done);
+      auto term = [&](int64_t step) {
+        std::string t = b.empty() ? "" : b + " * " + std::to_string(step / es);
+        if (done)
+          t += (t.empty() ? "" : " + ") + std::to_string(done * fractalElems);
+        return t;
+      };
+      line("LoadData(" + at(dst, 0, term(dstStep)) + ", " + at(src, 0, term(srcStep)) +
+           ", load2d(" + std::to_string(count) + ", 1, 0, false));");
+      done += count;
+    }
+  };
+  if (n == 1) {
+    burst("");
+    return success();
+  }
+  open("for (int32_t b = 0; b < " + std::to_string(n) + "; ++b)");
+  burst("b");
+  close();
   return success();
 }
 
@@ -511,6 +557,68 @@ LogicalResult KernelWriter::emitLoadFractals(dv::LoadFractalsOp op) {
   emitWith(at(dst, 0, "o * " + std::to_string(dout * fractalElems)),
            at(src, 0, "o * " + std::to_string(so * fractalElems)));
   close();
+  return success();
+}
+
+LogicalResult KernelWriter::emitLoad3d(dv::Load3dOp op) {
+  TensorRef src, dst;
+  if (failed(ref(op, op.getSrc(), src)) || failed(ref(op, op.getDst(), dst)))
+    return failure();
+  if (src.space != dv::MemSpace::L1 ||
+      (dst.space != dv::MemSpace::L0A && dst.space != dv::MemSpace::L0B))
+    return fail(op, "img2col from " + dv::stringifyMemSpace(src.space).str() + " to " +
+                        dv::stringifyMemSpace(dst.space).str() +
+                        ": Load3Dv1 loads L1 (A1) into L0A (A2) or L0B (B2)");
+  if (src.element != dst.element)
+    return fail(op, "LoadData takes one element type");
+  std::optional<std::string> type = cType(op, src.element);
+  if (!type)
+    return failure();
+  if (*type != "half" && *type != "int8_t" && *type != "uint8_t")
+    return fail(op, "Load3Dv1 takes half, int8_t or uint8_t, not " + *type);
+  // The ISA's pairs are [w, h], pads [left, right, top, bottom]: the
+  // struct's fields by name (docs/ascendc.md).
+  ArrayRef<int64_t> pads = op.getPads(), filter = op.getFilter(), strides = op.getStrides();
+  ArrayRef<int64_t> dilations = op.getDilations(), tap = op.getFirstTap(), leftTop = op.getLeftTop();
+  struct Field {
+    const char *name;
+    int64_t value, low, high;
+  };
+  const Field fields[] = {
+      {"padList[0]", pads[0], 0, 255},        {"padList[1]", pads[1], 0, 255},
+      {"padList[2]", pads[2], 0, 255},        {"padList[3]", pads[3], 0, 255},
+      {"l1H", int64_t(op.getFmapH()), 1, 32767}, {"l1W", int64_t(op.getFmapW()), 1, 32767},
+      {"c1Index", int64_t(op.getC1Index()), 0, 4095},  {"fetchFilterW", tap[0], 0, 254},
+      {"fetchFilterH", tap[1], 0, 254},       {"leftTopW", leftTop[0], -255, 32767},
+      {"leftTopH", leftTop[1], -255, 32767},  {"strideW", strides[0], 1, 63},
+      {"strideH", strides[1], 1, 63},         {"filterW", filter[0], 1, 255},
+      {"filterH", filter[1], 1, 255},         {"dilationFilterW", dilations[0], 1, 255},
+      {"dilationFilterH", dilations[1], 1, 255}, {"jumpStride", int64_t(op.getJumpStride()), 1, 127},
+      {"repeatMode", int64_t(op.getMode()), 0, 1}, {"repeatTime", int64_t(op.getRepeat()), 1, 255},
+  };
+  std::vector<std::string> assignments;
+  for (const Field &f : fields) {
+    if (f.value < f.low || f.value > f.high)
+      return fail(op, std::string(f.name) + " = " + std::to_string(f.value) + " is outside " +
+                          std::to_string(f.low) + ".." + std::to_string(f.high) +
+                          ", LoadData3DParamsV1's range");
+    assignments.push_back(std::string(f.name) + " = " + std::to_string(f.value));
+  }
+  assignments.push_back("padValue = " +
+                        (op.getPadValueAttr() ? literal(*type, op.getPadValueAttr()) : "0"));
+  std::string key = *type;
+  for (const std::string &a : assignments)
+    key += ";" + a;
+  // Declared once a kernel (the attributes are constants), four fields a line.
+  auto [it, inserted] = params_.try_emplace(key, "");
+  if (inserted) {
+    it->second = "img2col" + std::to_string(paramDecls_.size());
+    std::string decl = "  LoadData3DParamsV1<" + *type + "> " + it->second + ";";
+    for (size_t i = 0; i < assignments.size(); ++i)
+      decl += (i % 4 == 0 ? "\n  " : " ") + it->second + "." + assignments[i] + ";";
+    paramDecls_.push_back(decl + "\n");
+  }
+  line("LoadData(" + at(dst) + ", " + at(src) + ", " + it->second + ");");
   return success();
 }
 

@@ -101,10 +101,12 @@ public:
 
   // ---- the instruction families (KernelMoves.cpp) ----
   mlir::LogicalResult emitCopy(dv::CopyOp op);
+  mlir::LogicalResult emitFractalCopy(dv::CopyOp op, const TensorRef &src, const TensorRef &dst);
   mlir::LogicalResult emitCopyNd2Nz(dv::CopyNd2NzOp op);
   mlir::LogicalResult emitCopyNz2Nd(dv::CopyNz2NdOp op);
   mlir::LogicalResult emitCopyGather(dv::CopyGatherOp op);
   mlir::LogicalResult emitLoadFractals(dv::LoadFractalsOp op);
+  mlir::LogicalResult emitLoad3d(dv::Load3dOp op);
   mlir::LogicalResult emitMmad(dv::MmadOp op);
   mlir::LogicalResult emitMoveL0cUb(dv::MoveL0cUbOp op);
 
@@ -123,6 +125,9 @@ private:
   llvm::DenseMap<mlir::Value, std::string> names_;
   std::map<std::pair<uint64_t, uint64_t>, std::string> masks_;
   std::vector<std::string> maskOrder_;
+  // Parameter structs declared once at the top of the kernel, by their text.
+  std::map<std::string, std::string> params_;
+  std::vector<std::string> paramDecls_;
   uint64_t spaceBytes_[6] = {};  // by dv::MemSpace: the bytes the allocs span
   uint64_t stagingBytes_ = 0;
   int64_t stagingOffset_ = 0;

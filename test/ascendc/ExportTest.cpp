@@ -1,13 +1,13 @@
 // GoogleTest of the exporter's refusals (backend/ascendc, docs/ascendc.md):
 // a dv kernel it cannot write is one line naming the kernel and the
 // instruction, and no folder is left behind, not even a half-written one.
-// Planned for Ascend310P3-AscendC, every model the compiler compiles exports
-// (node tests, BERT, ResNet-18), so the refused kernels are written here in
-// dv: an instruction no Ascend C call expresses, and a kernel planned for the
-// 310P3's whole UB. The near-miss, the same kernel as the compiler writes it,
-// exports. And a padded L1 tile where the UB has little room left for
-// staging, built with the host C++ compiler against the host implementation
-// and run: its bytes must be the NZ tile by definition.
+// The refused kernels are written here in dv: an instruction no Ascend C
+// call expresses, and a kernel planned for the 310P3's whole UB. The
+// near-miss, the same kernel as the compiler writes it, exports. Also the
+// conv template's load_3d as LoadData with LoadData3DParamsV1, and a padded
+// L1 tile where the UB has little room left for staging, built with the host
+// C++ compiler against the host implementation and run: its bytes must be
+// the NZ tile by definition.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -126,20 +126,33 @@ TEST_F(Export, AnInstructionWithNoAscendCCallIsOneLineNamingKernelAndInstruction
   EXPECT_EQ(entries(), 0u) << "the refused export left files behind";
 }
 
-TEST_F(Export, TheConvTemplatesLoad3dIsRefusedNamingKernelAndInstruction) {
-  // The Cube conv template's img2col has no LoadData 3-D mapping yet.
-  std::string error = run("Ascend310P3-AscendC",
-                          "%m = dv.alloc offset 0 : !dv.buf<l1, 1x8x8x16xf16, nc1hwc0>\n"
-                          "    %a = dv.alloc offset 0 : !dv.buf<l0a, 64x144xf16, nz>\n"
-                          "    dv.load_3d positions %m to %a {fmap_h = 8, fmap_w = 8, pads = "
-                          "array<i64: 1, 1, 1, 1>, filter = array<i64: 3, 3>, strides = array<i64: "
-                          "1, 1>, dilations = array<i64: 1, 1>, first_tap = array<i64: 0, 0>, "
-                          "left_top = array<i64: -1, -1>, repeat = 4} : !dv.buf<l1, "
-                          "1x8x8x16xf16, nc1hwc0> to !dv.buf<l0a, 64x144xf16, nz>");
-  EXPECT_NE(error.find("kernel k0_abs: "), std::string::npos) << error;
-  EXPECT_NE(error.find("'dv.load_3d' op has no Ascend C mapping yet"), std::string::npos) << error;
-  EXPECT_EQ(error.find('\n'), std::string::npos) << error;
-  EXPECT_EQ(entries(), 0u) << "the refused export left files behind";
+TEST_F(Export, TheConvTemplatesLoad3dIsLoadDataWithLoad3dV1Params) {
+  // The Cube conv template's img2col: LoadData with a LoadData3DParamsV1
+  // declared once, its fields by name (the ISA's [w, h] pairs split).
+  const std::string load =
+      "%m = dv.alloc offset 0 : !dv.buf<l1, 1x8x8x16xf16, nc1hwc0>\n"
+      "    %a = dv.alloc offset 0 : !dv.buf<l0a, 64x144xf16, nz>\n"
+      "    dv.load_3d positions %m to %a {fmap_h = 8, fmap_w = 7, pads = "
+      "array<i64: 1, 2, 3, 0>, filter = array<i64: 3, 2>, strides = array<i64: "
+      "1, 2>, dilations = array<i64: 1, 1>, first_tap = array<i64: 2, 1>, "
+      "left_top = array<i64: -1, -3>, repeat = 4, jump_stride = 9} : !dv.buf<l1, "
+      "1x8x8x16xf16, nc1hwc0> to !dv.buf<l0a, 64x144xf16, nz>";
+  ASSERT_EQ(run("Ascend310P3-AscendC", load + "\n    " + load.substr(load.find("dv.load_3d"))), "");
+  std::ifstream source(output + "/kernels/k0_abs.cpp");
+  std::string text((std::istreambuf_iterator<char>(source)), std::istreambuf_iterator<char>());
+  for (const char *want :
+       {"LoadData3DParamsV1<half> img2col0;", "img2col0.padList[0] = 1;", "img2col0.padList[1] = 2;",
+        "img2col0.padList[2] = 3;", "img2col0.l1H = 8;", "img2col0.l1W = 7;",
+        "img2col0.fetchFilterW = 2;", "img2col0.fetchFilterH = 1;", "img2col0.leftTopW = -1;",
+        "img2col0.leftTopH = -3;", "img2col0.strideW = 1;", "img2col0.strideH = 2;",
+        "img2col0.filterW = 3;", "img2col0.filterH = 2;", "img2col0.jumpStride = 9;",
+        "img2col0.repeatMode = 1;", "img2col0.repeatTime = 4;", "img2col0.padValue = 0;"})
+    EXPECT_NE(text.find(want), std::string::npos) << want << " in\n" << text;
+  // Two loads with the same parameters share one declaration.
+  EXPECT_EQ(text.find("img2col1"), std::string::npos) << text;
+  size_t first = text.find("LoadData(l0a_0, l1_0, img2col0);");
+  ASSERT_NE(first, std::string::npos) << text;
+  EXPECT_NE(text.find("LoadData(l0a_0, l1_0, img2col0);", first + 1), std::string::npos) << text;
 }
 
 TEST_F(Export, AKernelPlannedForTheWholeUbIsRefused) {
