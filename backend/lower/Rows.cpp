@@ -24,9 +24,20 @@
 //    refused for its length.
 //
 // A kernel is the row op alone (the partition ends a kernel at a
-// reduction); anything else in it is rejected with a reason, as are
-// non-contiguous reduced dims, a scale that broadcasts within the
-// normalised dims and element types other than f16/f32.
+// reduction), or a softmax / log_softmax after its prologue: the
+// elementwise kernel of its input, which the partition lets it join
+// (KernelRules' rowOpTakesPrologue), made of mul, div, add and sub steps
+// from one kernel argument of the logits' shape to the logits, each by a
+// scalar immediate, an argument of the logits' shape (read where the
+// logits are) or, in row mode, one row of C elements (loaded once, or a
+// segment a pass for long rows). The steps run in f32 on every tile as it
+// is loaded, before the saturation and the row max: a scale, temperature
+// or mask is never rounded to the storage type first (softmax(1e5 x) in
+// fp16 storage is not softmax(fp16(1e5 x))), and the logits saturate at
+// f32's range, not the input storage type's. Anything else in a kernel is
+// rejected with a reason, as are non-contiguous reduced dims, a scale that
+// broadcasts within the normalised dims, a prologue operand with another
+// broadcast and element types other than f16/f32.
 //
 // Numerics: everything is computed in f32 in UB whatever the storage type
 // (f16 is converted with vconv after loading and before storing), so the
@@ -135,7 +146,11 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
   unsigned outIndex = call.getNumOperands();
   RowTypes types{signature.elements[argIndex(op.input)], signature.elements[outIndex],
                  op.scale ? signature.elements[argIndex(op.scale)] : Type(),
-                 op.bias ? signature.elements[argIndex(op.bias)] : Type()};
+                 op.bias ? signature.elements[argIndex(op.bias)] : Type(),
+                 {}};
+  for (const PrologueStep &step : op.prologue)
+    types.operands.push_back(readsTensor(step) ? signature.elements[argIndex(step.operand)]
+                                               : Type());
 
   std::optional<RowTiling> rows;
   std::optional<ColumnTiling> columns;
@@ -156,9 +171,15 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
   int64_t n = (op.cols + kLanes - 1) / kLanes;
   RowKernel k{op, types, entry->getArgument(argIndex(op.input)), entry->getArgument(outIndex),
               op.scale ? entry->getArgument(argIndex(op.scale)) : Value(),
-              op.bias ? entry->getArgument(argIndex(op.bias)) : Value(), softmaxSafetyOf(func),
-              types.in.isF16() ? 65504.0 : double(std::numeric_limits<float>::max()), op.cols, n,
-              n * kLanes, {}};
+              op.bias ? entry->getArgument(argIndex(op.bias)) : Value(), {},
+              softmaxSafetyOf(func),
+              types.in.isF16() && op.prologue.empty() ? 65504.0
+                                                      : double(std::numeric_limits<float>::max()),
+              op.cols, n, n * kLanes, {}};
+  k.shared.rows.resize(op.prologue.size());
+  for (const PrologueStep &step : op.prologue)
+    k.gmOperands.push_back(readsTensor(step) ? entry->getArgument(argIndex(step.operand))
+                                             : Value());
 
   if (columns) {
     emitColumns(e, k, *columns, bid);
@@ -179,6 +200,9 @@ LogicalResult lowerRows(func::FuncOp func, func::CallOp call, const soc::SocSpec
       k.shared.scale = loadWeightRow(e, k.gmScale, types.scale, op.cols, k.cp);
     if (op.bias)
       k.shared.bias = loadWeightRow(e, k.gmBias, types.bias, op.cols, k.cp);
+    for (size_t i = 0; i < op.prologue.size(); ++i)
+      if (op.prologue[i].form == PrologueStep::Form::Row)
+        k.shared.rows[i] = loadWeightRow(e, k.gmOperands[i], types.operands[i], op.cols, k.cp);
   }
   if (segmented && ((types.scale && types.scale.isF16()) || (types.bias && types.bias.isF16())))
     k.shared.stage = e.alloc(sharedElems, b.getF16Type());

@@ -653,7 +653,8 @@ int Compilation::kernelStage(mlir::ModuleOp module, GearResult &result) {
     pm->addPass(createPartitionKernels(
         PartitionKernelsOptions{settings.switches.isOn("CubeEpilogueFusion"),
                                 settings.switches.isOn("ElementwiseFusion"),
-                                settings.switches.isOn("AttentionFusion")},
+                                settings.switches.isOn("AttentionFusion"),
+                                settings.switches.isOn("SoftmaxPrologueFusion")},
         backend::templateCapabilities()));
     if (failed(pm->run(module)))
       return fail(err, where() + ": partitioning into kernels failed");

@@ -40,6 +40,85 @@ void splitAt(RowOp &op, ArrayRef<int64_t> shape, int64_t axis) {
   op.rows = product(shape.take_front(axis));
 }
 
+/// The operand of a prologue op that continues the chain back to the
+/// kernel's input (a prologue op's result, or an argument of the logits'
+/// shape), and the other one; nulls when neither does.
+std::pair<Value, Value> chainAndOperand(Operation *op, ArrayRef<int64_t> logits) {
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  auto continues = [&](Value v) {
+    if (Operation *def = v.getDefiningOp())
+      return !isConstantOp(def);
+    return cast<RankedTensorType>(v.getType()).getShape() == logits;
+  };
+  bool commutes = isa<vg::MulOp, vg::AddOp>(op);
+  // A computed value continues the chain before an argument does.
+  if (commutes && !lhs.getDefiningOp() && rhs.getDefiningOp() && continues(rhs))
+    return {rhs, lhs};
+  if (continues(lhs))
+    return {lhs, rhs};
+  if (commutes && continues(rhs))
+    return {rhs, lhs};
+  return {};
+}
+
+/// plan.prologue and plan.input: the steps from a kernel argument to the
+/// softmax's logits, each a mul / div / add / sub by a scalar immediate, a
+/// tensor of the logits' shape or (row mode) one row of C elements.
+std::string analysePrologue(RowOp &plan) {
+  StringRef name = opName(plan.anchor);
+  auto logits = cast<RankedTensorType>(plan.anchor->getOperand(0).getType());
+  int64_t total = logits.getNumElements();
+  SmallVector<PrologueStep, 2> reversed;
+  Value v = plan.anchor->getOperand(0);
+  while (Operation *def = v.getDefiningOp()) {
+    using Op = PrologueStep::Op;
+    std::optional<Op> kind = llvm::TypeSwitch<Operation *, std::optional<Op>>(def)
+                                 .Case([](vg::MulOp) { return Op::Mul; })
+                                 .Case([](vg::AddOp) { return Op::Add; })
+                                 .Case([](vg::DivOp) { return Op::Div; })
+                                 .Case([](vg::SubOp) { return Op::Sub; })
+                                 .Default([](Operation *) { return std::nullopt; });
+    if (!kind)
+      return (opName(def) + " before a " + name +
+              " has no prologue form (a mul, div, add or sub by a scalar, a row of the last "
+              "dim or a tensor of the logits' shape)")
+          .str();
+    auto [chain, other] = chainAndOperand(def, logits.getShape());
+    if (!chain || cast<RankedTensorType>(def->getResult(0).getType()).getShape() !=
+                      logits.getShape())
+      return (opName(def) + " before a " + name + ": the logits " + typeText(logits) +
+              " must flow through its first operand (or either, for mul and add) unbroadcast")
+          .str();
+    PrologueStep step{*kind, PrologueStep::Form::Scalar};
+    auto type = cast<RankedTensorType>(other.getType());
+    if (std::optional<double> c = scalarImmediate(other)) {
+      step.scalar = *c;
+    } else if (!isa<BlockArgument>(other) || !isSupportedFloat(type.getElementType())) {
+      return (opName(def) + " before a " + name + ": an operand " + typeText(type) +
+              " computed in the kernel, or not f16/f32, has no prologue form")
+          .str();
+    } else if (type.getNumElements() == total) {
+      step.form = PrologueStep::Form::Full;
+    } else if (!plan.columns && type.getRank() > 0 && type.getShape().back() == plan.cols &&
+               type.getNumElements() == plan.cols) {
+      step.form = PrologueStep::Form::Row;
+    } else {
+      return (opName(def) + " before a " + name + ": an operand " + typeText(type) +
+              " broadcast over the logits " + typeText(logits) +
+              " has no prologue form yet (a scalar constant, a row of the last dim in row "
+              "mode, or the logits' shape)")
+          .str();
+    }
+    if (readsTensor(step))
+      step.operand = other;
+    reversed.push_back(step);
+    v = chain;
+  }
+  plan.input = v;
+  plan.prologue.assign(reversed.rbegin(), reversed.rend());
+  return std::string();
+}
+
 } // namespace
 
 std::optional<std::string> analyse(func::FuncOp func, RowOp &plan) {
@@ -50,11 +129,15 @@ std::optional<std::string> analyse(func::FuncOp func, RowOp &plan) {
   StringRef name = opName(anchor);
   if (func->getAttrOfType<StringAttr>("vinci.kernel").getValue() != "vector")
     return (name + " in a cube kernel has no lowering template").str();
+  // Only a softmax has a prologue: the ops before it (and their immediates).
+  bool softmaxKind = isa<vg::SoftmaxOp, vg::LogSoftmaxOp>(anchor);
   for (Operation &op : func.getBody().front()) {
-    if (&op == anchor || isa<func::ReturnOp>(op))
+    if (&op == anchor || isa<func::ReturnOp>(op) || isConstantOp(&op) ||
+        (softmaxKind && op.isBeforeInBlock(anchor)))
       continue;
     return (opName(&op) + " in a row kernel (with " + name +
-            ") has no lowering template yet: one row op a kernel")
+            ") has no lowering template yet: one row op a kernel, ending it" +
+            (op.isBeforeInBlock(anchor) ? "; only a softmax takes a prologue" : ""))
         .str();
   }
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
@@ -75,7 +158,7 @@ std::optional<std::string> analyse(func::FuncOp func, RowOp &plan) {
   if (!argOp && !isSupportedFloat(outType.getElementType()))
     return (name + " to " + typeText(outType) + " has no lowering template (f16/f32 only)").str();
   for (Value v : anchor->getOperands())
-    if (!isa<BlockArgument>(v))
+    if (!isa<BlockArgument>(v) && !softmaxKind)
       return (name + ": an operand computed inside the kernel has no lowering template yet")
           .str();
   plan.input = anchor->getOperand(0);
@@ -185,6 +268,8 @@ std::optional<std::string> analyse(func::FuncOp func, RowOp &plan) {
     return why;
   if (plan.cols < 1 || plan.rows < 1)
     return (name + " of an empty tensor has no lowering template").str();
+  if (softmaxKind)
+    return analysePrologue(plan);
   return std::string();
 }
 

@@ -26,6 +26,11 @@ public:
     x = e.alloc(slab, f32);
     if (k.types.in.isF16())
       raw = e.alloc(slab, f16);
+    if (needsOperandTile(k.op, false)) {
+      operand = e.alloc(slab, f32);
+      if (operandTileIsF16(k.op, k.types, false))
+        operandRaw = e.alloc(slab, f16);
+    }
     if (k.op.kind == RowKind::LogSoftmax)
       t = e.alloc(slab, f32);
     bool reduce = isReduce(k.op.kind);
@@ -111,16 +116,36 @@ private:
     e.chunks(count * nb, [&](int64_t at, int64_t r) { e.unary<OpTy>({a, at}, {dst, at}, r); });
   }
 
-  /// Loads sub-rows [first, first + count) of the unit (f32 in x).
+  /// Loads sub-rows [first, first + count) of the unit (f32 in x), and
+  /// applies the softmax's prologue to them (column mode: scalars and
+  /// tensors of the logits' shape, read where the logits are).
   void load(AffineExpr in, int64_t first, int64_t count) {
-    int64_t es = dv::elementBytes(k.types.in);
-    Value dst = raw ? raw : x;
-    dv::CopyOp::create(e.b, e.loc, e.gm(k.gmIn, in + first * B, (count - 1) * B + W), dst,
-                       uint64_t(count), uint64_t(W * es),
-                       uint64_t(count > 1 ? (B - W) * es : 0),
-                       uint64_t(count > 1 ? (bp - W) * es : 0));
-    if (raw)
-      e.chunks(count * nb, [&](int64_t at, int64_t r) { e.convert(raw, at, x, at, r); });
+    auto slab = [&](Value from, Type element, Value staging, Value into) {
+      int64_t es = dv::elementBytes(element);
+      Value dst = element.isF16() ? staging : into;
+      dv::CopyOp::create(e.b, e.loc, e.gm(from, in + first * B, (count - 1) * B + W), dst,
+                         uint64_t(count), uint64_t(W * es),
+                         uint64_t(count > 1 ? (B - W) * es : 0),
+                         uint64_t(count > 1 ? (bp - W) * es : 0));
+      if (element.isF16())
+        e.chunks(count * nb, [&](int64_t at, int64_t r) { e.convert(staging, at, into, at, r); });
+    };
+    slab(k.gmIn, k.types.in, raw, x);
+    for (size_t i = 0; i < k.op.prologue.size(); ++i) {
+      const PrologueStep &step = k.op.prologue[i];
+      if (!readsTensor(step)) {
+        withScalarInstruction(step, [&](auto tag) {
+          slabScalar<typename decltype(tag)::type>(x, immediateOf(step), x, count);
+        });
+        continue;
+      }
+      slab(k.gmOperands[i], k.types.operands[i], operandRaw, operand);
+      withTensorInstruction(step, [&](auto tag) {
+        e.chunks(count * nb, [&](int64_t at, int64_t r) {
+          e.binary<typename decltype(tag)::type>({x, at}, {operand, at}, {x, at}, r);
+        });
+      });
+    }
   }
   void store(AffineExpr outAt, int64_t first, int64_t count, Value src) {
     int64_t es = dv::elementBytes(k.types.out);
@@ -304,6 +329,7 @@ private:
   const ColumnTiling &tiling;
   int64_t R, B, W, bp, nb, rest;
   Value x, raw, t, out, acc, acc2, live, index, counter, candidates, noMatch, bits;
+  Value operand, operandRaw; // a prologue operand (f32; its f16 staging)
 };
 
 } // namespace

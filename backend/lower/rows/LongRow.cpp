@@ -20,7 +20,7 @@ public:
         lastElems(k.C - (tiling.segments - 1) * tiling.segmentRepeats * kLanes) {
     Type f32 = e.b.getF32Type();
     for (int64_t i = 0; i < 2; ++i)
-      sets.push_back(allocTile(e, k, 1, S));
+      sets.push_back(allocTile(e, k, 1, S, /*segments=*/true));
     run = e.alloc(kLanes, f32);
     run2 = e.alloc(kLanes, f32);
     live = e.alloc(kLanes, f32);
@@ -135,8 +135,8 @@ private:
         e, segments - 1, true, 2,
         [&](AffineExpr index, int64_t set, bool last) {
           int64_t elems = elemsOf(last);
-          loadRows(e, k, sets[set], k.gmIn, row * k.C + index * segElems, 1, elems, k.C,
-                   roundUp(elems, kLanes));
+          loadRows(e, k, sets[set], k.gmIn, row * k.C + index * segElems, index * segElems, 1,
+                   elems, k.C, roundUp(elems, kLanes));
         },
         [&](AffineExpr index, int64_t set, bool last) {
           segment(row, index, sets[set], elemsOf(last), pass);

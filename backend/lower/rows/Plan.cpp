@@ -22,13 +22,20 @@ struct UbBytes {
   }
 };
 
-/// UB bytes of one buffer set of a tile of `rows` rows of `repeats` repeats.
-int64_t tileSetBytes(const RowOp &op, const RowTypes &t, int64_t rows, int64_t repeats) {
+/// UB bytes of one buffer set of a tile of `rows` rows of `repeats` repeats
+/// (a segment of a row when `segments`).
+int64_t tileSetBytes(const RowOp &op, const RowTypes &t, int64_t rows, int64_t repeats,
+                     bool segments) {
   int64_t elems = rows * repeats * kLanes;
   UbBytes ub;
   ub.add(elems, 4); // x
   if (t.in.isF16())
     ub.add(elems, 2); // staging of the load
+  if (needsOperandTile(op, segments)) {
+    ub.add(elems, 4); // a prologue operand
+    if (operandTileIsF16(op, t, segments))
+      ub.add(elems, 2);
+  }
   if (needsSecondTile(op.kind))
     ub.add(elems, 4);
   if (!isReduce(op.kind) && t.out.isF16())
@@ -44,10 +51,16 @@ int64_t tileSetBytes(const RowOp &op, const RowTypes &t, int64_t rows, int64_t r
 }
 
 /// UB bytes allocated once per kernel: the norm weights of a row (or a
-/// segment), arg's iota and no-match repeat, the running statistics.
-int64_t fixedBytes(const RowOp &op, const RowTypes &t, int64_t repeats) {
+/// segment), the prologue's Row operands (whole rows), arg's iota and
+/// no-match repeat, the running statistics.
+int64_t fixedBytes(const RowOp &op, const RowTypes &t, int64_t repeats, bool segments) {
   UbBytes ub;
-  for (Type w : {t.scale, t.bias})
+  SmallVector<Type, 4> rowWeights = {t.scale, t.bias};
+  if (!segments)
+    for (auto [step, type] : llvm::zip(op.prologue, t.operands))
+      if (step.form == PrologueStep::Form::Row)
+        rowWeights.push_back(type);
+  for (Type w : rowWeights)
     if (w) {
       ub.add(repeats * kLanes, 4);
       if (w.isF16())
@@ -79,6 +92,11 @@ int64_t columnBytes(const RowOp &op, const RowTypes &t, int64_t laneTile, int64_
   ub.add(slab, 4);
   if (t.in.isF16())
     ub.add(slab, 2);
+  if (needsOperandTile(op, false)) { // a prologue operand (Full: column mode has no Row)
+    ub.add(slab, 4);
+    if (operandTileIsF16(op, t, false))
+      ub.add(slab, 2);
+  }
   if (op.kind == RowKind::LogSoftmax)
     ub.add(slab, 4);
   if (t.out.isF16() || isArg(op.kind))
@@ -91,14 +109,32 @@ int64_t columnBytes(const RowOp &op, const RowTypes &t, int64_t laneTile, int64_
 
 } // namespace
 
+bool needsOperandTile(const RowOp &op, bool segments) {
+  return llvm::any_of(op.prologue, [&](const PrologueStep &step) {
+    return step.form == PrologueStep::Form::Full ||
+           (segments && step.form == PrologueStep::Form::Row);
+  });
+}
+
+bool operandTileIsF16(const RowOp &op, const RowTypes &t, bool segments) {
+  for (auto [step, type] : llvm::zip(op.prologue, t.operands))
+    if (type && type.isF16() &&
+        (step.form == PrologueStep::Form::Full ||
+         (segments && step.form == PrologueStep::Form::Row)))
+      return true;
+  return false;
+}
+
 RowTiling planRows(const RowOp &op, const RowTypes &t, const soc::SocSpec &soc) {
   RowTiling tiling;
   tiling.blockDim = blockDimFor(op.rows, soc);
   tiling.share = op.rows / tiling.blockDim;
   int64_t n = (op.cols + kLanes - 1) / kLanes;
   int64_t ub = ubCapacity(soc);
-  auto fits = [&](int64_t rows, int64_t repeats, int64_t sets) {
-    return fixedBytes(op, t, repeats) + sets * tileSetBytes(op, t, rows, repeats) <= ub;
+  auto fits = [&](int64_t rows, int64_t repeats, int64_t sets, bool segments = false) {
+    return fixedBytes(op, t, repeats, segments) +
+               sets * tileSetBytes(op, t, rows, repeats, segments) <=
+           ub;
   };
   int64_t sets = tiling.share > 1 ? 2 : 1;
   int64_t limit = std::min<int64_t>({kMaxTileRows, tiling.share,
@@ -117,9 +153,9 @@ RowTiling planRows(const RowOp &op, const RowTypes &t, const soc::SocSpec &soc) 
   // every chunk of a segment starts where a full chunk would.
   tiling.sets = 2;
   int64_t s = std::min(n, kChunk);
-  while (s > 1 && !fits(1, s, 2))
+  while (s > 1 && !fits(1, s, 2, true))
     s /= 2;
-  while (s >= kChunk && s + kChunk < n && fits(1, s + kChunk, 2))
+  while (s >= kChunk && s + kChunk < n && fits(1, s + kChunk, 2, true))
     s += kChunk;
   tiling.segmentRepeats = s;
   tiling.segments = (n + s - 1) / s;

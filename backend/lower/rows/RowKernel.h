@@ -52,6 +52,21 @@ enum class RowKind {
   Softmax, LogSoftmax, LayerNorm, RmsNorm, Sum, Mean, Max, Min, L2, Prod, ArgMax, ArgMin
 };
 
+/// One step of a softmax's prologue, the elementwise ops of its kernel
+/// before it: x = x op operand, applied in f32 to every tile of logits as
+/// it is loaded, before the row max.
+struct PrologueStep {
+  enum class Op { Mul, Add, Div, Sub };
+  /// The operand: a scalar immediate; a kernel argument of the logits'
+  /// shape, read where the logits are; or one row of C elements shared by
+  /// every row (row mode only).
+  enum class Form { Scalar, Full, Row };
+  Op op;
+  Form form;
+  double scalar = 0;
+  Value operand; // the kernel block argument (Full, Row)
+};
+
 /// The row op, as rows of columns.
 struct RowOp {
   RowKind kind;
@@ -67,7 +82,15 @@ struct RowOp {
   /// arg_max / arg_min: the last index of the extreme rather than the first.
   bool lastIndex = false;
   Value input, scale, bias; // kernel block arguments (scale/bias may be null)
+  /// softmax / log_softmax: the elementwise steps from `input` to the
+  /// logits, in program order (empty: the logits are `input`).
+  SmallVector<PrologueStep, 2> prologue;
 };
+
+/// Whether a prologue step reads a tensor (not an immediate).
+inline bool readsTensor(const PrologueStep &step) {
+  return step.form != PrologueStep::Form::Scalar;
+}
 
 inline bool isArg(RowKind kind) { return kind == RowKind::ArgMax || kind == RowKind::ArgMin; }
 
@@ -99,7 +122,16 @@ struct RowTiling {
 /// The storage element types of a row kernel's tensors.
 struct RowTypes {
   Type in, out, scale, bias; // scale / bias null when absent
+  /// The prologue steps' operands, parallel to RowOp::prologue (null for
+  /// a scalar).
+  SmallVector<Type, 2> operands;
 };
+
+/// Whether a tile set holds a prologue operand buffer: for Full operands,
+/// and for Row operands of rows in segments (whole rows share one row).
+bool needsOperandTile(const RowOp &op, bool segments);
+/// Whether a prologue operand read into that buffer is stored as f16.
+bool operandTileIsF16(const RowOp &op, const RowTypes &t, bool segments);
 
 /// Whether the kind keeps a second tile-sized f32 buffer beside x: the
 /// squares of the norms, log_softmax's exponentials, arg's candidates.
@@ -286,6 +318,7 @@ struct TileBuffers {
   Value stat, other;           // roundUp(K, 64): the statistic; live or the typed result
   Value partials;              // per-repeat partials of rows over 255 repeats
   Value bits;                  // a compare mask (arg)
+  Value operand, operandRaw;   // a prologue operand (f32; its f16 staging)
 };
 
 /// What every tile of a kernel reads: the norm weights (f32, one row),
@@ -293,6 +326,9 @@ struct TileBuffers {
 struct SharedBuffers {
   Value scale, bias, iota, noMatch;
   Value stage; // f16 staging of a long row's weight segments
+  /// The Row operands of the prologue (f32, loaded once; whole rows only),
+  /// parallel to RowOp::prologue.
+  SmallVector<Value, 2> rows;
 };
 
 /// Everything a row kernel's tiles share: GM arguments, types, buffers.
@@ -300,17 +336,25 @@ struct RowKernel {
   const RowOp &op;
   RowTypes types;
   Value gmIn, gmOut, gmScale, gmBias;
+  SmallVector<Value, 2> gmOperands; // the prologue's, parallel to RowOp::prologue
   SoftmaxSafety safety;
-  double range; // the input storage type's largest finite value
+  /// Where non-finite logits saturate: the input storage type's largest
+  /// finite value, or f32's when a prologue computes the logits in f32.
+  double range;
   int64_t C, n, cp;
   SharedBuffers shared;
 };
 
-TileBuffers allocTile(VectorEmitter &e, const RowKernel &k, int64_t K, int64_t repeats);
+/// A buffer set of K rows of `repeats` repeats (a segment of a row when
+/// `segments`).
+TileBuffers allocTile(VectorEmitter &e, const RowKernel &k, int64_t K, int64_t repeats,
+                      bool segments = false);
 /// Loads `rows` rows of `elems` elements (row stride `rowStride` in GM, cp
-/// in UB) as f32 into t.x.
+/// in UB) as f32 into t.x, from `offset`, `along` elements into a row, and
+/// applies the prologue to them.
 void loadRows(VectorEmitter &e, const RowKernel &k, const TileBuffers &t, Value gm,
-              AffineExpr offset, int64_t rows, int64_t elems, int64_t rowStride, int64_t cp);
+              AffineExpr offset, AffineExpr along, int64_t rows, int64_t elems,
+              int64_t rowStride, int64_t cp);
 /// Stores `rows` rows of `elems` elements of t.x (row stride cp in UB).
 void storeRows(VectorEmitter &e, const RowKernel &k, const TileBuffers &t, AffineExpr offset,
                int64_t rows, int64_t elems, int64_t rowStride, int64_t cp);
@@ -326,6 +370,37 @@ void storeRows(VectorEmitter &e, const RowKernel &k, const TileBuffers &t, Affin
 void pipelined(VectorEmitter &e, int64_t full, bool last, int64_t sets,
                function_ref<void(AffineExpr, int64_t, bool)> load,
                function_ref<void(AffineExpr, int64_t, bool)> work);
+
+/// fn(Tag<OpTy>{}) with the dv instruction of a prologue step: the
+/// immediate form (vmuls, vadds: a division or subtraction by a constant is
+/// a multiplication by its reciprocal or an addition of its negation), or
+/// the two-tensor form (vmul, vadd, vdiv, vsub).
+template <typename T> struct Tag {
+  using type = T;
+};
+template <typename F> void withScalarInstruction(const PrologueStep &step, F &&fn) {
+  using Op = PrologueStep::Op;
+  if (step.op == Op::Mul || step.op == Op::Div)
+    return fn(Tag<dv::VMulsOp>{});
+  return fn(Tag<dv::VAddsOp>{});
+}
+template <typename F> void withTensorInstruction(const PrologueStep &step, F &&fn) {
+  switch (step.op) {
+  case PrologueStep::Op::Mul:
+    return fn(Tag<dv::VMulOp>{});
+  case PrologueStep::Op::Add:
+    return fn(Tag<dv::VAddOp>{});
+  case PrologueStep::Op::Div:
+    return fn(Tag<dv::VDivOp>{});
+  case PrologueStep::Op::Sub:
+    return fn(Tag<dv::VSubOp>{});
+  }
+}
+/// The immediate a scalar step applies with its instruction.
+inline double immediateOf(const PrologueStep &step) {
+  using Op = PrologueStep::Op;
+  return step.op == Op::Div ? 1.0 / step.scalar : step.op == Op::Sub ? -step.scalar : step.scalar;
+}
 
 /// The block's rows in tiles of K (the last tile holds the rest), software
 /// pipelined over the buffer sets.

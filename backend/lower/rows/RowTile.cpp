@@ -275,13 +275,19 @@ void storeStats(VectorEmitter &e, const RowKernel &k, const TileBuffers &t, Affi
 
 } // namespace
 
-TileBuffers allocTile(VectorEmitter &e, const RowKernel &k, int64_t K, int64_t repeats) {
+TileBuffers allocTile(VectorEmitter &e, const RowKernel &k, int64_t K, int64_t repeats,
+                      bool segments) {
   Type f16 = e.b.getF16Type(), f32 = e.b.getF32Type();
   int64_t elems = K * repeats * kLanes;
   TileBuffers t;
   t.x = e.alloc(elems, f32);
   if (k.types.in.isF16())
     t.raw = e.alloc(elems, f16);
+  if (needsOperandTile(k.op, segments)) {
+    t.operand = e.alloc(elems, f32);
+    if (operandTileIsF16(k.op, k.types, segments))
+      t.operandRaw = e.alloc(elems, f16);
+  }
   if (needsSecondTile(k.op.kind))
     t.second = e.alloc(elems, f32);
   if (!isReduce(k.op.kind) && k.types.out.isF16())
@@ -302,17 +308,49 @@ TileBuffers allocTile(VectorEmitter &e, const RowKernel &k, int64_t K, int64_t r
 }
 
 void loadRows(VectorEmitter &e, const RowKernel &k, const TileBuffers &t, Value gm,
-              AffineExpr offset, int64_t rows, int64_t elems, int64_t rowStride, int64_t cp) {
-  int64_t es = dv::elementBytes(k.types.in);
-  Value dst = t.raw ? t.raw : t.x;
-  dv::CopyOp::create(e.b, e.loc, e.gm(gm, offset, (rows - 1) * rowStride + elems), dst,
-                     uint64_t(rows), uint64_t(elems * es),
-                     uint64_t(rows > 1 ? (rowStride - elems) * es : 0),
-                     uint64_t(rows > 1 ? (cp - elems) * es : 0));
-  if (t.raw)
-    e.chunks(rows * cp / kLanes, [&](int64_t at, int64_t repeats) {
-      e.convert(t.raw, at, t.x, at, repeats);
+              AffineExpr offset, AffineExpr along, int64_t rows, int64_t elems,
+              int64_t rowStride, int64_t cp) {
+  // `rows` rows of `elems` elements of `from` (storage `element`) at `at`,
+  // as f32 in `into` (through `staging` for f16).
+  auto load = [&](Value from, Type element, AffineExpr at, Value staging, Value into) {
+    int64_t es = dv::elementBytes(element);
+    Value dst = element.isF16() ? staging : into;
+    dv::CopyOp::create(e.b, e.loc, e.gm(from, at, (rows - 1) * rowStride + elems), dst,
+                       uint64_t(rows), uint64_t(elems * es),
+                       uint64_t(rows > 1 ? (rowStride - elems) * es : 0),
+                       uint64_t(rows > 1 ? (cp - elems) * es : 0));
+    if (element.isF16())
+      e.chunks(rows * cp / kLanes, [&](int64_t a, int64_t repeats) {
+        e.convert(staging, a, into, a, repeats);
+      });
+  };
+  load(gm, k.types.in, offset, t.raw, t.x);
+
+  // The softmax's prologue on the loaded logits, in f32.
+  RowTile tile(e, k.op, rows, elems);
+  for (size_t i = 0; i < k.op.prologue.size(); ++i) {
+    const PrologueStep &step = k.op.prologue[i];
+    if (!readsTensor(step)) {
+      withScalarInstruction(step, [&](auto tag) {
+        tile.flatScalar<typename decltype(tag)::type>(t.x, immediateOf(step), t.x);
+      });
+      continue;
+    }
+    if (step.form == PrologueStep::Form::Row && k.shared.rows[i]) {
+      withTensorInstruction(step, [&](auto tag) {
+        tile.withRow<typename decltype(tag)::type>(t.x, k.shared.rows[i]);
+      });
+      continue;
+    }
+    // A tensor of the logits' shape is read where the logits are; a row
+    // (segments: one row at a time) is read from its element `along`.
+    assert((step.form == PrologueStep::Form::Full || rows == 1) && "a row operand in segments");
+    load(k.gmOperands[i], k.types.operands[i],
+         step.form == PrologueStep::Form::Full ? offset : along, t.operandRaw, t.operand);
+    withTensorInstruction(step, [&](auto tag) {
+      tile.flatBinary<typename decltype(tag)::type>(t.x, t.operand, t.x);
     });
+  }
 }
 
 void storeRows(VectorEmitter &e, const RowKernel &k, const TileBuffers &t, AffineExpr offset,
@@ -378,7 +416,8 @@ void emitRowTiles(VectorEmitter &e, const RowKernel &k, const RowTiling &tiling,
       e, full, tail != 0, tiling.sets,
       [&](AffineExpr tile, int64_t set, bool last) {
         AffineExpr row = base + tile * K;
-        loadRows(e, k, sets[set], k.gmIn, row * k.C, rowsOf(last), k.C, k.C, k.cp);
+        loadRows(e, k, sets[set], k.gmIn, row * k.C, e.constant(0), rowsOf(last), k.C, k.C,
+                 k.cp);
       },
       [&](AffineExpr tile, int64_t set, bool last) {
         const TileBuffers &t = sets[set];
