@@ -119,6 +119,17 @@ func::FuncOp buildKernelFunction(ArrayRef<Operation *> ops, const KernelInterfac
     if (StringRef source = sourceName(op); !source.empty())
       sources.insert(builder.getStringAttr(source));
   kernelFunc->setAttr("vinci.source_nodes", builder.getArrayAttr(sources.getArrayRef()));
+  // Each result as "node:index", the node's output it is (as --out_nodes
+  // and ATC's dumps name tensors): the .om's per-task outputs, for dumps.
+  SmallVector<Attribute> outputNodes;
+  for (Value output : io.outputs) {
+    auto result = cast<OpResult>(output);
+    StringRef node = sourceName(result.getOwner());
+    outputNodes.push_back(builder.getStringAttr(
+        (node.empty() ? anchor->getName().stripDialect() : node) + ":" +
+        llvm::Twine(result.getResultNumber())));
+  }
+  kernelFunc->setAttr("vinci.output_nodes", builder.getArrayAttr(outputNodes));
 
   Block *body = kernelFunc.addEntryBlock();
   OpBuilder inside = OpBuilder::atBlockBegin(body);

@@ -7,7 +7,7 @@
 // CHECK-LABEL: func.func @scaled_softmax
 // CHECK: call @k0_mul
 // CHECK-NOT: call
-// CHECK: func.func private @k0_mul{{.+}}vinci.kernel = "vector", vinci.source_nodes = ["/Mul", "/Softmax"]
+// CHECK: func.func private @k0_mul{{.+}}vinci.kernel = "vector", vinci.output_nodes = ["/Softmax:0"], vinci.source_nodes = ["/Mul", "/Softmax"]
 // CHECK: vg.constant dense<3.000000e+02>
 // CHECK-NEXT: vg.mul
 // CHECK-NEXT: vg.softmax
