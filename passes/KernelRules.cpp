@@ -136,6 +136,10 @@ bool cubeEpilogueTakes(Operation *consumer, Value fromKernel) {
   return true;
 }
 
+bool rowOpTakesPrologue(Operation *consumer) {
+  return isa<vg::SoftmaxOp, vg::LogSoftmaxOp>(consumer);
+}
+
 bool cubeEpilogueTakesSoftmax(Operation *consumer) {
   auto softmax = dyn_cast<vg::SoftmaxOp>(consumer);
   if (!softmax)

@@ -64,6 +64,15 @@ bool mayJoinKernel(OpRole anchor, OpRole consumer);
 /// Another broadcast is left to a Vector kernel of its own.
 bool cubeEpilogueTakes(mlir::Operation *consumer, mlir::Value fromKernel);
 
+/// Whether the row op `consumer` may take the Vector elementwise kernel that
+/// produces its input as its prologue: vg.softmax and vg.log_softmax, whose
+/// template then computes the kernel's ops in f32 on every tile it loads,
+/// before the row max (a scale, a temperature or a mask add in front of a
+/// softmax is never rounded to the storage type first: softmax(1e5 x) is
+/// not softmax(fp16(1e5 x))). Which prologues have a form is the row
+/// template's to say (KernelCapabilities).
+bool rowOpTakesPrologue(mlir::Operation *consumer);
+
 /// Whether the vg.softmax `consumer` of a Cube kernel's result can end the
 /// kernel's epilogue: it normalises the last axis, whose N elements are a
 /// multiple of 16 and fit one N tile (kCubeMaxNTile), so every output tile

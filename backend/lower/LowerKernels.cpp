@@ -135,6 +135,7 @@ struct LowerKernels : impl::LowerKernelsBase<LowerKernels> {
         // each element before writing its position (backend/memplan/InPlace.h).
         StringAttr name = func.getSymNameAttr();
         Attribute sources = func->getAttr("vinci.source_nodes");
+        Attribute outputs = func->getAttr("vinci.output_nodes");
         if (failed(chosen->lower(func, sites.front(), spec))) {
           failedAny = true;
           continue;
@@ -142,6 +143,8 @@ struct LowerKernels : impl::LowerKernelsBase<LowerKernels> {
         if (auto kernel = module.lookupSymbol<dv::KernelOp>(name)) {
           if (sources)
             kernel->setAttr("vinci.source_nodes", sources);
+          if (outputs)
+            kernel->setAttr("vinci.output_nodes", outputs);
           kernel->setAttr("vinci.template", StringAttr::get(&getContext(), chosen->name));
         }
         continue;

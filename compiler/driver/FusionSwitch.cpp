@@ -28,6 +28,9 @@ const std::vector<FusionSwitchInfo> &fusionSwitches() {
       {"UBFusion", "AttentionFusion",
        "attention's softmax (rows of at most 128) ends the QK^T matmul's kernel, and its PV "
        "matmul joins it: the scores and probabilities stay on chip (with CubeEpilogueFusion)"},
+      {"UBFusion", "SoftmaxPrologueFusion",
+       "a softmax joins the elementwise kernel of its input (a scale, a mask add), computed in "
+       "f32 in the softmax's tiles: the scaled logits are never rounded to fp16"},
   };
   return switches;
 }
