@@ -495,6 +495,10 @@ struct UnfoldWindows : impl::UnfoldWindowsBase<UnfoldWindows> {
           continue;
         unfoldConv(conv);
       }
+      // A pool the pooling template takes keeps its window too (max or sum
+      // over NC1HWC0 rows in UB).
+      else if (isa<vg::MaxPoolOp, vg::AveragePoolOp>(op) && poolTemplateMismatch(op).empty())
+        continue;
       else if (auto pool = dyn_cast<vg::MaxPoolOp>(op))
         unfoldPool(pool, /*isMax=*/true);
       else if (auto pool = dyn_cast<vg::AveragePoolOp>(op))
