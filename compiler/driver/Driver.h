@@ -40,6 +40,9 @@ struct CompileOptions {
                                       // default (force_fp16); docs/precision.md
   std::string keepDtype;              // --keep_dtype: ops that keep their float type (ATC's file)
   std::string insertOpConf;           // --insert_op_conf: ATC's AIPP config (docs/aipp.md)
+  std::string calibration;            // --calibration: a folder of sample inputs
+                                      // (docs/quantization.md)
+  std::string quantConfig;            // --quant_config: the calibration method and skips (JSON)
   double softmaxClip = 50;            // --softmax_clip: shifted logits clipped to [-clip, 0]
   bool checkSupport = false;          // --check_support
   bool printWeights = false;          // --print_weights: keep blobs in printed IR

@@ -43,6 +43,8 @@ CompileOptions toOptions(const py::dict &given) {
       {"fusion_switch_file", &CompileOptions::fusionSwitchFile, nullptr},
       {"precision_mode", &CompileOptions::precisionMode, nullptr},
       {"keep_dtype", &CompileOptions::keepDtype, nullptr},
+      {"calibration", &CompileOptions::calibration, nullptr},
+      {"quant_config", &CompileOptions::quantConfig, nullptr},
       {"softmax_clip", nullptr, nullptr, &CompileOptions::softmaxClip},
       {"check_support", nullptr, &CompileOptions::checkSupport},
       {"print_weights", nullptr, &CompileOptions::printWeights},
