@@ -700,12 +700,19 @@ int Compilation::calibrationStage(mlir::ModuleOp module, GearResult &result) {
           },
           scratch.str().str(), calibration.observed, calibration.times, error))
     return fail(err, where() + ": " + error, code);
-  if (settings.precisionMode != "must_keep_origin_dtype")
-    calibration.kept = keepOutOfRangeOps(module, calibration.observed);
   if (settings.quantConfig &&
       !recordQuantParams(module, options.quantConfig, *settings.quantConfig, calibration.observed,
                          error))
     return fail(err, error);
+  if (settings.precisionMode != "must_keep_origin_dtype") {
+    calibration.kept = keepOutOfRangeOps(module, calibration.observed);
+    // A kept conv the Cube conv template would have taken in f16 unfolds
+    // (im2col on the Vector unit), its replacement kept too.
+    mlir::PassManager pm(&context);
+    pm.addPass(graph::createUnfoldWindows());
+    if (failed(pm.run(module)))
+      return fail(err, where() + ": unfolding the convs range-checked precision keeps failed");
+  }
   result.timer.record("calibration", calibration.times.compileSeconds +
                                          calibration.times.runSeconds);
   err << kTool << ": calibration: " << samples.size() << " samples, "
@@ -727,6 +734,8 @@ int Compilation::compileObserver(mlir::ModuleOp observer, const std::string &omP
   observer->setAttr(dv::DVDialect::kSocAttrName,
                     mlir::Builder(observer.getContext()).getStringAttr(settings.soc->name));
   mlir::PassManager pm(&context);
+  // Windows the Cube conv template took in f16 unfold for the Vector unit.
+  pm.addPass(graph::createUnfoldWindows());
   pm.addPass(createNarrowInt64());
   pm.addPass(createMaterializeOutputs());
   pm.addPass(createPartitionKernels(PartitionKernelsOptions{true, true, true},
