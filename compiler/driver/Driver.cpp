@@ -1,6 +1,7 @@
 //===- Driver.cpp - the library behind vinci-compile ----------------------===//
 #include "driver/Driver.h"
 #include "driver/AippConfig.h"
+#include "driver/Calibration.h"
 #include "driver/FusionSwitch.h"
 #include "driver/Gears.h"
 #include "driver/InsertAipp.h"
@@ -225,6 +226,7 @@ struct Settings {
   std::vector<AippConfig> aipp; // --insert_op_conf
   LogLevel log = LogLevel::Default;
   bool logs(LogLevel level) const { return log >= level; }
+  std::optional<QuantConfig> quantConfig; // --quant_config (with --calibration)
   bool toKernels() const {
     return options.emit == "dv" || options.emit == "om" || options.emit == "ascendc";
   }
@@ -243,6 +245,14 @@ struct GearSource {
   backend::ReleaseSource releaseWeightPages; // may be empty
 };
 
+/// What --calibration found, for the report.
+struct CalibrationResult {
+  size_t samples = 0;
+  CalibrationTimes times;
+  std::vector<ObservedTensor> observed;
+  std::vector<RangeKeep> kept;
+};
+
 /// One gear's results (or the static model's), for the report.
 struct GearResult {
   std::vector<int64_t> values;
@@ -251,6 +261,7 @@ struct GearResult {
   backend::GearSummary om;
   CompileTimer timer;
   double seconds = 0;
+  std::optional<CalibrationResult> calibration;
 };
 
 /// A gear's kernels, their roofline estimate and its arena, as the report
@@ -339,6 +350,10 @@ std::string renderReport(const Settings &settings, const GearPlan &plan,
     json.attribute("compile_seconds", seconds);
     if (!plan.hasGears())
       reportPassSeconds(json, gears.front().timer);
+    if (const std::optional<CalibrationResult> &calibration = gears.front().calibration)
+      reportCalibration(json, calibration->samples, calibration->times, calibration->observed,
+                        settings.quantConfig ? &*settings.quantConfig : nullptr,
+                        calibration->kept);
   });
   os << "\n";
   return text;
@@ -417,6 +432,8 @@ int compileWithPythonFrontEnd(const CompileOptions &options, llvm::raw_ostream &
   pass("--precision_mode", options.precisionMode);
   pass("--keep_dtype", options.keepDtype);
   pass("--log", options.log);
+  pass("--calibration", options.calibration);
+  pass("--quant_config", options.quantConfig);
   char clip[32];
   std::snprintf(clip, sizeof clip, "%.17g", options.softmaxClip);
   pass("--softmax_clip", clip);
@@ -524,12 +541,33 @@ int validateOptions(const CompileOptions &requested, Settings &settings, llvm::r
     return fail(err, "unknown --log '" + options.log +
                          "' (known: null, error, warning, info, debug)");
   settings.log = *log;
+  if (!options.quantConfig.empty()) {
+    if (options.calibration.empty())
+      return fail(err, "--quant_config '" + options.quantConfig +
+                           "' needs --calibration DIR (the samples its ranges come from)");
+    settings.quantConfig.emplace();
+    if (!loadQuantConfig(options.quantConfig, *settings.quantConfig, error))
+      return fail(err, error);
+  }
+  if (!options.calibration.empty()) {
+    if (!llvm::sys::fs::is_directory(options.calibration))
+      return fail(err, "--calibration '" + options.calibration +
+                           "' is not a folder (give a folder of samples: one sub-folder per "
+                           "sample with a .npy or .pb file per input)");
+    if (options.emit == "vg")
+      return fail(err, "--calibration observes the optimised graph: --emit=vg prints the "
+                       "import, before it (use --emit=vg-opt, dv or om)");
+  }
   return 0;
 }
 
 /// A model with gears is only an .om: the IR of one gear is one static
 /// shape, which --input_shape without -1 shows.
 int checkGearEmission(const Settings &settings, const GearPlan &plan, llvm::raw_ostream &err) {
+  if (plan.hasGears() && !settings.options.calibration.empty())
+    return fail(err, "--calibration with " + std::string(plan.option()) +
+                         " is not implemented yet: calibrate one static shape (--input_shape "
+                         "without -1)");
   if (plan.hasGears() && settings.options.emit != "om")
     return fail(err, std::string(plan.option()) + " compiles an .om; --emit=" +
                          settings.options.emit +
@@ -599,6 +637,8 @@ private:
   int importGear(GearSource &source, size_t gear, mlir::OwningOpRef<mlir::ModuleOp> &module,
                  GearResult &result);
   int graphStage(mlir::ModuleOp module, GearResult &result);
+  int calibrationStage(mlir::ModuleOp module, GearResult &result);
+  int compileObserver(mlir::ModuleOp observer, const std::string &omPath);
   int kernelStage(mlir::ModuleOp module, GearResult &result);
   int emitText(mlir::ModuleOp module, llvm::raw_ostream &out);
 
@@ -692,6 +732,83 @@ int Compilation::graphStage(mlir::ModuleOp module, GearResult &result) {
   }
   if (settings.precisionMode == "allow_mix_precision")
     markMixPrecisionOps(module);
+  return 0;
+}
+
+/// --calibration: the optimised graph's ranges over the samples (from its
+/// fp32 build, run on the simulator); then, under a float precision mode,
+/// the ops whose ranges do not fit fp16 keep fp32, and with --quant_config
+/// each op gets its activation quantisation.
+int Compilation::calibrationStage(mlir::ModuleOp module, GearResult &result) {
+  if (options.calibration.empty())
+    return 0;
+  std::vector<CalibrationSample> samples;
+  std::string error;
+  if (!loadCalibrationSet(options.calibration, graphInputs(module), samples, error))
+    return fail(err, error);
+  CalibrationResult &calibration = result.calibration.emplace();
+  calibration.samples = samples.size();
+  llvm::SmallString<256> scratch;
+  llvm::sys::path::system_temp_directory(/*erasedOnReboot=*/true, scratch);
+  if (int code = calibrate(
+          module, samples,
+          [&](mlir::ModuleOp observer, const std::string &omPath) {
+            return compileObserver(observer, omPath);
+          },
+          scratch.str().str(), calibration.observed, calibration.times, error))
+    return fail(err, where() + ": " + error, code);
+  if (settings.quantConfig &&
+      !recordQuantParams(module, options.quantConfig, *settings.quantConfig, calibration.observed,
+                         error))
+    return fail(err, error);
+  if (settings.precisionMode != "must_keep_origin_dtype") {
+    calibration.kept = keepOutOfRangeOps(module, calibration.observed);
+    // A kept conv the Cube conv template would have taken in f16 unfolds
+    // (im2col on the Vector unit), its replacement kept too.
+    mlir::PassManager pm(&context);
+    pm.addPass(graph::createUnfoldWindows());
+    if (failed(pm.run(module)))
+      return fail(err, where() + ": unfolding the convs range-checked precision keeps failed");
+  }
+  result.timer.record("calibration", calibration.times.compileSeconds +
+                                         calibration.times.runSeconds);
+  err << kTool << ": calibration: " << samples.size() << " samples, "
+      << calibration.observed.size() << " tensors observed in "
+      << llvm::format("%.1f", calibration.times.compileSeconds + calibration.times.runSeconds)
+      << " s (fp32 build " << llvm::format("%.1f", calibration.times.compileSeconds)
+      << " s, simulator " << llvm::format("%.1f", calibration.times.runSeconds) << " s)";
+  if (settings.precisionMode != "must_keep_origin_dtype")
+    err << "; " << calibration.kept.size() << " ops keep fp32 (ranges outside fp16"
+        << (options.report.empty() ? "" : ", listed in the report") << ")";
+  err << "\n";
+  return 0;
+}
+
+/// The calibration build: `observer` (the optimised graph in fp32 with its
+/// tensors as outputs) through the kernel stage into an .om, with the
+/// default fusions, no report, no observer hooks and no dumps.
+int Compilation::compileObserver(mlir::ModuleOp observer, const std::string &omPath) {
+  observer->setAttr(dv::DVDialect::kSocAttrName,
+                    mlir::Builder(observer.getContext()).getStringAttr(settings.soc->name));
+  mlir::PassManager pm(&context);
+  // Windows the Cube conv template took in f16 unfold for the Vector unit.
+  pm.addPass(graph::createUnfoldWindows());
+  pm.addPass(createNarrowInt64());
+  pm.addPass(createMaterializeOutputs());
+  pm.addPass(createPartitionKernels(PartitionKernelsOptions{true, true, true},
+                                    backend::templateCapabilities()));
+  if (failed(buildKernelPipeline(pm, *settings.soc, err)))
+    return 2;
+  if (failed(pm.run(observer)))
+    return 1;
+  backend::OmOptions omOptions;
+  omOptions.modelName = llvm::sys::path::stem(options.model).str() + "-calibration";
+  backend::OmBuilder builder(*settings.soc, std::move(omOptions));
+  backend::GearSummary gear;
+  backend::OmSummary summary;
+  std::string error;
+  if (!builder.addGear(observer, {}, gear, error) || !builder.write(omPath, summary, error))
+    return fail(err, where() + ": the calibration build: " + error);
   return 0;
 }
 
@@ -798,6 +915,8 @@ int Compilation::run(GearSource &source, llvm::raw_ostream &out) {
       return code;
     if (options.emit != "vg")
       info("graph passes done, " + llvm::Twine(collectStats(*module).ops) + " vg ops");
+    if (int code = calibrationStage(*module, result))
+      return code;
     if (options.emit == "vg" || options.emit == "vg-opt") {
       // The text is the graph before partitioning; the report goes on.
       if (int code = emitText(*module, out))

@@ -48,6 +48,9 @@ struct CompileOptions {
   std::string mode = "0";             // --mode: 0 compile, 1 .om to JSON, 3 the pre-check
   std::string om;                     // --om: the .om --mode=1 reads
   std::string json;                   // --json: the JSON --mode=1 writes
+  std::string calibration;            // --calibration: a folder of sample inputs
+                                      // (docs/quantization.md)
+  std::string quantConfig;            // --quant_config: the calibration method and skips (JSON)
   double softmaxClip = 50;            // --softmax_clip: shifted logits clipped to [-clip, 0]
   bool checkSupport = false;          // --check_support
   bool printWeights = false;          // --print_weights: keep blobs in printed IR

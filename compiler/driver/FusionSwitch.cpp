@@ -1,8 +1,7 @@
 //===- FusionSwitch.cpp - --fusion_switch_file, in ATC's shape ------------===//
 #include "driver/FusionSwitch.h"
 
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "driver/JsonFile.h"
 
 namespace vinci::driver {
 
@@ -45,12 +44,10 @@ bool FusionSwitches::load(const std::string &path, std::string &error) {
     error = "--fusion_switch_file '" + path + "': " + message;
     return false;
   };
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buffer)
-    return fail("cannot read it: " + buffer.getError().message());
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse((*buffer)->getBuffer());
+  std::string readError;
+  std::optional<llvm::json::Value> parsed = readJsonFile(path, readError);
   if (!parsed)
-    return fail("not valid JSON: " + llvm::toString(parsed.takeError()));
+    return fail(readError);
   const llvm::json::Object *root = parsed->getAsObject();
   const llvm::json::Object *switchObject = root ? root->getObject("Switch") : nullptr;
   if (!switchObject)

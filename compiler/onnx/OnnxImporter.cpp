@@ -825,6 +825,7 @@ const ConverterTable &converters() {
     ConverterTable map;
     populateElementwiseConverters(map);
     populateLinalgConverters(map);
+    populateQuantConverters(map);
     populateEinsumConverter(map);
     populateConvConverters(map);
     populateConvTransposeConverter(map);

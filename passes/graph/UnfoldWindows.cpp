@@ -25,11 +25,14 @@
 #include "passes/graph/ConstantData.h"
 #include "passes/graph/Passes.h"
 #include "passes/KernelRules.h"
+#include "passes/Precision.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+
+#include "llvm/ADT/ScopeExit.h"
 
 #include <cmath>
 #include <cstring>
@@ -488,11 +491,26 @@ struct UnfoldWindows : impl::UnfoldWindowsBase<UnfoldWindows> {
         ops.push_back(op);
     });
     for (Operation *op : ops) {
+      // The ops that replace a window keeping fp32 (--keep_dtype,
+      // range-checked precision) keep it too: they are built in its place.
+      bool keep = op->hasAttr(kKeepDtypeAttr);
+      Operation *before = op->getPrevNode(), *after = op->getNextNode();
+      Block *block = op->getBlock();
+      auto markReplacement = llvm::make_scope_exit([&] {
+        if (!keep)
+          return;
+        for (Operation *made = before ? before->getNextNode() : &block->front();
+             made && made != after; made = made->getNextNode())
+          if (made->getNumResults() > 0)
+            made->setAttr(kKeepDtypeAttr, UnitAttr::get(made->getContext()));
+      });
       if (auto conv = dyn_cast<vg::ConvOp>(op)) {
         // A conv the Cube conv template takes keeps its window (img2col on
         // chip by load_3d); KernelRules says which, and why not.
-        if (convCubeTemplateMismatch(conv).empty())
+        if (convCubeTemplateMismatch(conv).empty()) {
+          keep = false;
           continue;
+        }
         unfoldConv(conv);
       }
       // A pool the pooling template takes keeps its window too (max or sum

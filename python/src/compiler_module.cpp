@@ -47,6 +47,8 @@ CompileOptions toOptions(const py::dict &given) {
       {"output_type", &CompileOptions::outputType, nullptr},
       {"input_fp16_nodes", &CompileOptions::inputFp16Nodes, nullptr},
       {"log", &CompileOptions::log, nullptr},
+      {"calibration", &CompileOptions::calibration, nullptr},
+      {"quant_config", &CompileOptions::quantConfig, nullptr},
       {"softmax_clip", nullptr, nullptr, &CompileOptions::softmaxClip},
       {"check_support", nullptr, &CompileOptions::checkSupport},
       {"print_weights", nullptr, &CompileOptions::printWeights},

@@ -76,6 +76,15 @@ int main(int argc, char **argv) {
   app.add_option("--keep_dtype", options.keepDtype,
                  "a file naming ops that keep their float type, one a line: a node name "
                  "(or OpName:name) or OpType::TypeName (a vg op type)");
+  app.add_option("--calibration", options.calibration,
+                 "a folder of sample inputs (one sub-folder per sample with a .npy or .pb "
+                 "file per input, or one file per sample for a one-input model): the model "
+                 "runs on them in fp32 on the simulator, and under a float precision mode "
+                 "every op whose range does not fit fp16 keeps fp32 (docs/quantization.md)");
+  app.add_option("--quant_config", options.quantConfig,
+                 "the quantisation config (JSON): calibration_method minmax | percentile | "
+                 "entropy, percentile, activation_offset, skip_layers, skip_layer_types; "
+                 "needs --calibration");
   app.add_option("--insert_op_conf", options.insertOpConf,
                  "ATC's static AIPP config: the model takes uint8 images (RGB888_U8, "
                  "XRGB8888_U8, YUV400_U8, YUV420SP_U8) and the first kernel crops, converts, "

@@ -29,13 +29,13 @@
 #include <string>
 #include <vector>
 
-#include "tensor_file.h"
+#include "vinci/tensor_file.h"
 #include "vinci/format/writer.h"
 #include "vinci/runtime.h"
 
 namespace {
 
-using vinci_run::HostTensor;
+using vinci::tensorio::HostTensor;
 
 struct Options {
   std::string model;
@@ -191,7 +191,7 @@ int main(int argc, char** argv) {
   std::vector<HostTensor> inputs(info.num_inputs);
   for (uint32_t i = 0; i < info.num_inputs; ++i) {
     std::string error;
-    if (!vinci_run::readTensorFile(options.inputs[i], inputs[i], error)) die(error);
+    if (!vinci::tensorio::readTensorFile(options.inputs[i], inputs[i], error)) die(error);
   }
 
   // A model with gears runs the gear of the inputs' shapes; the runtime's
@@ -233,7 +233,7 @@ int main(int argc, char** argv) {
     if (desc.format == VINCI_FORMAT_ND || desc.format == VINCI_FORMAT_NCHW)
       outputs[i].shape.assign(desc.dims, desc.dims + desc.rank);
     else  // padded device layout: written flat, as stored
-      outputs[i].shape = {static_cast<int64_t>(desc.size / vinci_run::dtypeBytes(desc.dtype))};
+      outputs[i].shape = {static_cast<int64_t>(desc.size / vinci::tensorio::dtypeBytes(desc.dtype))};
     outputs[i].data.assign(desc.size, 0);
     output_buffers[i] = {outputs[i].data.data(), outputs[i].data.size()};
   }
@@ -293,7 +293,7 @@ int main(int argc, char** argv) {
                     std::strerror(errno)));
   for (uint32_t i = 0; i < info.num_outputs; ++i) {
     const std::string path = fmt::format("{}/output_{}.npy", options.output_dir, i);
-    const std::vector<uint8_t> bytes = vinci_run::encodeNpy(outputs[i]);
+    const std::vector<uint8_t> bytes = vinci::tensorio::encodeNpy(outputs[i]);
     vinci::format::Status status = vinci::format::writeFileAtomically(path, bytes.data(), bytes.size());
     if (!status.ok()) die(status.message);
     const vinci_tensor_desc& desc = output_descs[i];
