@@ -1,10 +1,12 @@
 //===- KernelRules.cpp - which vg ops run as which kind of kernel ---------===//
 #include "passes/KernelRules.h"
+#include "passes/Precision.h"
 
 #include "vg/VgOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "vinci/soc.h"
 
 using namespace mlir;
 
@@ -246,5 +248,99 @@ void installKernelCapabilities(const KernelCapabilities *capabilities) {
 }
 
 const KernelCapabilities *installedKernelCapabilities() { return installed; }
+
+//===----------------------------------------------------------------------===//
+// The convolution family
+//===----------------------------------------------------------------------===//
+
+std::optional<ConvGeometry> convGeometry(Operation *op) {
+  auto conv = dyn_cast_or_null<vg::ConvOp>(op);
+  if (!conv)
+    return std::nullopt;
+  auto in = cast<RankedTensorType>(conv.getInput().getType());
+  auto weight = cast<RankedTensorType>(conv.getWeight().getType());
+  auto out = cast<RankedTensorType>(conv.getType());
+  if (in.getRank() != 4 || weight.getRank() != 4 || out.getRank() != 4 || !in.hasStaticShape() ||
+      !weight.hasStaticShape() || !out.hasStaticShape())
+    return std::nullopt;
+  SmallVector<int64_t> pads = conv.getEffectivePads();
+  if (pads.size() != 4)
+    return std::nullopt;
+  ConvGeometry g;
+  g.n = in.getDimSize(0);
+  g.c = in.getDimSize(1);
+  g.h = in.getDimSize(2);
+  g.w = in.getDimSize(3);
+  g.oc = out.getDimSize(1);
+  g.oh = out.getDimSize(2);
+  g.ow = out.getDimSize(3);
+  g.kh = weight.getDimSize(2);
+  g.kw = weight.getDimSize(3);
+  if (std::optional<ArrayRef<int64_t>> s = conv.getStrides(); s && s->size() == 2) {
+    g.sh = (*s)[0];
+    g.sw = (*s)[1];
+  }
+  if (std::optional<ArrayRef<int64_t>> d = conv.getDilations(); d && d->size() == 2) {
+    g.dh = (*d)[0];
+    g.dw = (*d)[1];
+  }
+  g.padTop = pads[0];
+  g.padLeft = pads[1];
+  g.padBottom = pads[2];
+  g.padRight = pads[3];
+  g.groups = conv.getGroup();
+  return g;
+}
+
+std::string convCubeTemplateMismatch(Operation *op) {
+  auto conv = dyn_cast_or_null<vg::ConvOp>(op);
+  if (!conv)
+    return "not a vg.conv";
+  Value bias = conv.getBias();
+  return convCubeTemplateMismatch(op, bool(conv.getWeight().getDefiningOp<vg::ConstantOp>()),
+                                  !bias || bias.getDefiningOp<vg::ConstantOp>());
+}
+
+std::string convCubeTemplateMismatch(Operation *op, bool constantWeight, bool constantBias) {
+  auto conv = dyn_cast_or_null<vg::ConvOp>(op);
+  if (!conv)
+    return "not a vg.conv";
+  std::optional<ConvGeometry> g = convGeometry(op);
+  if (!g)
+    return "the Cube conv template takes 2-D convs with static shapes (1-D and 3-D run as "
+           "unfolded windows or not at all)";
+  for (Value v : {conv.getInput(), conv.getWeight(), conv.getResult()}) {
+    Type element = cast<RankedTensorType>(v.getType()).getElementType();
+    if (!element.isF16() && !element.isF32())
+      return "the Cube conv template takes f16/f32 tensors";
+  }
+  if (g->groups != 1)
+    return "grouped convs (groups " + std::to_string(g->groups) +
+           ") have no Cube conv template: they run as unfolded windows, which take batch 1 "
+           "only (no depthwise template yet)";
+  if (!constantWeight)
+    return "the weight is computed at run time: the Cube conv template reads weights packed "
+           "into FRACTAL_Z at compile time";
+  if (!constantBias)
+    return "the bias is computed at run time: the Cube conv template folds a constant bias "
+           "into its first mmad";
+  if (keepsOriginDtype(op))
+    return "the conv keeps fp32 (must_keep_origin_dtype or --keep_dtype): the 310P Cube takes "
+           "no fp32, so it runs as im2col on the Vector unit";
+  if (g->kh > 255 || g->kw > 255 || g->dh > 255 || g->dw > 255 || g->sh > 63 || g->sw > 63 ||
+      g->padTop > 255 || g->padLeft > 255 || g->padBottom > 255 || g->padRight > 255 ||
+      g->w > 32767 || g->ow > 4080 || g->c > 4095 * 16)
+    return "the window is beyond load_3d's ranges (kernel and dilation <= 255, strides <= 63, "
+           "pads <= 255, width <= 32767, output width <= 4080)";
+  uint64_t smallestL1 = UINT64_MAX;
+  for (const soc::SocSpec *spec : soc::allSocs())
+    smallestL1 = std::min<uint64_t>(smallestL1, spec->bufferBytes(soc::Space::L1));
+  int64_t rowsIn = (g->kh - 1) * g->dh + 1;
+  uint64_t rowBytes = uint64_t(rowsIn) * uint64_t(g->w) * uint64_t((g->c + 15) / 16) * 32;
+  if (rowBytes > smallestL1 / 4)
+    return "one output row's input rows (" + std::to_string(rowBytes) +
+           " bytes of all channels) exceed a quarter of L1";
+  return {};
+}
 
 } // namespace vinci

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"
 
+#include <optional>
 #include <string>
 
 namespace vinci {
@@ -129,6 +130,35 @@ public:
 /// registered. The driver hands them to the pass it creates instead.
 void installKernelCapabilities(const KernelCapabilities *capabilities);
 const KernelCapabilities *installedKernelCapabilities();
+
+//===----------------------------------------------------------------------===//
+// The convolution family (backend/lower/Conv.cpp and its siblings)
+//===----------------------------------------------------------------------===//
+
+/// A 2-D window over an N x C x H x W input (NCHW), with the pads resolved
+/// (auto_pad included).
+struct ConvGeometry {
+  int64_t n = 1, c = 1, h = 1, w = 1, oc = 1, oh = 1, ow = 1;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+  int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
+  int64_t groups = 1;
+};
+/// The geometry of a 2-D vg.conv with static shapes, or nullopt.
+std::optional<ConvGeometry> convGeometry(mlir::Operation *conv);
+
+/// Why the Cube conv template cannot take the vg.conv `conv` ("" when it
+/// can): a 2-D conv of f16/f32 tensors with one group, a constant weight
+/// (packed into FRACTAL_Z at compile time), not kept in fp32 (the 310P Cube
+/// takes no fp32), within load_3d's ranges (kernel and dilation <= 255,
+/// strides <= 63, pads <= 255, width <= 32767, output width <= 4080) and
+/// with one output row's input rows of all channels fitting a quarter of
+/// the smallest L1 of the SoC table. vinci-unfold-windows leaves exactly
+/// these convs to the template.
+std::string convCubeTemplateMismatch(mlir::Operation *conv);
+/// The same for a conv whose weight and bias are kernel arguments: whether
+/// the graph passes constants for them is the caller's to say.
+std::string convCubeTemplateMismatch(mlir::Operation *conv, bool constantWeight,
+                                     bool constantBias);
 
 } // namespace vinci
 

@@ -352,6 +352,10 @@ LogicalResult KernelWriter::emitOp(Operation *op) {
       .Case([&](dv::LoadFractalsOp o) { return emitLoadFractals(o); })
       .Case([&](dv::MmadOp o) { return emitMmad(o); })
       .Case([&](dv::MoveL0cUbOp o) { return emitMoveL0cUb(o); })
+      .Case([&](dv::Load3dOp) {
+        return fail(op, "has no Ascend C mapping yet (the Cube conv template's img2col into "
+                        "L0A, LoadData's 3-D form)");
+      })
       .Case([&](dv::CopyNchw2Nc1hwc0Op o) {
         return fail(op, "has no Ascend C mapping yet (an element-wise NCHW -> NC1HWC0 scatter; "
                         "DataCopy moves 32-byte blocks)");

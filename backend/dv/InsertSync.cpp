@@ -81,7 +81,7 @@ SmallVector<OperandUse> operandUses(Operation *op) {
   llvm::TypeSwitch<Operation *>(op)
       // Data movement: src -> dst.
       .Case<dv::CopyOp, dv::CopyNd2NzOp, dv::CopyNz2NdOp, dv::CopyNchw2Nc1hwc0Op,
-            dv::LoadFractalsOp, dv::MoveL0cUbOp>([&](auto o) {
+            dv::LoadFractalsOp, dv::Load3dOp, dv::MoveL0cUbOp>([&](auto o) {
         r(o.getSrc());
         w(o.getDst());
       })

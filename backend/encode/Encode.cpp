@@ -365,6 +365,45 @@ LogicalResult Encoder::encodeOp(Operation *op) {
         ins.p[5] = uint32_t(o.getDstInnerStride());
         return emit(op, ins);
       })
+      .Case([&](dv::Load3dOp o) -> LogicalResult {
+        ins.op = Opcode::Load3d;
+        if (failed(dt(o.getSrc(), ins.dtype)) || failed(slots(op, {o.getDst(), o.getSrc()})))
+          return failure();
+        ArrayRef<int64_t> pads = o.getPads();
+        sim::Load3dParams p;
+        p.l1_h = uint32_t(o.getFmapH());
+        p.l1_w = uint32_t(o.getFmapW());
+        p.pad_left = uint32_t(pads[0]);
+        p.pad_right = uint32_t(pads[1]);
+        p.pad_top = uint32_t(pads[2]);
+        p.pad_bottom = uint32_t(pads[3]);
+        p.c1_index = uint32_t(o.getC1Index());
+        p.filter_w = uint32_t(o.getFilter()[0]);
+        p.filter_h = uint32_t(o.getFilter()[1]);
+        p.stride_w = uint32_t(o.getStrides()[0]);
+        p.stride_h = uint32_t(o.getStrides()[1]);
+        p.dilation_w = uint32_t(o.getDilations()[0]);
+        p.dilation_h = uint32_t(o.getDilations()[1]);
+        p.fetch_filter_w = uint32_t(o.getFirstTap()[0]);
+        p.fetch_filter_h = uint32_t(o.getFirstTap()[1]);
+        p.left_top_w = int32_t(o.getLeftTop()[0]);
+        p.left_top_h = int32_t(o.getLeftTop()[1]);
+        p.repeat_mode = uint32_t(o.getMode());
+        p.repeat = uint32_t(o.getRepeat());
+        p.jump_stride = uint32_t(o.getJumpStride());
+        if (Attribute pad = o.getPadValueAttr()) {
+          if (auto f = dyn_cast<FloatAttr>(pad)) {
+            APFloat half = f.getValue();
+            bool lost = false;
+            half.convert(APFloat::IEEEhalf(), APFloat::rmNearestTiesToEven, &lost);
+            p.pad_value = uint32_t(half.bitcastToAPInt().getZExtValue());
+          } else {
+            p.pad_value = uint32_t(cast<IntegerAttr>(pad).getInt()) & 0xFFu;
+          }
+        }
+        sim::setLoad3dParams(ins, p);
+        return emit(op, ins);
+      })
       // Cube.
       .Case([&](dv::MmadOp o) -> LogicalResult {
         ins.op = Opcode::Mmad;

@@ -3,6 +3,7 @@
 
 #include "dv/DvOps.h"
 #include "passes/KernelRules.h"
+#include "passes/Layouts.h"
 #include "vg/VgOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -150,6 +151,9 @@ LogicalResult finishKernel(Block *body, func::FuncOp func, func::CallOp call) {
   // it (through storageElementType) how the tensors it shares are stored.
   if (keepsOriginDtype(call) || keepsOriginDtype(func))
     launch->setAttr(kKeepDtypeAttr, UnitAttr::get(call.getContext()));
+  // ... and in which layout (passes/Layouts.h).
+  if (Attribute layouts = call->getAttr(kLayoutsAttr))
+    launch->setAttr(kLayoutsAttr, layouts);
   call.replaceAllUsesWith(launch.getResults());
   call.erase();
   func.erase();

@@ -127,6 +127,12 @@ private:
     return cast<dv::GmType>(kernel.getArgumentTypes()[index]).getElementType();
   }
 
+  /// The bytes of GM argument `index` of the kernel `launch` runs.
+  uint64_t gmArgumentBytes(dv::LaunchOp launch, unsigned index) {
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<dv::KernelOp>(launch, launch.getKernelAttr());
+    return cast<dv::GmType>(kernel.getArgumentTypes()[index]).getSizeInBytes();
+  }
+
   format::TensorInfo tensorInfo(std::string name, RankedTensorType type, Type storage) {
     format::TensorInfo info;
     info.name = std::move(name);
@@ -242,12 +248,12 @@ private:
               buffers[output->second.arenaBuffer].firstTask = task;
             continue;
           }
-          Type storage = storageType(launch, launch.getInputs().size() + i);
-          auto type = cast<RankedTensorType>(result.getType());
+          // The kernel's GM argument has the tensor's storage shape (an
+          // NC1HWC0 activation pads its channels to 16).
           PlanBuffer buffer;
           buffer.id = buffers.size();
           buffer.name = launch.getKernel().str() + ":" + std::to_string(i);
-          buffer.size = elementCount(type.getShape()) * dv::elementBytes(storage);
+          buffer.size = gmArgumentBytes(launch, launch.getInputs().size() + i);
           buffer.firstTask = buffer.lastTask = task;
           Placement placement;
           placement.space = om::Space::Arena;
@@ -290,25 +296,44 @@ private:
     return true;
   }
 
-  /// Whether the kernel of `launch` takes GM argument `index` in FRACTAL_NZ.
-  static bool takesNz(dv::LaunchOp launch, unsigned index) {
+  /// The device layout in which the kernel of `launch` takes GM argument
+  /// `index`, when it is a weight packed at compile time.
+  static om::Format weightFormat(dv::LaunchOp launch, unsigned index) {
     auto kernel = SymbolTable::lookupNearestSymbolFrom<dv::KernelOp>(launch, launch.getKernelAttr());
-    auto nz = kernel->getAttrOfType<DenseI64ArrayAttr>(dv::DVDialect::kNzWeightsAttrName);
-    return nz && llvm::is_contained(nz.asArrayRef(), int64_t(index));
+    auto listed = [&](StringRef attr) {
+      auto args = kernel->getAttrOfType<DenseI64ArrayAttr>(attr);
+      return args && llvm::is_contained(args.asArrayRef(), int64_t(index));
+    };
+    if (listed(dv::DVDialect::kNzWeightsAttrName))
+      return om::Format::FRACTAL_NZ;
+    if (listed(dv::DVDialect::kFractalZWeightsAttrName))
+      return om::Format::FRACTAL_Z;
+    return om::Format::ND;
+  }
+
+  /// The placements of weights stored in `format` (a constant read in two
+  /// layouts is stored twice).
+  llvm::DenseMap<Value, Placement> &placementsIn(om::Format format) {
+    if (format == om::Format::FRACTAL_NZ)
+      return nzPlacements;
+    if (format == om::Format::FRACTAL_Z)
+      return fractalZPlacements;
+    return placements;
   }
 
   /// The placement a launch's GM argument `index` (holding `tensor`) uses.
   const Placement &placementOf(dv::LaunchOp launch, unsigned index, Value tensor) {
-    return takesNz(launch, index) ? nzPlacements[tensor] : placements[tensor];
+    return placementsIn(weightFormat(launch, index))[tensor];
   }
 
   bool placeOperand(dv::LaunchOp launch, unsigned index, Value operand, int64_t task,
                     std::string &error) {
-    bool nz = takesNz(launch, index);
-    if (nz && nzPlacements.count(operand))
+    om::Format format = weightFormat(launch, index);
+    bool packed = format != om::Format::ND;
+    if (packed && placementsIn(format).count(operand))
       return true;
     auto found = placements.find(operand);
-    if (nz)
+    if (packed)
       found = placements.end();
     if (found != placements.end()) {
       if (found->second.arenaBuffer >= 0) {
@@ -324,7 +349,7 @@ private:
       return false;
     }
     WeightStore::Placed weight;
-    if (!state.weights.place(constant, storageType(launch, index), nz, weight, error)) {
+    if (!state.weights.place(constant, storageType(launch, index), format, weight, error)) {
       error = "the launch of '" + launch.getKernel().str() + "': " + error;
       return false;
     }
@@ -332,7 +357,7 @@ private:
     placement.space = om::Space::Weight;
     placement.offset = weight.offset;
     placement.size = weight.size;
-    (nz ? nzPlacements : placements)[operand] = placement;
+    placementsIn(format)[operand] = placement;
     return true;
   }
 
@@ -440,6 +465,7 @@ private:
   /// Weights stored in FRACTAL_NZ for the kernels that take them so (a
   /// constant read by both kinds of kernel is stored twice).
   llvm::DenseMap<Value, Placement> nzPlacements;
+  llvm::DenseMap<Value, Placement> fractalZPlacements;
   std::vector<dv::LaunchOp> launches;
   std::vector<PlanBuffer> buffers;
   /// Graph inputs and outputs the runtime converts through the arena.

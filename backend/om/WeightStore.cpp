@@ -44,8 +44,11 @@ om::DType dtypeOf(Type element) {
 
 /// A constant's bytes and how the .om stores them: converted element by
 /// element (f32 -> fp16, round to nearest even; other types as they are)
-/// and, for Cube operands, packed into FRACTAL_NZ: [cols/16][rows padded
-/// to 16][16], zero padded (docs/isa.md).
+/// and, for Cube operands, packed (docs/isa.md): a matmul operand into
+/// FRACTAL_NZ, [cols/16][rows padded to 16][16]; a conv weight [oc, c, kh,
+/// kw] into FRACTAL_Z, [C1 * kh * kw][OC1][16 oc][16 c], so that fractal
+/// (k1, n1) is the Cube's L0B fractal of K = (c1, kh, kw, c0) by N = oc.
+/// Both are zero padded.
 struct WeightStore::Source {
   ArrayRef<char> raw;       // the source elements (one element for a splat)
   std::vector<char> owned;  // raw's storage when the attribute's bytes need unpacking
@@ -53,8 +56,9 @@ struct WeightStore::Source {
   bool mapped = false;      // raw is a resource blob's data (possibly a mapped file)
   unsigned sourceBytes = 0, storedBytes = 0;
   bool toHalf = false;
-  bool nz = false;
-  int64_t rows = 0, cols = 0, rowsPadded = 0;
+  om::Format layout = om::Format::ND;
+  int64_t rows = 0, cols = 0, rowsPadded = 0; // FRACTAL_NZ
+  int64_t outChannels = 0, channels = 0, taps = 0, outBlocks = 0; // FRACTAL_Z
   uint64_t count = 0;  // source elements
   uint64_t size = 0;   // stored bytes
   ReleaseSource release;
@@ -86,8 +90,21 @@ struct WeightStore::Source {
                                "chunk [" + std::to_string(offset) + ", +" + std::to_string(n) +
                                    ") is not whole elements of the weight");
     uint64_t first = offset / storedBytes, end = (offset + n) / storedBytes;
-    if (!nz) {
+    if (layout == om::Format::ND) {
       convert(first, end - first, out);
+    } else if (layout == om::Format::FRACTAL_Z) {
+      // Each element on its own: the 16 c lanes of a fractal row are `taps`
+      // elements apart in the source.
+      for (uint64_t e = first; e < end; ++e) {
+        uint64_t lane = e % 16, oc16 = (e / 16) % 16, block = e / 256;
+        int64_t n1 = int64_t(block % uint64_t(outBlocks)), k1 = int64_t(block / uint64_t(outBlocks));
+        int64_t o = n1 * 16 + int64_t(oc16), c = k1 / taps * 16 + int64_t(lane), tap = k1 % taps;
+        uint8_t *dst = out + (e - first) * storedBytes;
+        if (o < outChannels && c < channels)
+          convert(uint64_t((o * channels + c) * taps + tap), 1, dst);
+        else
+          std::memset(dst, 0, storedBytes);
+      }
     } else {
       // Runs within one 16-element fractal row: a piece of a source row,
       // then zeros for padding columns or rows.
@@ -114,7 +131,8 @@ struct WeightStore::Source {
 namespace {
 
 /// How `constant` is stored as `storage` elements, or a one-line error.
-std::shared_ptr<WeightStore::Source> makeSource(vg::ConstantOp constant, Type storage, bool nz,
+std::shared_ptr<WeightStore::Source> makeSource(vg::ConstantOp constant, Type storage,
+                                                om::Format layout,
                                                 const ReleaseSource &release, std::string &error) {
   ElementsAttr value = constant.getValue();
   auto type = cast<RankedTensorType>(value.getType());
@@ -159,13 +177,25 @@ std::shared_ptr<WeightStore::Source> makeSource(vg::ConstantOp constant, Type st
   }
   source->storedBytes = source->toHalf ? 2 : source->sourceBytes;
   source->size = source->count * source->storedBytes;
-  if (nz) {
-    ArrayRef<int64_t> shape = type.getShape();
+  source->layout = layout;
+  ArrayRef<int64_t> shape = type.getShape();
+  if (layout == om::Format::FRACTAL_Z) {
+    if (shape.size() != 4) {
+      error = "FRACTAL_Z stores a conv weight [oc, c, kh, kw]; a " + typeText(type) +
+              " weight is not one";
+      return nullptr;
+    }
+    source->outChannels = shape[0];
+    source->channels = shape[1];
+    source->taps = shape[2] * shape[3];
+    source->outBlocks = (shape[0] + 15) / 16;
+    source->size = uint64_t((shape[1] + 15) / 16 * source->taps) * source->outBlocks * 256 *
+                   source->storedBytes;
+  } else if (layout == om::Format::FRACTAL_NZ) {
     if (shape.size() < 2 || source->count != uint64_t(shape[shape.size() - 2] * shape.back())) {
       error = "FRACTAL_NZ stores one matrix; a " + typeText(type) + " weight is not one";
       return nullptr;
     }
-    source->nz = true;
     source->rows = shape[shape.size() - 2];
     source->cols = shape.back();
     source->rowsPadded = (source->rows + 15) / 16 * 16;
@@ -176,15 +206,15 @@ std::shared_ptr<WeightStore::Source> makeSource(vg::ConstantOp constant, Type st
 
 } // namespace
 
-bool WeightStore::place(vg::ConstantOp constant, Type storage, bool nz, Placed &placed,
-                        std::string &error) {
+bool WeightStore::place(vg::ConstantOp constant, Type storage, om::Format layout,
+                        Placed &placed, std::string &error) {
   ElementsAttr value = constant.getValue();
-  auto identity = std::make_tuple(value.getAsOpaquePointer(), storage.getAsOpaquePointer(), nz);
+  auto identity = std::make_tuple(value.getAsOpaquePointer(), storage.getAsOpaquePointer(), layout);
   if (auto found = byConstant.find(identity); found != byConstant.end()) {
     placed = found->second;
     return true;
   }
-  std::shared_ptr<Source> source = makeSource(constant, storage, nz, release, error);
+  std::shared_ptr<Source> source = makeSource(constant, storage, layout, release, error);
   if (!source)
     return false;
 
@@ -193,7 +223,7 @@ bool WeightStore::place(vg::ConstantOp constant, Type storage, bool nz, Placed &
   if (source->mapped) {
     key = std::to_string(format::checksum64(source->raw.data(), source->raw.size())) + ":" +
           std::to_string(source->raw.size()) + ":" + typeText(value.getType()) + ":" +
-          typeText(storage) + (nz ? ":nz" : "");
+          typeText(storage) + ":" + format::formatName(uint8_t(layout));
     for (const auto &[other, otherPlaced] : byContent[key])
       if (std::memcmp(other->raw.data(), source->raw.data(), source->raw.size()) == 0) {
         if (release)
@@ -213,7 +243,7 @@ bool WeightStore::place(vg::ConstantOp constant, Type storage, bool nz, Placed &
     info.name = loc.getName().str();
   info.dtype = dtypeOf(storage);
   info.shape.assign(type.getShape().begin(), type.getShape().end());
-  info.format = nz ? om::Format::FRACTAL_NZ : om::Format::ND;
+  info.format = layout;
   info.size = source->size;
   placed.index = writer.addWeight(
       info, source->size,

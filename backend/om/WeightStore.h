@@ -2,7 +2,7 @@
 //
 // Every constant a kernel reads from GM becomes a weight of the .om, in the
 // kernel's storage type (fp16 for f32 under force_fp16) and layout
-// (FRACTAL_NZ for Cube operands). The store keeps one weight per distinct
+// (FRACTAL_NZ for Cube matmul operands, FRACTAL_Z for conv weights). The store keeps one weight per distinct
 // content: the same constant read by several kernels or gears, and equal
 // bytes made twice (a fused QKV weight joined again for each gear), are
 // stored once. Nothing is converted when a weight is placed: the .om writer
@@ -49,11 +49,11 @@ public:
     uint64_t size = 0;    // stored bytes
   };
 
-  /// The weight holding `constant` as `storage` elements (in FRACTAL_NZ when
-  /// `nz`): added on first use, shared by every later use of the same
-  /// constant or of equal bytes. False with a one-line message when the
-  /// constant cannot be stored so.
-  bool place(vg::ConstantOp constant, mlir::Type storage, bool nz, Placed &placed,
+  /// The weight holding `constant` as `storage` elements in `layout` (ND,
+  /// FRACTAL_NZ or FRACTAL_Z): added on first use, shared by every later use
+  /// of the same constant or of equal bytes. False with a one-line message
+  /// when the constant cannot be stored so.
+  bool place(vg::ConstantOp constant, mlir::Type storage, om::Format layout, Placed &placed,
              std::string &error);
 
   /// Stored bytes of the distinct weights.
@@ -68,7 +68,7 @@ private:
   format::OmWriter &writer;
   ReleaseSource release;
   /// Weights by constant (attribute, storage type, layout), and by content.
-  std::map<std::tuple<const void *, const void *, bool>, Placed> byConstant;
+  std::map<std::tuple<const void *, const void *, om::Format>, Placed> byConstant;
   std::map<std::string, std::vector<std::pair<std::shared_ptr<Source>, Placed>>> byContent;
   uint64_t storedBytes = 0;
   std::set<const void *> sourceData;

@@ -36,6 +36,11 @@ def DV_Dialect : Dialect {
     /// FRACTAL_NZ ([cols/16][rows padded to 16][16], zero padded), which
     /// the .om writer converts at compile time.
     static constexpr ::llvm::StringLiteral kNzWeightsAttrName = "dv.nz_weights";
+    /// On a dv.kernel: the GM arguments that take a constant conv weight
+    /// [OC, C, kh, kw] in FRACTAL_Z ([C1 * kh * kw][OC1][16 oc][16 c],
+    /// channels zero padded to 16), which the .om writer packs at compile
+    /// time.
+    static constexpr ::llvm::StringLiteral kFractalZWeightsAttrName = "dv.fractal_z_weights";
   private:
     void registerOps();
   public:
@@ -73,6 +78,13 @@ def DV_Pipe : I32EnumAttr<"Pipe", "a pipe of the AI Core", [
     I32EnumAttrCase<"MTE2", 4>,
     I32EnumAttrCase<"MTE3", 5>,
     I32EnumAttrCase<"ALL", 6>]> {
+  let cppNamespace = "::vinci::dv";
+}
+
+// Values equal the ISA's load_3d repeat mode (sim::Load3dParams).
+def DV_Load3dMode : I32EnumAttr<"Load3dMode", "what a load_3d repeat steps through", [
+    I32EnumAttrCase<"Taps", 0, "taps">,
+    I32EnumAttrCase<"Positions", 1, "positions">]> {
   let cppNamespace = "::vinci::dv";
 }
 

@@ -29,16 +29,17 @@ void DVDialect::initialize() {
 
 LogicalResult DVDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
-  if (attr.getName() == kNzWeightsAttrName) {
+  if (attr.getName() == kNzWeightsAttrName || attr.getName() == kFractalZWeightsAttrName) {
+    StringRef name = attr.getName().getValue();
     auto kernel = dyn_cast<KernelOp>(op);
     auto args = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
     if (!kernel || !args)
-      return op->emitError() << "'dv.nz_weights' must be an array of GM argument indices on a "
-                                "dv.kernel";
+      return op->emitError() << "'" << name
+                             << "' must be an array of GM argument indices on a dv.kernel";
     for (int64_t index : args.asArrayRef())
       if (index < 0 || index >= int64_t(kernel.getArgumentTypes().size()) ||
           !isa<GmType>(kernel.getArgumentTypes()[index]))
-        return op->emitError() << "'dv.nz_weights' names " << index
+        return op->emitError() << "'" << name << "' names " << index
                                << ", which is not a GM argument of the kernel";
     return success();
   }

@@ -157,6 +157,22 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
       expected = batch * uint64_t((shape[shape.size() - 1] + 15) / 16) *
                  uint64_t((shape[shape.size() - 2] + 15) / 16 * 16) * 16;
     }
+    // A FRACTAL_Z conv weight [OC, C, kh, kw] is stored [C1 kh kw][OC1][16][16].
+    auto fz = kernel->getAttrOfType<DenseI64ArrayAttr>(DVDialect::kFractalZWeightsAttrName);
+    if (fz && llvm::is_contained(fz.asArrayRef(), int64_t(index)) && tensor.hasStaticShape() &&
+        tensor.getRank() == 4) {
+      ArrayRef<int64_t> shape = tensor.getShape();
+      expected = uint64_t((shape[1] + 15) / 16) * uint64_t(shape[2] * shape[3]) *
+                 uint64_t((shape[0] + 15) / 16) * 256;
+    }
+    // An NC1HWC0 activation [N, C, H, W] is stored [N, C1, H, W, 16].
+    auto layouts = (*this)->getAttrOfType<ArrayAttr>("vinci.layouts");
+    if (layouts && index < layouts.size() && tensor.hasStaticShape() && tensor.getRank() == 4)
+      if (auto name = dyn_cast<StringAttr>(layouts[index]); name && name.getValue() == "nc1hwc0") {
+        ArrayRef<int64_t> shape = tensor.getShape();
+        expected = uint64_t(shape[0]) * uint64_t((shape[1] + 15) / 16) * uint64_t(shape[2]) *
+                   uint64_t(shape[3]) * 16;
+      }
     if (!tensor.hasStaticShape() || expected != gmElements)
       return emitOpError("tensor ") << index << " (" << tensor << ") and kernel argument "
                                     << index << " (" << gm << ") differ in element count";
@@ -610,6 +626,91 @@ LogicalResult LoadFractalsOp::verify() {
                          envelope(getSrcOuterStride(), getSrcInnerStride()))) ||
       failed(checkExtent(*this, "dst", getDst(),
                          envelope(getDstOuterStride(), getDstInnerStride()))))
+    return failure();
+  return success();
+}
+
+int64_t Load3dOp::getRowWindows() {
+  ArrayRef<int64_t> pads = getPads(), filter = getFilter(), strides = getStrides(),
+                    dilations = getDilations();
+  if (pads.size() != 4 || filter.size() != 2 || strides.size() != 2 || dilations.size() != 2 ||
+      strides[0] <= 0)
+    return 0;
+  int64_t span = dilations[0] * (filter[0] - 1) + 1, padded = getFmapW() + pads[0] + pads[1];
+  return padded < span ? 0 : (padded - span) / strides[0] + 1;
+}
+
+uint64_t Load3dOp::getDstFootprint() {
+  uint64_t repeat = uint64_t(getRepeat());
+  return getMode() == Load3dMode::Taps ? repeat * 512
+                                       : ((repeat - 1) * uint64_t(getJumpStride()) + 1) * 512;
+}
+
+uint64_t Load3dOp::getSrcFootprint() {
+  ArrayRef<int64_t> filter = getFilter(), first = getFirstTap();
+  Type element = getElementType(getSrc().getType());
+  uint64_t plane = uint64_t(getFmapH()) * uint64_t(getFmapW()) * c0Of(element) * elementBytes(element);
+  uint64_t last = uint64_t(getC1Index());
+  if (getMode() == Load3dMode::Taps) {
+    uint64_t taps = uint64_t(filter[0] * filter[1]);
+    last += (uint64_t(first[1] * filter[0] + first[0]) + uint64_t(getRepeat()) - 1) / taps;
+  }
+  return (last + 1) * plane;
+}
+
+LogicalResult Load3dOp::verify() {
+  if (failed(checkSpace(*this, "src", getSrc(), {MemSpace::L1})) ||
+      failed(checkSpace(*this, "dst", getDst(), {MemSpace::L0A, MemSpace::L0B})) ||
+      failed(checkSameElement(*this, "src", getSrc(), "dst", getDst())))
+    return failure();
+  Type element = getElementType(getSrc().getType());
+  if (!element.isF16() && !element.isInteger(8))
+    return emitOpError() << "feature maps must be f16, i8 or ui8, got " << element;
+  auto pair = [&](StringRef name, ArrayRef<int64_t> v, int64_t lo, int64_t hi) -> LogicalResult {
+    if (v.size() != 2)
+      return emitOpError() << "'" << name << "' must be [w, h]";
+    if (failed(checkRange(*this, (name + " w").str(), v[0], lo, hi)) ||
+        failed(checkRange(*this, (name + " h").str(), v[1], lo, hi)))
+      return failure();
+    return success();
+  };
+  ArrayRef<int64_t> pads = getPads();
+  if (pads.size() != 4)
+    return emitOpError() << "'pads' must be [left, right, top, bottom]";
+  for (int64_t p : pads)
+    if (failed(checkRange(*this, "pad", p, 0, 255)))
+      return failure();
+  if (failed(checkRange(*this, "fmap_h", getFmapH(), 1, 32767)) ||
+      failed(checkRange(*this, "fmap_w", getFmapW(), 1, 32767)) ||
+      failed(checkRange(*this, "c1_index", getC1Index(), 0, 4095)) ||
+      failed(pair("filter", getFilter(), 1, 255)) || failed(pair("strides", getStrides(), 1, 63)) ||
+      failed(pair("dilations", getDilations(), 1, 255)) ||
+      failed(pair("first_tap", getFirstTap(), 0, 254)) ||
+      failed(pair("left_top", getLeftTop(), -255, 32767)) ||
+      failed(checkRange(*this, "repeat", getRepeat(), 1, 255)) ||
+      failed(checkRange(*this, "jump_stride", getJumpStride(), 1, 127)))
+    return failure();
+  ArrayRef<int64_t> filter = getFilter(), first = getFirstTap(), leftTop = getLeftTop();
+  if (first[0] >= filter[0] || first[1] >= filter[1])
+    return emitOpError() << "first_tap [" << first[0] << ", " << first[1]
+                         << "] must lie inside the filter";
+  int64_t windows = getRowWindows();
+  if (windows == 0)
+    return emitOpError() << "the filter does not fit the padded feature map's width";
+  int64_t lastW = -pads[0] + (windows - 1) * getStrides()[0];
+  if (leftTop[0] < -pads[0] || leftTop[0] > lastW)
+    return emitOpError() << "left_top w must be a window of the padded row (" << -pads[0]
+                         << ".." << lastW << "), got " << leftTop[0];
+  if (leftTop[1] < -pads[2])
+    return emitOpError() << "left_top h must not start above the top pad, got " << leftTop[1];
+  if (Attribute pad = getPadValueAttr()) {
+    bool ok = element.isF16() ? isa<FloatAttr>(pad) : isa<IntegerAttr>(pad);
+    if (!ok)
+      return emitOpError() << "pad_value must be an " << (element.isF16() ? "f32" : "i32")
+                           << " for element type " << element;
+  }
+  if (failed(checkExtent(*this, "src", getSrc(), getSrcFootprint())) ||
+      failed(checkExtent(*this, "dst", getDst(), getDstFootprint())))
     return failure();
   return success();
 }

@@ -274,6 +274,52 @@ def DV_LoadFractalsOp : DV_Op<"load_fractals", []> {
   let extraClassDeclaration = DV_PipeIs<"MTE1">.decl;
 }
 
+def DV_Load3dOp : DV_Op<"load_3d", []> {
+  let summary = "MTE1: img2col of an L1 feature map into L0A/L0B fractals (Load3D v1)";
+  let description = [{
+    The source holds a feature map of planes [C1][fmap_h][fmap_w][C0]
+    (NC1HWC0 of one image, C0 = 16 for f16, 32 for i8/ui8) in L1; each
+    destination fractal is 16 output positions (rows) by the C0 channels
+    of one plane at one kernel tap (columns), 512 bytes, row-major: the A
+    operand's fractal in L0A, the transposed im2col (channels x positions)
+    as B in L0B. Positions are windows of the padded map along output rows
+    (Wo windows a row, from `pads`, `filter`, `dilations`, `strides`),
+    starting at the window whose top-left pixel is `left_top` (negative in
+    the pads). `mode` taps: `repeat` fractals of the same 16 windows, the
+    tap advancing (w, then h, then the plane) from `first_tap` of plane
+    `c1_index`; positions: a fixed tap, 16 more windows a fractal, fractals
+    `jump_stride` apart. Pixels outside the map read `pad_value` (0 when
+    absent). Pairs follow the ISA: [w, h]; pads are [left, right, top,
+    bottom] (docs/isa.md, load_3d).
+
+    ```mlir
+    dv.load_3d positions %fmap to %a {fmap_h = 58, fmap_w = 56, pads = array<i64: 1, 1, 0, 0>,
+        filter = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+        first_tap = array<i64: 0, 0>, left_top = array<i64: -1, 0>, repeat = 7, jump_stride = 36}
+        : !dv.buf<l1, 4x58x56x16xf16, nc1hwc0> to !dv.buf<l0a, 112x576xf16, nz>
+    ```
+  }];
+  let arguments = (ins DV_OnChipBuffer:$src, DV_OnChipBuffer:$dst,
+                       I64Attr:$fmap_h, I64Attr:$fmap_w,
+                       DenseI64ArrayAttr:$pads,
+                       DefaultValuedAttr<I64Attr, "0">:$c1_index,
+                       DenseI64ArrayAttr:$filter, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations, DenseI64ArrayAttr:$first_tap,
+                       DenseI64ArrayAttr:$left_top,
+                       DV_Load3dMode:$mode, I64Attr:$repeat,
+                       DefaultValuedAttr<I64Attr, "1">:$jump_stride,
+                       OptionalAttr<AnyAttrOf<[F32Attr, I32Attr]>>:$pad_value);
+  let assemblyFormat = "$mode $src `to` $dst attr-dict `:` type($src) `to` type($dst)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = DV_PipeIs<"MTE1">.decl # [{
+    /// Windows per output row (0: the filter does not fit the padded row).
+    int64_t getRowWindows();
+    /// Bytes the op reads from the start of `src` and writes from `dst`.
+    uint64_t getSrcFootprint();
+    uint64_t getDstFootprint();
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Cube
 //===----------------------------------------------------------------------===//

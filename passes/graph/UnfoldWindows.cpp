@@ -24,6 +24,7 @@
 #include "passes/graph/Matchers.h"
 #include "passes/graph/ConstantData.h"
 #include "passes/graph/Passes.h"
+#include "passes/KernelRules.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -487,8 +488,13 @@ struct UnfoldWindows : impl::UnfoldWindowsBase<UnfoldWindows> {
         ops.push_back(op);
     });
     for (Operation *op : ops) {
-      if (auto conv = dyn_cast<vg::ConvOp>(op))
+      if (auto conv = dyn_cast<vg::ConvOp>(op)) {
+        // A conv the Cube conv template takes keeps its window (img2col on
+        // chip by load_3d); KernelRules says which, and why not.
+        if (convCubeTemplateMismatch(conv).empty())
+          continue;
         unfoldConv(conv);
+      }
       else if (auto pool = dyn_cast<vg::MaxPoolOp>(op))
         unfoldPool(pool, /*isMax=*/true);
       else if (auto pool = dyn_cast<vg::AveragePoolOp>(op))

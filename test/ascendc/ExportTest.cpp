@@ -117,6 +117,22 @@ TEST_F(Export, AnInstructionWithNoAscendCCallIsOneLineNamingKernelAndInstruction
   EXPECT_EQ(entries(), 0u) << "the refused export left files behind";
 }
 
+TEST_F(Export, TheConvTemplatesLoad3dIsRefusedNamingKernelAndInstruction) {
+  // The Cube conv template's img2col has no LoadData 3-D mapping yet.
+  std::string error = run("Ascend310P3-AscendC",
+                          "%m = dv.alloc offset 0 : !dv.buf<l1, 1x8x8x16xf16, nc1hwc0>\n"
+                          "    %a = dv.alloc offset 0 : !dv.buf<l0a, 64x144xf16, nz>\n"
+                          "    dv.load_3d positions %m to %a {fmap_h = 8, fmap_w = 8, pads = "
+                          "array<i64: 1, 1, 1, 1>, filter = array<i64: 3, 3>, strides = array<i64: "
+                          "1, 1>, dilations = array<i64: 1, 1>, first_tap = array<i64: 0, 0>, "
+                          "left_top = array<i64: -1, -1>, repeat = 4} : !dv.buf<l1, "
+                          "1x8x8x16xf16, nc1hwc0> to !dv.buf<l0a, 64x144xf16, nz>");
+  EXPECT_NE(error.find("kernel k0_abs: "), std::string::npos) << error;
+  EXPECT_NE(error.find("'dv.load_3d' op has no Ascend C mapping yet"), std::string::npos) << error;
+  EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  EXPECT_EQ(entries(), 0u) << "the refused export left files behind";
+}
+
 TEST_F(Export, AKernelPlannedForTheWholeUbIsRefused) {
   // The 310P3 plans for 256 KiB of UB; TPipe gives a kernel 248.
   const std::string wide = "%s = dv.alloc offset 253952 : !dv.buf<ub, 64xf32>\n"

@@ -122,6 +122,28 @@ class TinyMobileNet(nn.Module):
         return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(self.features(x), 1), 1))
 
 
+class BatchedConvs(nn.Module):
+    """Batch N through the Cube conv template: 3 input channels (one plane,
+    zero padded), 20 and 40 output channels (a partial channel fractal),
+    stride 2, a dilated 5x5, a 1x1 stride-2 downsample, ReLU6 (clip) and a
+    residual add in the epilogue, a global average pool and a linear head."""
+
+    def __init__(self, classes=10):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 20, 3, 2, 1, bias=False), nn.BatchNorm2d(20),
+                                  nn.ReLU6())
+        self.wide = nn.Sequential(nn.Conv2d(20, 20, 5, 1, 4, dilation=2), nn.ReLU())
+        self.conv = nn.Sequential(nn.Conv2d(20, 40, 3, 2, 1, bias=False), nn.BatchNorm2d(40))
+        self.down = nn.Conv2d(20, 40, 1, 2)
+        self.fc = nn.Linear(40, classes)
+
+    def forward(self, x):
+        y = self.stem(x)
+        y = self.wide(y) + y
+        y = torch.relu(self.conv(y) + self.down(y))
+        return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(y, 1), 1))
+
+
 def batch_norms_randomised(model, seed):
     """Non-trivial running statistics, so that folding them is tested."""
     g = torch.Generator().manual_seed(seed)
@@ -167,6 +189,8 @@ MODELS = {  # name: (factory, input shape, max relative L2 error)
     "pools_and_bias": (PoolsAndBias, (1, 4, 15, 17), MAX_REL_L2),
     "tiny_mobilenet": (lambda: batch_norms_randomised(TinyMobileNet(), 2), (1, 3, 32, 32),
                        MAX_REL_L2),
+    "batched_convs": (lambda: batch_norms_randomised(BatchedConvs(), 3), (3, 3, 30, 26),
+                      MAX_REL_L2),
 }
 
 

@@ -29,7 +29,7 @@ namespace om = vinci::om;
 static_assert(static_cast<int>(Errc::invalid_model) == VINCI_ERROR_INVALID_MODEL,
               "format error codes must equal the C API's");
 static_assert(static_cast<int>(om::DType::MAX) == VINCI_DTYPE_BOOL, "dtype values diverged");
-static_assert(static_cast<int>(om::Format::MAX) == VINCI_FORMAT_FRACTAL_NZ, "format values diverged");
+static_assert(static_cast<int>(om::Format::MAX) == VINCI_FORMAT_FRACTAL_Z, "format values diverged");
 static_assert(VINCI_MAX_RANK == vinci::format::kMaxRank, "rank limits diverged");
 
 thread_local std::string t_last_error;

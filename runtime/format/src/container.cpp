@@ -90,6 +90,7 @@ const char* formatName(uint8_t format) {
     case om::Format::NCHW: return "NCHW";
     case om::Format::NC1HWC0: return "NC1HWC0";
     case om::Format::FRACTAL_NZ: return "FRACTAL_NZ";
+    case om::Format::FRACTAL_Z: return "FRACTAL_Z";
   }
   return "unknown";
 }
@@ -316,7 +317,8 @@ Status checkStorageSize(om::DType dtype, om::Format format, const ShapeVector& s
   uint64_t logical_bytes = 0;
   if (!denseBytes(dtypeSize(static_cast<uint8_t>(dtype)), shape, &logical_bytes))
     return makeError(Errc::invalid_model, cat(where, ": shape is too large"));
-  const bool padded_format = format == om::Format::NC1HWC0 || format == om::Format::FRACTAL_NZ;
+  const bool padded_format = format == om::Format::NC1HWC0 || format == om::Format::FRACTAL_NZ ||
+                             format == om::Format::FRACTAL_Z;
   if (padded_format ? size < logical_bytes : size != logical_bytes)
     return makeError(Errc::invalid_model,
                      cat(where, ": size ", size, " bytes does not match its ",
@@ -357,6 +359,8 @@ Status checkTensor(const om::TensorDesc& tensor, const std::string& where, bool 
     return makeError(Errc::invalid_model, cat(where, ": NC1HWC0 needs a rank-4 NCHW shape"));
   if (tensor.format() == om::Format::FRACTAL_NZ && shape.size() < 2)
     return makeError(Errc::invalid_model, cat(where, ": FRACTAL_NZ needs rank >= 2"));
+  if (tensor.format() == om::Format::FRACTAL_Z && shape.size() != 4)
+    return makeError(Errc::invalid_model, cat(where, ": FRACTAL_Z needs a rank-4 OIHW shape"));
   return Status::success();
 }
 

@@ -258,6 +258,16 @@ void ProgramBuilder::loadFractals(const Addr& dst, const Addr& src, DType dtype,
   emit(ins);
 }
 
+void ProgramBuilder::load3d(const Addr& dst, const Addr& src, DType dtype, const Load3dParams& params) {
+  Instruction ins;
+  ins.op = Opcode::Load3d;
+  ins.dtype = dtype;
+  ins.operand[0] = toOperand(dst);
+  ins.operand[1] = toOperand(src);
+  setLoad3dParams(ins, params);
+  emit(ins);
+}
+
 void ProgramBuilder::mmad(const Addr& c, const Addr& a, const Addr& b, DType in, DType out,
                           uint32_t m, uint32_t n, uint32_t k, bool init) {
   Instruction ins;

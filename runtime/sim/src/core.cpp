@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "load3d.h"
 #include "vector.h"
 
 namespace vinci::sim::detail {
@@ -558,6 +559,9 @@ void Core::execute(const Instruction& ins, const Resolved ops[kMaxOperands], Blo
         }
       return;
     }
+    case Opcode::Load3d:
+      execLoad3d(ins, ops[0].ptr, ops[1].ptr);
+      return;
     case Opcode::LoadFractals: {
       const bool transpose = ins.flags & flag::Transpose;
       for (uint32_t o = 0; o < p[0]; ++o)

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "load3d.h"
 #include "program_data.h"
 #include "vinci/sim/executor.h"
 #include "vinci/sim/isa.h"
@@ -135,6 +136,10 @@ bool checkParams(const Instruction& ins, const soc::SocSpec& soc, const Fail& fa
         if (p[i] > 65535) return fail("fractal stride exceeds 65535");
       if ((ins.flags & flag::Transpose) && dtypeBytes(t) != 2) return fail("transpose needs a 16-bit dtype");
       return true;
+    case Opcode::Load3d: {
+      const std::string why = detail::checkLoad3d(ins);
+      return why.empty() ? true : fail(why);
+    }
     case Opcode::Mmad: {
       const bool ok = (t == DType::F16 && (t2 == DType::F32 || t2 == DType::F16)) ||
                       (t == DType::BF16 && t2 == DType::F32) || (t == DType::S8 && t2 == DType::S32);

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "load3d.h"
+
 namespace vinci::sim {
 
 using soc::Space;
@@ -56,6 +58,7 @@ const char* opcodeName(Opcode op) {
     case Opcode::CopyNchw2Nc1hwc0: return "copy_nchw2nc1hwc0";
     case Opcode::LoadFractals: return "load_fractals";
     case Opcode::CopyGather: return "copy_gather";
+    case Opcode::Load3d: return "load_3d";
     case Opcode::Mmad: return "mmad";
     case Opcode::MoveL0cToUb: return "move_l0c_ub";
     case Opcode::VAdd: return "vadd";
@@ -161,6 +164,8 @@ uint64_t operandFootprint(const Instruction& ins, unsigned slot) {
       uint64_t so = slot == 0 ? p[4] : p[2], si = slot == 0 ? p[5] : p[3];
       return ((uint64_t(p[0]) - 1) * so + (uint64_t(p[1]) - 1) * si + 1) * 512;
     }
+    case Opcode::Load3d:
+      return detail::load3dFootprint(ins, slot);
     case Opcode::Mmad: {
       const uint32_t k0 = ins.dtype == DType::S8 ? 32 : 16;
       const uint64_t m1 = ceilDiv(p[0], 16), n1 = ceilDiv(p[1], 16), k1 = ceilDiv(p[2], k0);
@@ -250,6 +255,7 @@ bool expectedPipe(const Instruction& ins, Pipe& pipe) {
       pipe = Pipe::MTE3;
       return space(1) == UB && space(0) == GM;
     case Opcode::LoadFractals:
+    case Opcode::Load3d:
       pipe = Pipe::MTE1;
       return space(1) == L1 && (space(0) == L0A || space(0) == L0B);
     case Opcode::Mmad:

@@ -3,6 +3,8 @@
 // timing table (through LaneParams) and the instruction.
 #include "timing.h"
 
+#include "load3d.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -112,6 +114,13 @@ Demand costLoadFractals(const Instruction& ins, const CostInputs&, const LanePar
                 to_a ? lp.l1_to_l0a : lp.l1_to_l0b);
 }
 
+// img2col: the fractals it writes at load_3d's own rate (padded rows cost the
+// same as real ones).
+Demand costLoad3d(const Instruction& ins, const CostInputs&, const LaneParams& lp,
+                  const soc::SocSpec&) {
+  return onChip(lp.onchip_startup, load3dFractalBytes(ins), lp.load3d);
+}
+
 Demand costMmad(const Instruction& ins, const CostInputs&, const LaneParams& lp,
                 const soc::SocSpec& soc) {
   const soc::FractalShape& f =
@@ -160,6 +169,7 @@ constexpr OpCost kOpCosts[] = {
     {Opcode::CopyNchw2Nc1hwc0, costCopyNchw2Nc1hwc0},
     {Opcode::CopyGather, costCopyGather},
     {Opcode::LoadFractals, costLoadFractals},
+    {Opcode::Load3d, costLoad3d},
     {Opcode::Mmad, costMmad},
     {Opcode::MoveL0cToUb, costMoveL0cToUb},
     {Opcode::VTranspose, costVTranspose},
@@ -301,6 +311,7 @@ LaneParams resolveLane(const soc::SocSpec& soc, Lane lane, uint32_t active_cores
   p.onchip_startup = t.mte1_startup_cycles.at(b);
   p.l1_to_l0a = t.l1_to_l0a_bytes_per_cycle.at(b);
   p.l1_to_l0b = t.l1_to_l0b_bytes_per_cycle.at(b);
+  p.load3d = t.load3d_bytes_per_cycle.at(b);
   p.l1_to_ub = t.l1_to_ub_bytes_per_cycle.at(b);
   p.ub_to_l1 = t.ub_to_l1_bytes_per_cycle.at(b);
   p.l0c_to_ub = t.l0c_to_ub_bytes_per_cycle.at(b);

@@ -36,7 +36,7 @@ struct LaneParams {
   unsigned in_flight;
   bool l2;                 // GM reads of resident bytes, and all writes, go to L2
   double l2_rate;
-  double onchip_startup, l1_to_l0a, l1_to_l0b, l1_to_ub, ub_to_l1, l0c_to_ub, ub_to_ub;
+  double onchip_startup, l1_to_l0a, l1_to_l0b, load3d, l1_to_ub, ub_to_l1, l0c_to_ub, ub_to_ub;
   double cube_startup, cube_fractals;
   double vec_issue, vec_repeat, vec_complex, vec_dependency;
   bool bank_conflicts;

@@ -556,6 +556,79 @@ dv.kernel @k() attributes {block_dim = 1 : i64, kind = "vector"} {
 
 
 //===----------------------------------------------------------------------===//
+// load_3d: a 3x3 conv of 16 channels over a 5x7 map with different strides,
+// pads and dilations along w and h (so that a swapped pair shows), im2col
+// by one load_3d a tap into L0A, weights in FRACTAL_Z in L0B, against a
+// scalar conv
+//===----------------------------------------------------------------------===//
+
+// Geometry: H 5, W 7, stride w 2 / h 1, dilation w 1 / h 2, pads left 1,
+// right 0, top 2, bottom 1: Wo = (7 + 1 - 3) / 2 + 1 = 3, Ho = (5 + 3 - 5) + 1 = 4.
+const char *kConvLoad3d = R"mlir(
+module attributes {dv.soc = "Ascend310P3"} {
+  dv.kernel @conv(%x: !dv.gm<1x5x7x16xf16>, %w: !dv.gm<9x16x16xf16>, %y: !dv.gm<16x16xf16>)
+      attributes {block_dim = 1 : i64, kind = "cube"} {
+    %map = dv.alloc offset 0 : !dv.buf<l1, 1x5x7x16xf16, nc1hwc0>
+    %a = dv.alloc offset 0 : !dv.buf<l0a, 16x144xf16, nz>
+    %b = dv.alloc offset 0 : !dv.buf<l0b, 144x16xf16, nz>
+    %c = dv.alloc offset 0 : !dv.buf<l0c, 16x16xf32, nz>
+    %u = dv.alloc offset 0 : !dv.buf<ub, 16x16xf16, nz>
+    dv.copy %x to %map {burst_bytes = 1120} : !dv.gm<1x5x7x16xf16> to !dv.buf<l1, 1x5x7x16xf16, nc1hwc0>
+    dv.copy %w to %b {burst_bytes = 4608} : !dv.gm<9x16x16xf16> to !dv.buf<l0b, 144x16xf16, nz>
+    dv.set_flag MTE2 -> MTE1 event 0
+    dv.wait_flag MTE2 -> MTE1 event 0
+    dv.load_3d taps %map to %a {fmap_h = 5, fmap_w = 7, pads = array<i64: 1, 0, 2, 1>, filter = array<i64: 3, 3>, strides = array<i64: 2, 1>, dilations = array<i64: 1, 2>, first_tap = array<i64: 0, 0>, left_top = array<i64: -1, -2>,  repeat = 9, pad_value = 0.5 : f32} : !dv.buf<l1, 1x5x7x16xf16, nc1hwc0> to !dv.buf<l0a, 16x144xf16, nz>
+    dv.set_flag MTE1 -> M event 0
+    dv.wait_flag MTE1 -> M event 0
+    dv.set_flag MTE2 -> M event 0
+    dv.wait_flag MTE2 -> M event 0
+    dv.mmad %a, %b to %c {m = 16, n = 16, k = 144, init} : !dv.buf<l0a, 16x144xf16, nz>, !dv.buf<l0b, 144x16xf16, nz> to !dv.buf<l0c, 16x16xf32, nz>
+    dv.set_flag M -> V event 0
+    dv.wait_flag M -> V event 0
+    dv.move_l0c_ub %c to %u {burst_elems = 256} : !dv.buf<l0c, 16x16xf32, nz> to !dv.buf<ub, 16x16xf16, nz>
+    dv.set_flag V -> MTE3 event 0
+    dv.wait_flag V -> MTE3 event 0
+    dv.copy %u to %y {burst_bytes = 512} : !dv.buf<ub, 16x16xf16, nz> to !dv.gm<16x16xf16>
+    dv.return
+  }
+}
+)mlir";
+
+TEST(Encode, Load3dConvRuns) {
+  EncodedKernel k = encodeOk(kConvLoad3d);
+  ASSERT_FALSE(k.program.empty());
+  const int H = 5, W = 7, C = 16, OC = 16, Ho = 4, Wo = 3;
+  const int sw = 2, sh = 1, dw = 1, dh = 2, left = 1, top = 2;
+  const float pad = 0.5f;
+  auto x = randomF16(H * W * C, 3);  // NC1HWC0 of one plane: [h][w][c]
+  auto w = randomF16(OC * C * 9, 4); // [oc][c][kh][kw]
+  // FRACTAL_Z: [kh * 3 + kw][oc][c] (one plane, one 16-column block).
+  std::vector<uint16_t> wz(9 * OC * C);
+  for (int oc = 0; oc < OC; ++oc)
+    for (int c = 0; c < C; ++c)
+      for (int t = 0; t < 9; ++t) wz[(t * OC + oc) * C + c] = w[(oc * C + c) * 9 + t];
+  std::vector<uint16_t> y(16 * 16, 0xFFFF);
+  run(k, {region(x, false), region(wz, false), region(y, true)});
+  for (int oh = 0; oh < Ho; ++oh)
+    for (int ow = 0; ow < Wo; ++ow)
+      for (int oc = 0; oc < OC; ++oc) {
+        double want = 0;
+        for (int c = 0; c < C; ++c)
+          for (int kh = 0; kh < 3; ++kh)
+            for (int kw = 0; kw < 3; ++kw) {
+              int ih = oh * sh - top + kh * dh, iw = ow * sw - left + kw * dw;
+              float v = ih < 0 || iw < 0 || ih >= H || iw >= W ? pad
+                                                               : sim::f16ToF32(x[(ih * W + iw) * C + c]);
+              want += double(v) * sim::f16ToF32(w[(oc * C + c) * 9 + kh * 3 + kw]);
+            }
+        float got = sim::f16ToF32(y[(oh * Wo + ow) * 16 + oc]);
+        ASSERT_NEAR(got, want, 2e-2 + 2e-3 * std::fabs(want)) << "position (" << oh << ", " << ow << ") channel " << oc;
+      }
+}
+
+TEST(Encode, Load3dRoundTrip) { roundTrip(kConvLoad3d); }
+
+//===----------------------------------------------------------------------===//
 // Every dv op: the kernels of test/lit/dv/ops.mlir (one per op, with the
 // verifier's near-misses) encode, and the decoder accepts them
 //===----------------------------------------------------------------------===//
@@ -594,7 +667,7 @@ TEST(Encode, EveryOpOfTheLitRoundTripEncodes) {
   }
   EXPECT_GE(encoded, 6);
   // Every opcode but nop appears (nop has no dv op).
-  std::vector<int> all_ops = {1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 20, 21};
+  std::vector<int> all_ops = {1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15, 16, 20, 21};
   for (int op = 30; op <= 37; ++op) all_ops.push_back(op);
   for (int op = 40; op <= 44; ++op) all_ops.push_back(op);
   for (int op = 50; op <= 57; ++op) all_ops.push_back(op);

@@ -1473,3 +1473,113 @@ dv.kernel @copy_gather_table_extent(%t: !dv.gm<100x64xf16>) attributes {block_di
 dv.kernel @nz_weights_index(%w: !dv.gm<4x64x16xf16>) attributes {block_dim = 1 : i64, kind = "cube", dv.nz_weights = array<i64: 1>} {
   dv.return
 }
+
+// -----
+
+dv.kernel @load3d_src_space() attributes {block_dim = 1 : i64, kind = "cube"} {
+  %map = dv.alloc : !dv.buf<ub, 2x8x8x16xf16, nc1hwc0>
+  %a = dv.alloc : !dv.buf<l0a, 64x144xf16, nz>
+  // expected-error @below {{'dv.load_3d' op src must be in l1, got ub}}
+  dv.load_3d positions %map to %a {fmap_h = 8, fmap_w = 8, pads = array<i64: 1, 1, 1, 1>, filter = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, first_tap = array<i64: 0, 0>, left_top = array<i64: -1, -1>, repeat = 4} : !dv.buf<ub, 2x8x8x16xf16, nc1hwc0> to !dv.buf<l0a, 64x144xf16, nz>
+  dv.return
+}
+
+// -----
+
+dv.kernel @load3d_dtype() attributes {block_dim = 1 : i64, kind = "cube"} {
+  %map = dv.alloc : !dv.buf<l1, 2x8x8x16xf32, nc1hwc0>
+  %a = dv.alloc : !dv.buf<l0a, 64x144xf32, nz>
+  // expected-error @below {{'dv.load_3d' op feature maps must be f16, i8 or ui8, got 'f32'}}
+  dv.load_3d positions %map to %a {fmap_h = 8, fmap_w = 8, pads = array<i64: 1, 1, 1, 1>, filter = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, first_tap = array<i64: 0, 0>, left_top = array<i64: -1, -1>, repeat = 4} : !dv.buf<l1, 2x8x8x16xf32, nc1hwc0> to !dv.buf<l0a, 64x144xf32, nz>
+  dv.return
+}
+
+// -----
+
+dv.kernel @load3d_stride() attributes {block_dim = 1 : i64, kind = "cube"} {
+  %map = dv.alloc : !dv.buf<l1, 1x8x8x16xf16, nc1hwc0>
+  %a = dv.alloc : !dv.buf<l0a, 64x144xf16, nz>
+  // expected-error @below {{'dv.load_3d' op strides h must be in 1..63, got 64}}
+  dv.load_3d positions %map to %a {fmap_h = 8, fmap_w = 8, pads = array<i64: 1, 1, 1, 1>, filter = array<i64: 3, 3>, strides = array<i64: 1, 64>, dilations = array<i64: 1, 1>, first_tap = array<i64: 0, 0>, left_top = array<i64: -1, -1>, repeat = 4} : !dv.buf<l1, 1x8x8x16xf16, nc1hwc0> to !dv.buf<l0a, 64x144xf16, nz>
+  dv.return
+}
+
+// -----
+
+dv.kernel @load3d_first_tap() attributes {block_dim = 1 : i64, kind = "cube"} {
+  %map = dv.alloc : !dv.buf<l1, 1x8x8x16xf16, nc1hwc0>
+  %a = dv.alloc : !dv.buf<l0a, 64x144xf16, nz>
+  // expected-error @below {{'dv.load_3d' op first_tap [3, 0] must lie inside the filter}}
+  dv.load_3d positions %map to %a {fmap_h = 8, fmap_w = 8, pads = array<i64: 1, 1, 1, 1>, filter = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, first_tap = array<i64: 3, 0>, left_top = array<i64: -1, -1>, repeat = 4} : !dv.buf<l1, 1x8x8x16xf16, nc1hwc0> to !dv.buf<l0a, 64x144xf16, nz>
+  dv.return
+}
+
+// -----
+
+dv.kernel @load3d_fit() attributes {block_dim = 1 : i64, kind = "cube"} {
+  %map = dv.alloc : !dv.buf<l1, 1x8x8x16xf16, nc1hwc0>
+  %a = dv.alloc : !dv.buf<l0a, 64x144xf16, nz>
+  // expected-error @below {{'dv.load_3d' op the filter does not fit the padded feature map's width}}
+  dv.load_3d positions %map to %a {fmap_h = 8, fmap_w = 8, pads = array<i64: 1, 1, 1, 1>, filter = array<i64: 11, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, first_tap = array<i64: 0, 0>, left_top = array<i64: -1, -1>, repeat = 4} : !dv.buf<l1, 1x8x8x16xf16, nc1hwc0> to !dv.buf<l0a, 64x144xf16, nz>
+  dv.return
+}
+
+// -----
+
+dv.kernel @load3d_left_top_w() attributes {block_dim = 1 : i64, kind = "cube"} {
+  %map = dv.alloc : !dv.buf<l1, 1x8x8x16xf16, nc1hwc0>
+  %a = dv.alloc : !dv.buf<l0a, 64x144xf16, nz>
+  // expected-error @below {{'dv.load_3d' op left_top w must be a window of the padded row (-1..6), got 7}}
+  dv.load_3d positions %map to %a {fmap_h = 8, fmap_w = 8, pads = array<i64: 1, 1, 1, 1>, filter = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, first_tap = array<i64: 0, 0>, left_top = array<i64: 7, -1>,  repeat = 4} : !dv.buf<l1, 1x8x8x16xf16, nc1hwc0> to !dv.buf<l0a, 64x144xf16, nz>
+  dv.return
+}
+
+// -----
+
+dv.kernel @load3d_left_top_h() attributes {block_dim = 1 : i64, kind = "cube"} {
+  %map = dv.alloc : !dv.buf<l1, 1x8x8x16xf16, nc1hwc0>
+  %a = dv.alloc : !dv.buf<l0a, 64x144xf16, nz>
+  // expected-error @below {{'dv.load_3d' op left_top h must not start above the top pad, got -2}}
+  dv.load_3d positions %map to %a {fmap_h = 8, fmap_w = 8, pads = array<i64: 1, 1, 1, 1>, filter = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, first_tap = array<i64: 0, 0>, left_top = array<i64: -1, -2>,  repeat = 4} : !dv.buf<l1, 1x8x8x16xf16, nc1hwc0> to !dv.buf<l0a, 64x144xf16, nz>
+  dv.return
+}
+
+// -----
+
+dv.kernel @load3d_pads() attributes {block_dim = 1 : i64, kind = "cube"} {
+  %map = dv.alloc : !dv.buf<l1, 1x8x8x16xf16, nc1hwc0>
+  %a = dv.alloc : !dv.buf<l0a, 64x144xf16, nz>
+  // expected-error @below {{'dv.load_3d' op 'pads' must be [left, right, top, bottom]}}
+  dv.load_3d positions %map to %a {fmap_h = 8, fmap_w = 8, pads = array<i64: 1, 1, 1>, filter = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, first_tap = array<i64: 0, 0>, left_top = array<i64: -1, -1>, repeat = 4} : !dv.buf<l1, 1x8x8x16xf16, nc1hwc0> to !dv.buf<l0a, 64x144xf16, nz>
+  dv.return
+}
+
+// -----
+
+dv.kernel @load3d_pad_value() attributes {block_dim = 1 : i64, kind = "cube"} {
+  %map = dv.alloc : !dv.buf<l1, 1x8x8x16xf16, nc1hwc0>
+  %a = dv.alloc : !dv.buf<l0a, 64x144xf16, nz>
+  // expected-error @below {{'dv.load_3d' op pad_value must be an f32 for element type 'f16'}}
+  dv.load_3d positions %map to %a {fmap_h = 8, fmap_w = 8, pads = array<i64: 1, 1, 1, 1>, filter = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, first_tap = array<i64: 0, 0>, left_top = array<i64: -1, -1>, repeat = 4, pad_value = 1 : i32} : !dv.buf<l1, 1x8x8x16xf16, nc1hwc0> to !dv.buf<l0a, 64x144xf16, nz>
+  dv.return
+}
+
+// -----
+
+dv.kernel @load3d_dst_extent() attributes {block_dim = 1 : i64, kind = "cube"} {
+  %map = dv.alloc : !dv.buf<l1, 5x8x8x16xf16, nc1hwc0>
+  %a = dv.alloc : !dv.buf<l0a, 64x144xf16, nz>
+  // expected-error @below {{'dv.load_3d' op dst accesses 20480 bytes but its buffer has 18432}}
+  dv.load_3d taps %map to %a {fmap_h = 8, fmap_w = 8, pads = array<i64: 1, 1, 1, 1>, filter = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, first_tap = array<i64: 0, 0>, left_top = array<i64: -1, -1>, repeat = 40} : !dv.buf<l1, 5x8x8x16xf16, nc1hwc0> to !dv.buf<l0a, 64x144xf16, nz>
+  dv.return
+}
+
+// -----
+
+dv.kernel @load3d_src_extent() attributes {block_dim = 1 : i64, kind = "cube"} {
+  %map = dv.alloc : !dv.buf<l1, 1x8x8x16xf16, nc1hwc0>
+  %a = dv.alloc : !dv.buf<l0a, 64x144xf16, nz>
+  // expected-error @below {{'dv.load_3d' op src accesses 6144 bytes but its buffer has 2048}}
+  dv.load_3d taps %map to %a {fmap_h = 8, fmap_w = 8, pads = array<i64: 1, 1, 1, 1>, filter = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, first_tap = array<i64: 2, 2>, left_top = array<i64: -1, -1>, repeat = 12} : !dv.buf<l1, 1x8x8x16xf16, nc1hwc0> to !dv.buf<l0a, 64x144xf16, nz>
+  dv.return
+}

@@ -156,6 +156,32 @@ dv.kernel @matmul_tile(%a: !dv.gm<64x64xf16>, %b: !dv.gm<64x64xf16>, %c: !dv.gm<
 
 // -----
 
+// img2col: a 3x3 conv's window over an 8x8 map of two planes, both repeat
+// modes, a pad value, an int8 map (C0 = 32) into L0B.
+// CHECK-LABEL: dv.kernel @load_3d
+dv.kernel @load_3d(%x: !dv.gm<2x8x8x16xf16>, %q: !dv.gm<1x8x8x32xi8>)
+    attributes {block_dim = 1 : i64, kind = "cube"} {
+  %map = dv.alloc offset 0 : !dv.buf<l1, 2x8x8x16xf16, nc1hwc0>
+  %qmap = dv.alloc offset 4096 : !dv.buf<l1, 1x8x8x32xi8, nc1hwc0>
+  %a = dv.alloc offset 0 : !dv.buf<l0a, 64x288xf16, nz>
+  %b = dv.alloc offset 0 : !dv.buf<l0b, 32x288xi8, nz>
+  dv.copy %x to %map {burst_bytes = 4096} : !dv.gm<2x8x8x16xf16> to !dv.buf<l1, 2x8x8x16xf16, nc1hwc0>
+  dv.copy %q to %qmap {burst_bytes = 2048} : !dv.gm<1x8x8x32xi8> to !dv.buf<l1, 1x8x8x32xi8, nc1hwc0>
+  dv.set_flag MTE2 -> MTE1 event 0
+  dv.wait_flag MTE2 -> MTE1 event 0
+  // One tap, the 64 positions as 4 fractals 18 apart (a column of the [4][18] tile).
+  // CHECK: dv.load_3d positions %{{.*}} to %{{.*}} {dilations = array<i64: 1, 1>, filter = array<i64: 3, 3>, first_tap = array<i64: 0, 0>, fmap_h = 8 : i64, fmap_w = 8 : i64, jump_stride = 18 : i64, left_top = array<i64: -1, -1>, pads = array<i64: 1, 1, 1, 1>, repeat = 4 : i64, strides = array<i64: 1, 1>} : !dv.buf<l1, 2x8x8x16xf16, nc1hwc0> to !dv.buf<l0a, 64x288xf16, nz>
+  dv.load_3d positions %map to %a {fmap_h = 8, fmap_w = 8, pads = array<i64: 1, 1, 1, 1>, filter = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, first_tap = array<i64: 0, 0>, left_top = array<i64: -1, -1>,  repeat = 4, jump_stride = 18} : !dv.buf<l1, 2x8x8x16xf16, nc1hwc0> to !dv.buf<l0a, 64x288xf16, nz>
+  // 16 positions, all 18 taps of both planes (a row of the tile), padded with -1.
+  // CHECK: dv.load_3d taps {{.*}} pad_value = -1.000000e+00 : f32{{.*}}repeat = 18
+  dv.load_3d taps %map to %a {fmap_h = 8, fmap_w = 8, pads = array<i64: 1, 1, 1, 1>, filter = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, first_tap = array<i64: 0, 0>, left_top = array<i64: -1, -1>,  repeat = 18, pad_value = -1.0 : f32} : !dv.buf<l1, 2x8x8x16xf16, nc1hwc0> to !dv.buf<l0a, 64x288xf16, nz>
+  // CHECK: dv.load_3d positions {{.*}}pad_value = 5 : i32{{.*}} : !dv.buf<l1, 1x8x8x32xi8, nc1hwc0> to !dv.buf<l0b, 32x288xi8, nz>
+  dv.load_3d positions %qmap to %b {fmap_h = 8, fmap_w = 8, pads = array<i64: 0, 0, 0, 0>, c1_index = 0, filter = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, first_tap = array<i64: 1, 1>, left_top = array<i64: 0, 0>,  repeat = 1, pad_value = 5 : i32} : !dv.buf<l1, 1x8x8x32xi8, nc1hwc0> to !dv.buf<l0b, 32x288xi8, nz>
+  dv.return
+}
+
+// -----
+
 // Every path of the burst copy, with gaps; the pipe follows the spaces.
 // CHECK-LABEL: dv.kernel @copies
 dv.kernel @copies(%g: !dv.gm<8192xf16>) attributes {block_dim = 1 : i64, kind = "vector"} {

@@ -1,5 +1,26 @@
 // RUN: vinci-opt %s --split-input-file --vinci-unfold-windows | FileCheck %s
 
+// The convs the Cube conv template takes (KernelRules' convCubeTemplateMismatch)
+// keep their window: img2col happens on chip (backend/lower/Conv.cpp). The
+// unfolding cases below run under must_keep_origin_dtype (the 310P Cube takes
+// no fp32, so the template refuses them), with a computed weight, or with
+// groups.
+
+// A constant weight and bias, f32 storage narrowed to f16: the template's.
+// CHECK-LABEL: func.func @cube_template_keeps_window
+// CHECK: vg.conv
+// CHECK-NOT: vg.slice
+// CHECK-NOT: vg.matmul
+func.func @cube_template_keeps_window(%x: tensor<1x2x4x4xf32>) -> tensor<1x3x2x2xf32> {
+  %w = vg.constant dense<1.0> : tensor<3x2x3x3xf32>
+  %b = vg.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %y = vg.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>, tensor<3xf32>) -> tensor<1x3x2x2xf32>
+  return %y : tensor<1x3x2x2xf32>
+}
+
+// -----
+
+
 // 3x3, stride 2, pad 1, bias (a tiny output: the bias stays an add): pad; the four phases of the stride-2 grid
 // decimated once; nine taps (ki, kj) row-major as unit-step slices of their
 // phase ((0,0) of phase (0,0), (0,1) of phase (0,1), (0,2) = phase (0,0)
@@ -29,11 +50,13 @@
 // CHECK: [[R:%.+]] = vg.add [[Y4]], [[B]]
 // CHECK-NOT: vg.conv
 // CHECK: return [[R]]
-func.func @conv3x3(%x: tensor<1x2x4x4xf32>) -> tensor<1x3x2x2xf32> {
-  %w = vg.constant dense<1.0> : tensor<3x2x3x3xf32>
-  %b = vg.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
-  %y = vg.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>, tensor<3xf32>) -> tensor<1x3x2x2xf32>
-  return %y : tensor<1x3x2x2xf32>
+module attributes {vinci.precision_mode = "must_keep_origin_dtype"} {
+  func.func @conv3x3(%x: tensor<1x2x4x4xf32>) -> tensor<1x3x2x2xf32> {
+    %w = vg.constant dense<1.0> : tensor<3x2x3x3xf32>
+    %b = vg.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+    %y = vg.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>, tensor<3xf32>) -> tensor<1x3x2x2xf32>
+    return %y : tensor<1x3x2x2xf32>
+  }
 }
 
 // -----
@@ -68,11 +91,13 @@ func.func @weight_not_constant(%x: tensor<1x2x3x3xf32>, %w: tensor<1x2x1x2xf32>,
 // CHECK: [[R:%.+]] = vg.reshape [[Y]] {shape = array<i64: 1, 32, 8, 8>}
 // CHECK-NOT: vg.add
 // CHECK: return [[R]]
-func.func @conv1x1(%x: tensor<1x4x8x8xf32>) -> tensor<1x32x8x8xf32> {
-  %w = vg.constant dense<1.0> : tensor<32x4x1x1xf32>
-  %b = vg.constant dense<0.5> : tensor<32xf32>
-  %y = vg.conv %x, %w, %b : (tensor<1x4x8x8xf32>, tensor<32x4x1x1xf32>, tensor<32xf32>) -> tensor<1x32x8x8xf32>
-  return %y : tensor<1x32x8x8xf32>
+module attributes {vinci.precision_mode = "must_keep_origin_dtype"} {
+  func.func @conv1x1(%x: tensor<1x4x8x8xf32>) -> tensor<1x32x8x8xf32> {
+    %w = vg.constant dense<1.0> : tensor<32x4x1x1xf32>
+    %b = vg.constant dense<0.5> : tensor<32xf32>
+    %y = vg.conv %x, %w, %b : (tensor<1x4x8x8xf32>, tensor<32x4x1x1xf32>, tensor<32xf32>) -> tensor<1x32x8x8xf32>
+    return %y : tensor<1x32x8x8xf32>
+  }
 }
 
 // -----
@@ -91,11 +116,13 @@ func.func @conv1x1(%x: tensor<1x4x8x8xf32>) -> tensor<1x32x8x8xf32> {
 // CHECK: [[C:%.+]] = vg.concat [[R0]], [[R1]], [[ONES]] {axis = 0 : i64}
 // CHECK: vg.matmul [[W]], [[C]] : (tensor<2x5xf32>, tensor<5x20xf32>) -> tensor<2x20xf32>
 // CHECK-NOT: vg.add
-func.func @bias_in_matmul(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x5x4xf32> {
-  %w = vg.constant dense<[[[[0.0, 1.0]], [[10.0, 11.0]]], [[[2.0, 3.0]], [[12.0, 13.0]]]]> : tensor<2x2x1x2xf32>
-  %b = vg.constant dense<[5.0, 7.0]> : tensor<2xf32>
-  %y = vg.conv %x, %w, %b : (tensor<1x2x5x5xf32>, tensor<2x2x1x2xf32>, tensor<2xf32>) -> tensor<1x2x5x4xf32>
-  return %y : tensor<1x2x5x4xf32>
+module attributes {vinci.precision_mode = "must_keep_origin_dtype"} {
+  func.func @bias_in_matmul(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x5x4xf32> {
+    %w = vg.constant dense<[[[[0.0, 1.0]], [[10.0, 11.0]]], [[[2.0, 3.0]], [[12.0, 13.0]]]]> : tensor<2x2x1x2xf32>
+    %b = vg.constant dense<[5.0, 7.0]> : tensor<2xf32>
+    %y = vg.conv %x, %w, %b : (tensor<1x2x5x5xf32>, tensor<2x2x1x2xf32>, tensor<2xf32>) -> tensor<1x2x5x4xf32>
+    return %y : tensor<1x2x5x4xf32>
+  }
 }
 
 // -----

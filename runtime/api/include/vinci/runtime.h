@@ -81,7 +81,8 @@ typedef enum vinci_format {
   VINCI_FORMAT_ND = 0,
   VINCI_FORMAT_NCHW = 1,
   VINCI_FORMAT_NC1HWC0 = 2,
-  VINCI_FORMAT_FRACTAL_NZ = 3
+  VINCI_FORMAT_FRACTAL_NZ = 3,
+  VINCI_FORMAT_FRACTAL_Z = 4
 } vinci_format;
 
 /* The pipes of an AI Core, in profile arrays. */

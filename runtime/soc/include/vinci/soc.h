@@ -79,6 +79,7 @@ struct TimingTable {
   Cost mte1_startup_cycles;        // on-chip DMA start-up per instruction
   Cost l1_to_l0a_bytes_per_cycle;
   Cost l1_to_l0b_bytes_per_cycle;
+  Cost load3d_bytes_per_cycle;     // load_3d (img2col L1 -> L0A/L0B): fractal bytes written
   Cost l1_to_ub_bytes_per_cycle;
   Cost ub_to_l1_bytes_per_cycle;   // on MTE3
   Cost l0c_to_ub_bytes_per_cycle;  // through the Vector unit

@@ -94,6 +94,8 @@ class ProgramBuilder {
   void loadFractals(const Addr& dst, const Addr& src, DType dtype, uint32_t outer, uint32_t inner,
                     uint32_t src_outer_stride, uint32_t src_inner_stride, uint32_t dst_outer_stride,
                     uint32_t dst_inner_stride, bool transpose);
+  // img2col of an L1 feature map ([C1][H][W][C0] planes) into L0A/L0B fractals.
+  void load3d(const Addr& dst, const Addr& src, DType dtype, const Load3dParams& params);
 
   // Cube: C (L0C) = [C +] A (L0A) x B (L0B).
   void mmad(const Addr& c, const Addr& a, const Addr& b, DType in, DType out, uint32_t m,

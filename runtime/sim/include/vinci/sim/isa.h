@@ -55,6 +55,10 @@ enum class Opcode : uint8_t {
   // table, op2 UB indices; P0 rows, P1 row bytes, P2 table row stride bytes, P3 dst row stride
   // bytes, P4 table rows V (index i in [-V, V), negative counts from the end; others fail).
   CopyGather = 15,
+  // img2col: L1 feature map (NC1HWC0 planes) -> L0A/L0B fractals of 16 output
+  // positions x C0 channels of one kernel tap (Load3D v1); op0 dst, op1 src.
+  // Parameters: see Load3dParams (packed by setLoad3dParams).
+  Load3d = 16,
   // Cube.
   Mmad = 20,        // op0 L0C, op1 L0A, op2 L0B; dtype in, dtype2 out; P0 m, P1 n, P2 k; flag Init
   // L0C -> UB through the vector pipe: P0 bursts, P1 burst elems, P2 src gap elems, P3 dst gap elems,
@@ -136,6 +140,41 @@ struct Instruction {
   uint32_t p[kNumParams] = {};
   uint64_t mask[2] = {};
 };
+
+// The parameters of load_3d (Opcode::Load3d), after Load3D v1 (docs/isa.md):
+// the feature map is l1_h x l1_w pixels of C0 channels per plane ([C1][H][W]
+// [C0] from the source offset), read through a window of filter_h x
+// filter_w taps with the given strides, dilations and pads; positions run
+// along output rows of Wo = (l1_w + pad_left + pad_right - dilation_w *
+// (filter_w - 1) - 1) / stride_w + 1 windows, from the window whose top-left
+// pixel is (left_top_h, left_top_w). repeat_mode 0 steps through taps (kw,
+// then kh, then the plane) from (c1_index, fetch_filter_h, fetch_filter_w)
+// with 16 fixed positions, one fractal after the other; repeat_mode 1 steps
+// through positions, 16 a repeat, with a fixed tap, fractals jump_stride
+// apart. A pixel outside the map reads pad_value (the dtype's bits).
+struct Load3dParams {
+  uint32_t l1_h = 1, l1_w = 1;                   // 1..32767
+  uint32_t pad_left = 0, pad_right = 0, pad_top = 0, pad_bottom = 0;  // 0..255
+  uint32_t c1_index = 0;                         // 0..4095
+  uint32_t fetch_filter_w = 0, fetch_filter_h = 0;  // 0..254, below the filter size
+  int32_t left_top_w = 0, left_top_h = 0;        // -255..32767, not above the pads
+  uint32_t stride_w = 1, stride_h = 1;           // 1..63
+  uint32_t filter_w = 1, filter_h = 1;           // 1..255
+  uint32_t dilation_w = 1, dilation_h = 1;       // 1..255
+  uint32_t jump_stride = 1;                      // 1..127 (fractals; repeat mode 1)
+  uint32_t repeat_mode = 0;                      // 0 taps, 1 positions
+  uint32_t repeat = 1;                           // 1..255 fractals
+  uint32_t pad_value = 0;                        // bits of one element
+};
+// P0 l1_h, P1 l1_w, P2 pads (left | right << 8 | top << 16 | bottom << 24),
+// P3 c1_index, P4 fetch_w | fetch_h << 16, P5 left_top_w, P6 left_top_h
+// (two's complement), P7 stride_w | stride_h << 8, P8 filter_w | filter_h << 8,
+// P9 dilation_w | dilation_h << 8, P10 jump_stride, P11 repeat_mode,
+// P12 repeat, P13 pad_value. Fields are truncated to their slot.
+void setLoad3dParams(Instruction& ins, const Load3dParams& p);
+Load3dParams load3dParams(const Instruction& ins);
+// Output windows per row (Wo); 0 when the window does not fit the padded row.
+uint32_t load3dRowWindows(const Load3dParams& p);
 
 // Bytes from an operand's offset that `ins` touches (its envelope). Assumes the
 // instruction's parameters have been validated; returns 0 for unused slots.

@@ -1,0 +1,942 @@
+//===- Conv.cpp - the Cube convolution template ----------------------------===//
+//
+//  - conv (Cube): a cube kernel anchored by a 2-D vg.conv that KernelRules'
+//    convCubeTemplateMismatch accepts (one group, a constant weight and
+//    bias, f16 storage), followed by the epilogue chain the partition fused
+//    (Epilogue.h: unary and scalar steps, and a residual tensor of the
+//    output's shape). img2col happens on chip: the feature map goes GM ->
+//    L1 as NC1HWC0 planes, `load_3d` builds each A tile in L0A, the weight
+//    (FRACTAL_Z, packed by the .om writer) goes to L0B, and mmad accumulates
+//    over K = (C1, kh, kw, C0) in L0C, whose [OC1][positions][16] result is
+//    NC1HWC0 already.
+//
+// Layout in GM: the input is NCHW (f32 graph input or f16, converted on
+// the way into L1 by copy_nchw2nc1hwc0, f32 through UB and vconv) or
+// NC1HWC0 f16 [N, C1, H, W, 16] (one burst a plane); the output NCHW (a
+// vtranspose of each 16 x 16 block and copy_nz2nd) or NC1HWC0 f16 (one
+// burst a channel block). Which one a tensor has is vinci-assign-layouts'
+// decision (kLayoutAttr on the call).
+//
+// Bias on the Cube: every output tile starts with one mmad (init) of a
+// "ones" A tile (column 0 of each fractal 1, built once in UB) by a B
+// fractal row holding the bias (the bias vector transposed into column 0 of
+// a 16 x 16 block), so L0C starts at the bias and every K step
+// accumulates; without a bias the B row is zero. The epilogue then has no
+// bias work: ReLU rides on move_l0c_ub (f32 -> f16), other steps run on
+// the f32 tile in UB (FlatTileEmitter), the residual is loaded in the
+// output's layout and added in f32.
+//
+// Tiling: M tiles are whole output rows (rows_t x Wo positions, padded to
+// 16), so every tile's windows start at a row's first window and load_3d's
+// parameters are the same for every tile: the tile's first input row is
+// an address shift of rows_t x stride_h rows. The feature map comes in
+// bands of whole tiles: a band's input rows of all planes in one L1 buffer
+// of buf_rows rows a plane (two buffers, alternating between bands, so the
+// next band loads while this one computes); the top and bottom pads are
+// zero rows written into the buffer (UB -> L1) for the bands that reach
+// them, the left and right pads are load_3d's. K steps are kf fractals of
+// the (plane, tap) sequence, kf a multiple or a divisor of kh x kw, so a
+// K step starts at a plane boundary or at a fixed tap of each plane and
+// its load_3d (one per 16 positions, repeat mode taps) has constant
+// parameters; L0A and L0B alternate between two buffers from one K step to
+// the next. The weight slice of a block stays in L1 when the block has
+// several M tiles (else each K step's B tile goes GM -> L0B directly). Runs
+// of bands, tiles and K steps with the same shape are dv.loops (the
+// first, last and partial ones are static), so the kernel's size does not
+// grow with the tensor.
+//
+// Blocks: batch parts x output-channel parts (a 2-D grid, channel part =
+// block_idx mod G), chosen by a roofline over the block count: the Cube
+// work shared by the blocks, or the GM bytes (each channel part reads the
+// feature maps of its images, each batch part the weights) at the chip's
+// bandwidth, whichever is longer.
+//
+//===----------------------------------------------------------------------===//
+#include "backend/lower/ConvCommon.h"
+#include "backend/lower/Epilogue.h"
+#include "backend/lower/LowerCommon.h"
+#include "backend/lower/TileBuilder.h"
+#include "passes/KernelRules.h"
+
+#include "dv/DvOps.h"
+#include "vg/VgOps.h"
+#include "vinci/soc.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <numeric>
+
+using namespace mlir;
+
+namespace vinci::lower {
+namespace {
+
+constexpr int64_t kC0 = 16;
+constexpr int64_t kFractalElems = 256;
+/// Output positions an M tile aims at (rows of the L0A tile).
+constexpr int64_t kTargetTilePositions = 128;
+/// The widest output-channel tile, in 16-channel fractals.
+constexpr int64_t kMaxChannelFractals = 8;
+
+/// The planner's own estimate of fixed costs, in cycles, and of the on-chip
+/// rates, in bytes a cycle. The compiler reads only the SoC's peak figures
+/// (docs/isa.md: a timing-table change moves simulated figures, never a
+/// kernel), so these rank tilings and nothing else.
+struct PlanCosts {
+  static constexpr double mmadStartup = 32, onChipStartup = 24, gmStartup = 300;
+  static constexpr double load3dRate = 128, l1ToL0bRate = 256;
+};
+
+//===----------------------------------------------------------------------===//
+// Analysis
+//===----------------------------------------------------------------------===//
+
+struct ConvInfo {
+  ConvGeometry g;
+  unsigned xArg = 0, wArg = 0;
+  int biasArg = -1;
+  SmallVector<EpilogueStep> epilogue;
+  int64_t c1 = 1, oc1 = 1, taps = 1;
+};
+
+/// Why the conv template cannot lower `func` ("": it can). `call` is the
+/// kernel's launch (null when unknown: the weight is then assumed constant).
+std::string analyzeConv(func::FuncOp func, func::CallOp call, ConvInfo &info) {
+  Block &body = func.getBody().front();
+  vg::ConvOp conv;
+  for (Operation &op : body) {
+    if (isConstantOp(&op))
+      continue;
+    conv = dyn_cast<vg::ConvOp>(op);
+    break;
+  }
+  if (!conv)
+    return "the Cube conv template needs a kernel that starts with a vg.conv";
+  auto argOf = [&](Value v) -> int {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return arg.getOwner() == &body ? int(arg.getArgNumber()) : -2;
+    return v.getDefiningOp<vg::ConstantOp>() ? -1 : -2; // -1: hoisted to an argument later
+  };
+  auto constantOperand = [&](Value v) {
+    int arg = argOf(v);
+    if (arg == -1)
+      return true;
+    return arg >= 0 && (!call || call.getOperand(arg).getDefiningOp<vg::ConstantOp>());
+  };
+  Value bias = conv.getBias();
+  if (std::string why =
+          convCubeTemplateMismatch(conv, constantOperand(conv.getWeight()), !bias || constantOperand(bias));
+      !why.empty())
+    return why;
+  if (argOf(conv.getInput()) < 0)
+    return "the conv's input must be a kernel argument";
+  info.g = *convGeometry(conv);
+  info.xArg = unsigned(argOf(conv.getInput()));
+  info.wArg = unsigned(std::max(0, argOf(conv.getWeight())));
+  info.biasArg = bias ? std::max(0, argOf(bias)) : -1;
+  info.c1 = (info.g.c + kC0 - 1) / kC0;
+  info.oc1 = (info.g.oc + kC0 - 1) / kC0;
+  info.taps = info.g.kh * info.g.kw;
+
+  Value current = conv.getResult();
+  ArrayRef<int64_t> outShape = conv.getType().getShape();
+  for (Operation &op : body) {
+    if (&op == conv.getOperation() || isConstantOp(&op))
+      continue;
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      if (ret.getNumOperands() != 1 || ret.getOperand(0) != current)
+        return "a conv kernel must return the end of its epilogue chain (one result)";
+      continue;
+    }
+    EpilogueStep step;
+    if (std::string why = classifyEpilogueStep(&op, current, outShape, step); !why.empty())
+      return why;
+    if (step.kind == EpilogueStep::Row || step.kind == EpilogueStep::Elem)
+      return opName(&op).str() + " broadcasting over the output's last axis has no conv epilogue";
+    if (step.op == EpilogueStep::Gelu)
+      return "gelu has no conv epilogue yet";
+    Type element = cast<RankedTensorType>(op.getResult(0).getType()).getElementType();
+    if (!element.isF16() && !element.isF32())
+      return (opName(&op) + " to a non-float type has no conv epilogue").str();
+    if (step.kind == EpilogueStep::Full) {
+      int arg = argOf(step.other);
+      if (arg < 0)
+        return (opName(&op) + " of a value computed inside the kernel has no conv epilogue").str();
+      step.arg = unsigned(arg);
+    }
+    info.epilogue.push_back(step);
+    current = op.getResult(0);
+  }
+  return {};
+}
+
+std::optional<std::string> convTemplateMismatch(func::FuncOp func) {
+  auto kind = func->getAttrOfType<StringAttr>("vinci.kernel");
+  if (!kind || kind.getValue() != "cube")
+    return std::nullopt;
+  bool hasConv = false;
+  func.walk([&](vg::ConvOp) { hasConv = true; });
+  if (!hasConv)
+    return std::nullopt;
+  ConvInfo info;
+  return analyzeConv(func, soleCall(func), info);
+}
+
+//===----------------------------------------------------------------------===//
+// Plan
+//===----------------------------------------------------------------------===//
+
+/// One band of output rows: its input rows in the band buffer are
+/// [zeroTop zeros][realRows of the map from row realStart][zeroBottom zeros].
+struct Band {
+  int64_t outRow0 = 0, outRows = 0;
+  int64_t inRow0 = 0; // input row of buffer row 0 (negative in the top pad)
+  int64_t zeroTop = 0, realRows = 0, zeroBottom = 0;
+  bool sameShape(const Band &o) const {
+    return outRows == o.outRows && zeroTop == o.zeroTop && realRows == o.realRows &&
+           zeroBottom == o.zeroBottom;
+  }
+};
+
+struct ConvPlan {
+  int64_t batchParts = 1, ocParts = 1, blockDim = 1;
+  int64_t images = 1;   // per block
+  int64_t ocn = 1;      // channel fractals per block
+  int64_t nt = 1;       // channel fractals per tile
+  int64_t rowsT = 1;    // output rows per M tile
+  int64_t tilesPerBand = 1;
+  int64_t bufRows = 1;  // rows a plane of a band buffer holds
+  int64_t slackRows = 0;
+  int64_t kf = 1;       // fractals per K step
+  bool panelResident = false;
+  SmallVector<Band> bands;
+};
+
+int64_t mpOf(int64_t rows, int64_t wo) { return roundUp(rows * wo, 16); }
+
+/// Input rows the windows of `outRows` output rows read.
+int64_t inputRows(const ConvGeometry &g, int64_t outRows) {
+  return (outRows - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+}
+
+/// K steps of `kf` fractals repeat their load_3d parameters (the first
+/// tap of each step) every `period` steps: whole planes, an even count (the
+/// two L0A/L0B buffers alternate).
+int64_t kPeriod(int64_t kf, int64_t taps) {
+  int64_t p = std::lcm(kf, taps) / kf;
+  return p % 2 ? 2 * p : p;
+}
+
+/// Static steps a period may unroll into.
+constexpr int64_t kMaxPeriodSteps = 32;
+
+/// The largest K step (fractals) of at most `limit` whose period unrolls
+/// into at most kMaxPeriodSteps steps (or whose steps are all static).
+int64_t kStepFractals(int64_t taps, int64_t c1, int64_t limit) {
+  int64_t total = taps * c1;
+  limit = std::min(limit, total);
+  for (int64_t kf = limit; kf > 1; --kf)
+    if (kPeriod(kf, taps) <= kMaxPeriodSteps || (total + kf - 1) / kf <= kMaxPeriodSteps)
+      return kf;
+  return 1;
+}
+
+std::vector<Band> planBands(const ConvGeometry &g, int64_t rowsPerBand, int64_t bufRows) {
+  std::vector<Band> bands;
+  for (int64_t r = 0; r < g.oh; r += rowsPerBand) {
+    Band b;
+    b.outRow0 = r;
+    b.outRows = std::min(rowsPerBand, g.oh - r);
+    b.inRow0 = r * g.sh - g.padTop;
+    int64_t need = inputRows(g, b.outRows);
+    b.zeroTop = std::max<int64_t>(0, -b.inRow0);
+    int64_t realStart = b.inRow0 + b.zeroTop;
+    b.realRows = std::max<int64_t>(0, std::min(b.inRow0 + need, g.h) - realStart);
+    b.zeroBottom = need - b.zeroTop - b.realRows;
+    (void)bufRows;
+    bands.push_back(b);
+  }
+  return bands;
+}
+
+/// Everything of a plan but the bands, for one block split and channel tile.
+struct Candidate {
+  int64_t batchParts, ocParts, nt, kf;
+  bool panelResident;
+  double cycles; // estimated per block
+};
+
+bool planConv(const ConvInfo &info, Type xStorage, const soc::SocSpec &soc, ConvPlan &plan) {
+  const ConvGeometry &g = info.g;
+  auto bytes = [&](soc::Space s) { return int64_t(soc.bufferBytes(s)); };
+  // M tiles of whole output rows.
+  plan.rowsT = std::max<int64_t>(1, std::min(g.oh, kTargetTilePositions / g.ow));
+  int64_t mp = mpOf(plan.rowsT, g.ow), m1 = mp / 16;
+  if (m1 > int64_t(soc.max_repeat))
+    return false;
+  int64_t tilesPerImage = (g.oh + plan.rowsT - 1) / plan.rowsT;
+  int64_t k1 = info.c1 * info.taps;
+  int64_t planeRowBytes = g.w * 32;
+  auto bandBytes = [&](int64_t tilesPerBand) {
+    int64_t rows = inputRows(g, tilesPerBand * plan.rowsT);
+    int64_t slack = (tilesPerBand - 1) * plan.rowsT * g.sh;
+    return (rows * info.c1 + slack) * planeRowBytes;
+  };
+  int64_t l1 = bytes(soc::Space::L1) - 2 * mp * 32 - kMaxChannelFractals * 512 * 8 - 4096;
+
+  // Each block split (batch parts x channel parts) and channel tile is
+  // estimated per block: the Cube's fractal steps (and each mmad's start),
+  // MTE1's load_3d and B moves, and the GM bytes of all blocks at the
+  // chip's bandwidth (each channel part reads its images' maps, and the
+  // weight slice once when it stays in L1, else once per M tile).
+  using C = PlanCosts;
+  double gmPerCycle = soc.gm_bytes_per_second / soc.clock_hz;
+  double fmapBytes = double(g.h) * g.w * info.c1 * 16 * (xStorage.isF32() ? 4 : 2);
+  double outBytes = double(g.n) * g.oh * g.ow * info.oc1 * 32;
+  std::optional<Candidate> best;
+  int64_t cores = soc.ai_core_count;
+  for (int64_t bp = 1; bp <= std::min(cores, g.n); ++bp) {
+    if (g.n % bp)
+      continue;
+    for (int64_t op = 1; op * bp <= cores && op <= info.oc1; ++op) {
+      if (info.oc1 % op || (op > 1 && g.oc % 16))
+        continue;
+      int64_t ocn = info.oc1 / op, images = g.n / bp, blocks = bp * op;
+      bool panel = 2 * bandBytes(1) + k1 * ocn * 512 <= l1;
+      for (int64_t nt = std::min(ocn, kMaxChannelFractals); nt >= 1; --nt) {
+        int64_t l0aFractals = (bytes(soc::Space::L0A) - mp * 32) / (2 * mp * 32);
+        int64_t l0bFractals = (bytes(soc::Space::L0B) - nt * 512) / (2 * nt * 512);
+        if (l0aFractals < 1 || l0bFractals < 1 || mp * nt * 16 * 4 > bytes(soc::Space::L0C))
+          continue;
+        int64_t kf = kStepFractals(info.taps, info.c1,
+                                   std::min({l0aFractals, l0bFractals, int64_t(soc.max_repeat)}));
+        int64_t steps = (k1 + kf - 1) / kf, ocTiles = (ocn + nt - 1) / nt;
+        double tiles = double(images) * tilesPerImage * ocTiles;
+        double cube = tiles * (steps * (m1 * nt * kf / soc.timing.cube_fractals_per_cycle.value + C::mmadStartup) +
+                               m1 * nt);
+        double mte1 = tiles * steps *
+                      (m1 * (C::onChipStartup + kf * 512 / C::load3dRate) + C::onChipStartup +
+                       kf * nt * 512 / C::l1ToL0bRate);
+        double weightBytes = double(k1) * ocn * 512 * (panel ? 1 : images * tilesPerImage);
+        double gm = blocks * (images * fmapBytes + weightBytes) / gmPerCycle + outBytes / gmPerCycle;
+        // A streamed weight is one DMA a K step, each paying MTE2's start-up.
+        double mte2 = gm + (panel ? 4 : tiles * steps) * C::gmStartup;
+        double cycles = std::max({cube, mte1, mte2});
+        bool better = !best || cycles < best->cycles * 0.97 ||
+                      (cycles < best->cycles * 1.03 && blocks > best->batchParts * best->ocParts);
+        if (better)
+          best = Candidate{bp, op, nt, kf, panel, cycles};
+      }
+    }
+  }
+  if (!best)
+    return false;
+  plan.batchParts = best->batchParts;
+  plan.ocParts = best->ocParts;
+  plan.blockDim = plan.batchParts * plan.ocParts;
+  plan.images = g.n / plan.batchParts;
+  plan.ocn = info.oc1 / plan.ocParts;
+  plan.nt = best->nt;
+  plan.kf = best->kf;
+  plan.panelResident = best->panelResident;
+
+  // Bands: as many whole tiles as two band buffers (and the resident
+  // weight slice) leave room for in L1.
+  int64_t budget = l1 - (plan.panelResident ? k1 * plan.ocn * 512 : 0);
+  plan.tilesPerBand = 1;
+  while (plan.tilesPerBand < tilesPerImage && 2 * bandBytes(plan.tilesPerBand + 1) <= budget)
+    ++plan.tilesPerBand;
+  if (2 * bandBytes(plan.tilesPerBand) > budget)
+    return false;
+  // At least two bands when a block holds one image, so that a band loads
+  // while the Cube works on the other; bands of equal size otherwise.
+  int64_t nbands = (tilesPerImage + plan.tilesPerBand - 1) / plan.tilesPerBand;
+  if (nbands == 1 && tilesPerImage > 1 && plan.images == 1)
+    nbands = 2;
+  plan.tilesPerBand = (tilesPerImage + nbands - 1) / nbands;
+  int64_t rowsPerBand = plan.tilesPerBand * plan.rowsT;
+  plan.bufRows = inputRows(g, rowsPerBand);
+  plan.slackRows = (plan.tilesPerBand - 1) * plan.rowsT * g.sh;
+  for (const Band &b : planBands(g, rowsPerBand, plan.bufRows))
+    plan.bands.push_back(b);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Emission
+//===----------------------------------------------------------------------===//
+
+class ConvEmitter {
+public:
+  ConvEmitter(OpBuilder &b, Location loc, const ConvInfo &info, const ConvPlan &plan,
+              ArrayRef<Value> gm, unsigned outArg, ActLayout xLayout, ActLayout yLayout,
+              const soc::SocSpec &soc)
+      : t(b, loc), b(b), loc(loc), info(info), g(info.g), plan(plan), gm(gm), outArg(outArg),
+        xLayout(xLayout), yLayout(yLayout), soc(soc), flat(b, loc, soc.max_repeat),
+        f16(b.getF16Type()), f32(b.getF32Type()) {}
+
+  void emit() {
+    if (plan.blockDim > 1)
+      bid = dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult();
+    allocate();
+    prologue();
+    t.loop(plan.images, false, [&](Affine image) {
+      Affine n = blockImage() + image;
+      emitBands(n);
+    });
+  }
+
+private:
+  // The block's first image and first channel fractal (a 2-D grid when
+  // both are split: channel part = block_idx mod ocParts).
+  Affine blockImage() {
+    if (plan.batchParts == 1)
+      return Affine();
+    return plan.ocParts == 1 ? Affine::of(bid, plan.images)
+                             : Affine::floorDiv(bid, plan.ocParts, plan.images);
+  }
+  Affine blockChannelFractal() {
+    if (plan.ocParts == 1)
+      return Affine();
+    return plan.batchParts == 1 ? Affine::of(bid, plan.ocn)
+                                : Affine::mod(bid, plan.ocParts, plan.ocn);
+  }
+
+  int64_t mp(int64_t rows) const { return mpOf(rows, g.ow); }
+  int64_t planeElems() const { return plan.bufRows * g.w * kC0; }
+  int64_t positions() const { return g.oh * g.ow; }
+
+  void allocate() {
+    int64_t mpFull = mp(plan.rowsT), m1 = mpFull / 16;
+    int64_t bandElems = (plan.bufRows * info.c1 + plan.slackRows) * g.w * kC0;
+    for (Value &buf : band)
+      buf = t.alloc(dv::MemSpace::L1, bandElems, f16);
+    if (plan.panelResident)
+      panel = t.alloc(dv::MemSpace::L1, info.c1 * info.taps * plan.ocn * kFractalElems, f16);
+    l1Ones = t.alloc(dv::MemSpace::L1, m1 * kFractalElems, f16);
+    l1Bias = t.alloc(dv::MemSpace::L1, plan.ocn * kFractalElems, f16);
+    for (Value &buf : l0a)
+      buf = t.alloc(dv::MemSpace::L0A, mpFull * plan.kf * kC0, f16);
+    for (Value &buf : l0b)
+      buf = t.alloc(dv::MemSpace::L0B, plan.kf * plan.nt * kFractalElems, f16);
+    l0Ones = t.alloc(dv::MemSpace::L0A, m1 * kFractalElems, f16);
+    l0Bias = t.alloc(dv::MemSpace::L0B, plan.nt * kFractalElems, f16);
+    l0c = t.alloc(dv::MemSpace::L0C, plan.nt * mpFull * kC0, f32);
+    int64_t tileElems = plan.nt * mpFull * kC0;
+    uOut = t.alloc(dv::MemSpace::UB, tileElems, f16);
+    if (!fastEpilogue())
+      uAcc = t.alloc(dv::MemSpace::UB, tileElems, f32);
+    for (const EpilogueStep &e : info.epilogue)
+      if (e.kind == EpilogueStep::Full && !uRes) {
+        uRes = t.alloc(dv::MemSpace::UB, tileElems, f32);
+        uResRaw = t.alloc(dv::MemSpace::UB, tileElems, dv::getElementType(gm[e.arg].getType()));
+      }
+    if (yLayout == ActLayout::NCHW) {
+      uT = t.alloc(dv::MemSpace::UB, tileElems, f16);
+      if (dv::getElementType(gm[outArg].getType()).isF32())
+        uT32 = t.alloc(dv::MemSpace::UB, tileElems, f32);
+    }
+    int64_t zeroRows = 0;
+    for (const Band &bd : plan.bands)
+      zeroRows = std::max({zeroRows, bd.zeroTop, bd.zeroBottom});
+    if (zeroRows)
+      uZeros = t.alloc(dv::MemSpace::UB, roundUp(zeroRows * g.w * kC0, 128), f16);
+    if (xStorage().isF32()) {
+      chunkRows = std::max<int64_t>(1, std::min(plan.bufRows, 16384 / (g.w * kC0)));
+      uIn32 = t.alloc(dv::MemSpace::UB, roundUp(chunkRows * g.w * kC0, 64), f32);
+      uIn16 = t.alloc(dv::MemSpace::UB, roundUp(chunkRows * g.w * kC0, 64), f16);
+    }
+  }
+
+  Type xStorage() const { return dv::getElementType(gm[info.xArg].getType()); }
+
+  /// No f32 tile: no epilogue, or a ReLU alone (move_l0c_ub applies it).
+  bool fastEpilogue() const {
+    return info.epilogue.empty() ||
+           (info.epilogue.size() == 1 && info.epilogue[0].kind == EpilogueStep::Unary &&
+            info.epilogue[0].op == EpilogueStep::Relu);
+  }
+
+  DenseI64ArrayAttr none() { return DenseI64ArrayAttr(); }
+
+  /// `elems` elements of on-chip `buf` at `offset` as NC1HWC0 pixels.
+  Value fmap(Value buf, const Affine &offset, int64_t elems) {
+    return t.view(buf, offset, {elems / kC0, kC0}, dv::Layout::NC1HWC0);
+  }
+
+  void vdup(Value buf, int64_t elems, double value, DenseI64ArrayAttr mask = {}) {
+    Type element = dv::getElementType(buf.getType());
+    int64_t lanes = 256 / dv::elementBytes(element);
+    TileBuilder::chunks(elems, lanes, soc.max_repeat, [&](int64_t off, int64_t n) {
+      dv::VDupOp::create(b, loc, b.getF32FloatAttr(float(value)), t.view(buf, off, n * lanes),
+                         t.i64(n), none(), none(), mask);
+    });
+  }
+
+  void convert(Value src, Value dst, int64_t elems) {
+    bool widen = dv::getElementType(dst.getType()).isF32();
+    auto rep = b.getDenseI64ArrayAttr(widen ? ArrayRef<int64_t>{8, 4} : ArrayRef<int64_t>{4, 8});
+    TileBuilder::chunks(elems, 64, soc.max_repeat, [&](int64_t off, int64_t n) {
+      dv::VConvOp::create(b, loc, t.view(src, off, n * 64), t.view(dst, off, n * 64),
+                          dv::RoundModeAttr::get(b.getContext(), dv::RoundMode::Rint), t.i64(n),
+                          none(), rep, none());
+    });
+  }
+
+  void copy(Value src, Value dst, int64_t bursts, int64_t burstBytes, int64_t srcGap = 0,
+            int64_t dstGap = 0) {
+    dv::CopyOp::create(b, loc, src, dst, uint64_t(bursts), uint64_t(burstBytes), uint64_t(srcGap),
+                       uint64_t(dstGap));
+  }
+
+  /// Once per block: the ones tile, the bias row, the zero rows, the weight
+  /// slice.
+  void prologue() {
+    int64_t m1 = mp(plan.rowsT) / 16;
+    // Ones: column 0 of each 16 x 16 fractal (lanes 0, 16, .. of a repeat).
+    Value uOnes = t.alloc(dv::MemSpace::UB, m1 * kFractalElems, f16);
+    vdup(uOnes, m1 * kFractalElems, 0.0);
+    int64_t column0 = 0x0001000100010001LL;
+    vdup(uOnes, m1 * kFractalElems, 1.0, b.getDenseI64ArrayAttr({column0, column0}));
+    copy(uOnes, l1Ones, 1, m1 * 512);
+    copy(l1Ones, l0Ones, 1, m1 * 512);
+
+    // The bias as row 0 of a block per channel fractal, transposed into column 0.
+    int64_t ocn = plan.ocn;
+    Value uRow = t.alloc(dv::MemSpace::UB, roundUp(ocn * kC0, 128), f16);
+    Value uBlocks = t.alloc(dv::MemSpace::UB, ocn * kFractalElems, f16);
+    Value uBiasT = t.alloc(dv::MemSpace::UB, ocn * kFractalElems, f16);
+    vdup(uRow, roundUp(ocn * kC0, 128), 0.0);
+    if (info.biasArg >= 0) {
+      Value bias = gm[info.biasArg];
+      Type raw = dv::getElementType(bias.getType());
+      int64_t count = std::min(ocn * kC0, g.oc);
+      Affine first = blockChannelFractal() * kC0;
+      if (raw.isF16()) {
+        copy(t.view(bias, first, count), t.view(uRow, 0, count), 1, count * 2);
+      } else {
+        Value u32 = t.alloc(dv::MemSpace::UB, roundUp(ocn * kC0, 64), f32);
+        vdup(u32, roundUp(ocn * kC0, 64), 0.0);
+        copy(t.view(bias, first, count), t.view(u32, 0, count), 1, count * 4);
+        convert(u32, uRow, roundUp(ocn * kC0, 64));
+      }
+    }
+    vdup(uBlocks, ocn * kFractalElems, 0.0);
+    copy(t.view(uRow, 0, ocn * kC0), uBlocks, ocn, 32, 0, 480);
+    dv::VTransposeOp::create(b, loc, uBlocks, uBiasT, t.i64(ocn));
+    copy(uBiasT, l1Bias, 1, ocn * 512);
+    if (oneChannelTile())
+      copy(t.view(l1Bias, 0, plan.nt * kFractalElems), l0Bias, 1, plan.nt * 512);
+
+    if (uZeros)
+      vdup(uZeros, cast<dv::BufType>(uZeros.getType()).getNumElements(), 0.0);
+
+    if (plan.panelResident) {
+      // [K1][ocn] fractals of the block's channels, one copy per K part, so
+      // that the first tile's K steps start once their part has arrived.
+      for (auto [r0, r1] : kParts()) {
+        copy(t.view(gm[info.wArg], (Affine(r0 * info.oc1) + blockChannelFractal()) * kFractalElems,
+                    ((r1 - r0 - 1) * info.oc1 + plan.ocn) * kFractalElems),
+             t.view(panel, Affine(r0 * plan.ocn * kFractalElems), (r1 - r0) * plan.ocn * kFractalElems),
+             r1 - r0, plan.ocn * 512, (info.oc1 - plan.ocn) * 512, 0);
+      }
+    }
+  }
+
+  /// The K reduction's shape: kf-fractal steps grouped in periods that
+  /// start at a plane boundary and hold an even number of steps (the two
+  /// L0A/L0B buffers alternate); the periods are split into up to four
+  /// parts, each its own loop, so that a weight slice loading part by part
+  /// lets the Cube start on the first.
+  int64_t period() const { return kPeriod(plan.kf, info.taps); }
+  int64_t periods() const { return (info.c1 * info.taps / plan.kf) / period(); }
+  /// [first, last) K fractal of each part; the last part also holds the
+  /// steps after the periods.
+  SmallVector<std::pair<int64_t, int64_t>> kParts() const {
+    int64_t total = info.c1 * info.taps, perPeriod = period() * plan.kf;
+    int64_t parts = std::max<int64_t>(1, std::min<int64_t>(4, periods()));
+    SmallVector<std::pair<int64_t, int64_t>> out;
+    for (int64_t p = 0; p < parts; ++p) {
+      int64_t q0 = periods() * p / parts, q1 = periods() * (p + 1) / parts;
+      out.push_back({q0 * perPeriod, p + 1 == parts ? total : q1 * perPeriod});
+    }
+    return out;
+  }
+
+  /// A tile of output channels: `nt` fractals from fractal `first` of the
+  /// tensor (`local` within the block), `channels` of them real.
+  struct ChannelTile {
+    Affine first, local;
+    int64_t nt, channels;
+  };
+  /// The block's channel tiles as runs: a loop over the tiles of nt whole
+  /// fractals (all channels real), then static ones (a narrower last tile,
+  /// or one whose last channels are padding).
+  struct ChannelRun {
+    int64_t count, start, nt, channels;
+  };
+  bool oneChannelTile() const {
+    SmallVector<ChannelRun> runs = channelTiles();
+    return runs.size() == 1 && runs[0].count == 1;
+  }
+  SmallVector<ChannelRun> channelTiles() const {
+    int64_t full = plan.ocn / plan.nt, tail = plan.ocn % plan.nt;
+    // With one channel part the block holds every channel, the last ones
+    // perhaps padding; with several, g.oc % 16 == 0 (planConv).
+    int64_t lastChannels = g.oc - (info.oc1 - 1) * kC0; // real channels of the last fractal
+    SmallVector<ChannelRun> runs;
+    bool partialLast = plan.ocParts == 1 && lastChannels != kC0;
+    int64_t looped = full - (partialLast && tail == 0 ? 1 : 0);
+    if (looped > 0)
+      runs.push_back({looped, 0, plan.nt, plan.nt * kC0});
+    if (looped < full) {
+      int64_t start = looped * plan.nt;
+      runs.push_back({1, start, plan.nt, (plan.nt - 1) * kC0 + lastChannels});
+    }
+    if (tail) {
+      int64_t start = full * plan.nt;
+      runs.push_back({1, start, tail, partialLast ? (tail - 1) * kC0 + lastChannels : tail * kC0});
+    }
+    return runs;
+  }
+
+
+  void emitBands(const Affine &n) {
+    // Runs of bands of one shape: the first and the last are usually alone
+    // (pads); a middle run alternates the two buffers in pairs.
+    const SmallVector<Band> &bands = plan.bands;
+    size_t i = 0;
+    while (i < bands.size()) {
+      size_t j = i + 1;
+      while (j < bands.size() && bands[j].sameShape(bands[i]))
+        ++j;
+      int64_t run = int64_t(j - i);
+      int64_t parity0 = int64_t(i % 2);
+      int64_t pairs = run >= 4 ? run / 2 : 0;
+      int64_t step = plan.tilesPerBand * plan.rowsT; // output rows a band
+      t.loop(pairs, false, [&](Affine pair) {
+        for (int64_t k = 0; k < 2; ++k) {
+          Affine outRow0 = pair * (2 * step) + Affine(bands[i].outRow0 + k * step);
+          emitBand(n, bands[i], outRow0, (parity0 + k) % 2);
+        }
+      });
+      for (size_t k = i + size_t(2 * pairs); k < j; ++k)
+        emitBand(n, bands[k], Affine(bands[k].outRow0), int64_t(k % 2));
+      i = j;
+    }
+  }
+
+  /// Loads band `bd` (output rows from `outRow0`, affine) of image `n` into
+  /// band buffer `which` and computes its tiles.
+  void emitBand(const Affine &n, const Band &bd, const Affine &outRow0, int64_t which) {
+    Value buf = band[which];
+    Affine inRow = outRow0 * g.sh + Affine(-g.padTop + bd.zeroTop); // first real row
+    int64_t rowElems = g.w * kC0;
+    // Zero rows above and below the real ones, plane by plane.
+    auto zeros = [&](int64_t row, int64_t rows) {
+      if (!rows)
+        return;
+      t.loop(info.c1, false, [&](Affine p) {
+        copy(t.view(uZeros, 0, rows * rowElems),
+             t.view(buf, p * planeElems() + Affine(row * rowElems), rows * rowElems), 1,
+             rows * rowElems * 2);
+      });
+    };
+    zeros(0, bd.zeroTop);
+    zeros(bd.zeroTop + bd.realRows, bd.zeroBottom);
+    if (bd.realRows)
+      loadRows(n, inRow, bd.realRows, buf, bd.zeroTop);
+
+    int64_t fullTiles = bd.outRows / plan.rowsT, tailRows = bd.outRows % plan.rowsT;
+    t.loop(fullTiles, false, [&](Affine tile) {
+      emitTile(n, buf, outRow0 + tile * plan.rowsT, tile * plan.rowsT, plan.rowsT);
+    });
+    if (tailRows)
+      emitTile(n, buf, outRow0 + Affine(fullTiles * plan.rowsT), Affine(fullTiles * plan.rowsT),
+               tailRows);
+  }
+
+  /// `rows` input rows of every plane from row `inRow` of image `n` into
+  /// `buf` from buffer row `dstRow`.
+  void loadRows(const Affine &n, const Affine &inRow, int64_t rows, Value buf, int64_t dstRow) {
+    Value x = gm[info.xArg];
+    int64_t rowElems = g.w * kC0, hw = g.h * g.w;
+    if (xLayout == ActLayout::NC1HWC0) {
+      Affine src = (n * (info.c1 * g.h) + inRow) * rowElems;
+      copy(t.view(x, src, ((info.c1 - 1) * g.h + rows) * rowElems),
+           t.view(buf, Affine(dstRow * rowElems), ((info.c1 - 1) * plan.bufRows + rows) * rowElems),
+           info.c1, rows * rowElems * 2, (g.h - rows) * rowElems * 2,
+           (plan.bufRows - rows) * rowElems * 2);
+      return;
+    }
+    // NCHW: a plane of up to 16 channels at a time.
+    auto plane = [&](const Affine &p, int64_t channels) {
+      Affine channel0 = n * g.c + p * kC0;
+      if (xStorage().isF16()) {
+        dv::CopyNchw2Nc1hwc0Op::create(
+            b, loc, t.view(x, channel0 * hw + inRow * g.w, (channels - 1) * hw + rows * g.w),
+            fmap(buf, p * planeElems() + Affine(dstRow * rowElems), rows * rowElems),
+            t.i64(channels), t.i64(rows * g.w), t.i64(hw));
+        return;
+      }
+      // f32: through UB, chunkRows rows at a time, converted to f16.
+      auto chunk = [&](const Affine &row, int64_t count) {
+        dv::CopyNchw2Nc1hwc0Op::create(
+            b, loc, t.view(x, channel0 * hw + (inRow + row) * g.w, (channels - 1) * hw + count * g.w),
+            fmap(uIn32, 0, count * rowElems), t.i64(channels), t.i64(count * g.w), t.i64(hw));
+        convert(uIn32, uIn16, roundUp(count * rowElems, 64));
+        copy(t.view(uIn16, 0, count * rowElems),
+             t.view(buf, p * planeElems() + (row + Affine(dstRow)) * rowElems, count * rowElems), 1,
+             count * rowElems * 2);
+      };
+      int64_t full = rows / chunkRows, tail = rows % chunkRows;
+      t.loop(full, false, [&](Affine q) { chunk(q * chunkRows, chunkRows); });
+      if (tail)
+        chunk(Affine(full * chunkRows), tail);
+    };
+    int64_t fullPlanes = g.c / kC0, lastChannels = g.c % kC0;
+    t.loop(fullPlanes, false, [&](Affine p) { plane(p, kC0); });
+    if (lastChannels)
+      plane(Affine(fullPlanes), lastChannels);
+  }
+
+  /// One M tile: `rows` output rows from `outRow` (whose windows start
+  /// `shiftRows` x stride_h buffer rows into the band), all channel tiles.
+  void emitTile(const Affine &n, Value buf, const Affine &outRow, const Affine &shiftRows,
+                int64_t rows) {
+    int64_t mpT = mp(rows);
+    bool oneTile = oneChannelTile();
+    for (const ChannelRun &run : channelTiles())
+      t.loop(run.count, false, [&](Affine i) {
+        ChannelTile ct;
+        ct.local = i * run.nt + Affine(run.start);
+        ct.first = blockChannelFractal() + ct.local;
+        ct.nt = run.nt;
+        ct.channels = run.channels;
+        if (!oneTile)
+          copy(t.view(l1Bias, ct.local * kFractalElems, ct.nt * kFractalElems),
+               t.view(l0Bias, 0, ct.nt * kFractalElems), 1, ct.nt * 512);
+        Value c = t.view(l0c, 0, ct.nt * mpT * kC0);
+        dv::MmadOp::create(b, loc, t.view(l0Ones, 0, mpT * kC0),
+                           t.view(l0Bias, 0, ct.nt * kFractalElems), c, t.i64(mpT),
+                           t.i64(ct.nt * kC0), t.i64(kC0), b.getUnitAttr());
+        emitKSteps(buf, shiftRows, mpT, ct, c);
+        epilogue(n, outRow * g.ow, rows * g.ow, mpT, ct, c);
+      });
+  }
+
+  /// The K reduction of one tile (see period()).
+  void emitKSteps(Value buf, const Affine &shiftRows, int64_t mpT, const ChannelTile &ct, Value c) {
+    int64_t total = info.c1 * info.taps, kf = plan.kf;
+    auto step = [&](const Affine &plane, int64_t tap0, int64_t count, int64_t which) {
+      loadA(buf, shiftRows, mpT, plane, tap0, count, which);
+      loadB(ct, plane * info.taps + Affine(tap0), count, which);
+      dv::MmadOp::create(b, loc, t.view(l0a[which], 0, mpT * count * kC0),
+                         t.view(l0b[which], 0, count * ct.nt * kFractalElems), c, t.i64(mpT),
+                         t.i64(ct.nt * kC0), t.i64(count * kC0), UnitAttr());
+    };
+    int64_t per = period(), planesPerPeriod = per * kf / info.taps;
+    for (auto [f0, f1] : kParts()) {
+      int64_t q0 = f0 / (per * kf), q1 = std::min(f1 / (per * kf), periods());
+      t.loop(q1 - q0, false, [&](Affine q) {
+        for (int64_t s = 0; s < per; ++s) {
+          int64_t f = s * kf;
+          step((q + Affine(q0)) * planesPerPeriod + Affine(f / info.taps), f % info.taps, kf, s % 2);
+        }
+      });
+    }
+    int64_t steps = (total + kf - 1) / kf;
+    for (int64_t s = periods() * per; s < steps; ++s) {
+      int64_t f = s * kf;
+      step(Affine(f / info.taps), f % info.taps, std::min(kf, total - f), s % 2);
+    }
+  }
+
+  /// load_3d of `count` fractals from plane `plane` (affine), tap `tap0`,
+  /// for the tile's mpT / 16 groups of 16 positions.
+  void loadA(Value buf, const Affine &shiftRows, int64_t mpT, const Affine &plane, int64_t tap0,
+             int64_t count, int64_t which) {
+    int64_t lastPlane = (tap0 + count - 1) / info.taps;
+    int64_t planes = lastPlane + 1;
+    Affine base = plane * planeElems() + shiftRows * (g.sh * g.w * kC0);
+    Value src = t.view(buf, base, planes * planeElems());
+    for (int64_t f = 0; f < mpT / 16; ++f) {
+      int64_t position = 16 * f, row = position / g.ow, col = position % g.ow;
+      dv::Load3dOp::create(
+          b, loc, src, t.view(l0a[which], Affine(f * count * kFractalElems), count * kFractalElems),
+          uint64_t(plan.bufRows), uint64_t(g.w), ArrayRef<int64_t>{g.padLeft, g.padRight, 0, 0},
+          0, ArrayRef<int64_t>{g.kw, g.kh}, ArrayRef<int64_t>{g.sw, g.sh},
+          ArrayRef<int64_t>{g.dw, g.dh}, ArrayRef<int64_t>{tap0 % g.kw, tap0 / g.kw},
+          ArrayRef<int64_t>{-g.padLeft + col * g.sw, row * g.sh}, dv::Load3dMode::Taps,
+          uint64_t(count), 1, Attribute());
+    }
+  }
+
+  /// The B tile: K fractals [k, k + count) x the channel tile.
+  void loadB(const ChannelTile &ct, const Affine &k, int64_t count, int64_t which) {
+    Value dst = t.view(l0b[which], 0, count * ct.nt * kFractalElems);
+    if (plan.panelResident) {
+      Affine src = (k * plan.ocn + ct.local) * kFractalElems;
+      dv::LoadFractalsOp::create(
+          b, loc, t.view(panel, src, ((count - 1) * plan.ocn + ct.nt) * kFractalElems), dst,
+          t.i64(count), t.i64(ct.nt), t.i64(plan.ocn), t.i64(1), t.i64(ct.nt), t.i64(1),
+          UnitAttr());
+      return;
+    }
+    Affine src = (k * info.oc1 + ct.first) * kFractalElems;
+    copy(t.view(gm[info.wArg], src, ((count - 1) * info.oc1 + ct.nt) * kFractalElems), dst,
+         count, ct.nt * 512, (info.oc1 - ct.nt) * 512, 0);
+  }
+
+  /// L0C -> UB, the epilogue chain, the store: `mt` positions from `m0`.
+  void epilogue(const Affine &n, const Affine &m0, int64_t mt, int64_t mpT,
+                const ChannelTile &ct, Value c) {
+    int64_t elems = ct.nt * mpT * kC0;
+    Value out = t.view(uOut, 0, elems);
+    if (fastEpilogue()) {
+      dv::MoveL0cUbOp::create(b, loc, c, out, t.i64(1), t.i64(elems), t.i64(0), t.i64(0),
+                              info.epilogue.empty() ? UnitAttr() : b.getUnitAttr(), FloatAttr());
+    } else {
+      Value acc = t.view(uAcc, 0, elems);
+      dv::MoveL0cUbOp::create(b, loc, c, acc, t.i64(1), t.i64(elems), t.i64(0), t.i64(0),
+                              UnitAttr(), FloatAttr());
+      for (const EpilogueStep &e : info.epilogue) {
+        if (e.kind != EpilogueStep::Full) {
+          flat.step(e, acc, elems);
+          continue;
+        }
+        Value raw = t.view(uResRaw, 0, elems), res = t.view(uRes, 0, elems);
+        loadTile(gm[e.arg], yLayout, n, m0, mt, mpT, ct, raw);
+        if (dv::getElementType(raw.getType()).isF32())
+          res = raw;
+        else
+          convert(raw, res, elems);
+        TileBuilder::chunks(elems, 64, soc.max_repeat, [&](int64_t off, int64_t rep) {
+          flat.binary(e.op, t.view(acc, off, rep * 64), t.view(res, off, rep * 64), e.left, rep);
+        });
+      }
+      convert(acc, out, elems);
+    }
+    store(n, m0, mt, mpT, ct, out);
+  }
+
+  /// A tile of tensor `v` (the output's shape) in `layout` into UB as
+  /// [nt][mpT][16].
+  void loadTile(Value v, ActLayout layout, const Affine &n, const Affine &m0, int64_t mt,
+                int64_t mpT, const ChannelTile &ct, Value dst) {
+    int64_t hw = positions();
+    int64_t es = dv::elementBytes(dv::getElementType(v.getType()));
+    if (layout == ActLayout::NC1HWC0) {
+      Affine src = ((n * info.oc1 + ct.first) * hw + m0) * kC0;
+      copy(t.view(v, src, ((ct.nt - 1) * hw + mt) * kC0), t.view(dst, 0, ct.nt * mpT * kC0),
+           ct.nt, mt * kC0 * es, (hw - mt) * kC0 * es, (mpT - mt) * kC0 * es);
+      return;
+    }
+    for (int64_t j = 0; j < ct.nt; ++j) {
+      int64_t count = std::min<int64_t>(kC0, ct.channels - j * kC0);
+      if (count <= 0)
+        break;
+      Affine src = (n * g.oc + ct.first * kC0 + Affine(j * kC0)) * hw + m0;
+      dv::CopyNchw2Nc1hwc0Op::create(b, loc, t.view(v, src, (count - 1) * hw + mt),
+                                     fmap(dst, Affine(j * mpT * kC0), mt * kC0),
+                                     t.i64(count), t.i64(mt), t.i64(hw));
+    }
+  }
+
+  void store(const Affine &n, const Affine &m0, int64_t mt, int64_t mpT, const ChannelTile &ct,
+             Value out) {
+    Value y = gm[outArg];
+    int64_t hw = positions();
+    if (yLayout == ActLayout::NC1HWC0) {
+      Affine dst = ((n * info.oc1 + ct.first) * hw + m0) * kC0;
+      copy(out, t.view(y, dst, ((ct.nt - 1) * hw + mt) * kC0), ct.nt, mt * 32, (mpT - mt) * 32,
+           (hw - mt) * 32);
+      return;
+    }
+    // NCHW: each 16 x 16 block (16 positions x 16 channels) transposed into
+    // NZ of [channels][positions], then copy_nz2nd.
+    int64_t rowsNz = ct.nt * kC0, m1 = mpT / 16;
+    Value nz = t.view(uT, 0, rowsNz * mpT);
+    for (int64_t f = 0; f < m1; ++f)
+      for (int64_t j = 0; j < ct.nt; ++j)
+        dv::VTransposeOp::create(b, loc, t.view(out, Affine((j * mpT + 16 * f) * kC0), 256),
+                                 t.view(nz, Affine((f * rowsNz + j * kC0) * kC0), 256), t.i64(1));
+    Type yType = dv::getElementType(y.getType());
+    if (yType.isF32()) {
+      Value nz32 = t.view(uT32, 0, rowsNz * mpT);
+      convert(nz, nz32, rowsNz * mpT);
+      nz = nz32;
+    }
+    int64_t channels = ct.channels;
+    Affine dst = (n * g.oc + ct.first * kC0) * hw + m0;
+    dv::CopyNz2NdOp::create(b, loc, t.view(nz, 0, {rowsNz, mpT}, dv::Layout::NZ),
+                            t.view(y, dst, (channels - 1) * hw + mt), uint64_t(channels),
+                            uint64_t(mt), uint64_t(hw), uint64_t(rowsNz));
+  }
+
+  TileBuilder t;
+  OpBuilder &b;
+  Location loc;
+  const ConvInfo &info;
+  const ConvGeometry &g;
+  const ConvPlan &plan;
+  ArrayRef<Value> gm;
+  unsigned outArg;
+  ActLayout xLayout, yLayout;
+  const soc::SocSpec &soc;
+  FlatTileEmitter flat;
+  Type f16, f32;
+  Value bid;
+  Value band[2], panel, l1Ones, l1Bias, l0a[2], l0b[2], l0Ones, l0Bias, l0c;
+  Value uOut, uAcc, uRes, uResRaw, uT, uT32, uZeros, uIn32, uIn16;
+  int64_t chunkRows = 1;
+};
+
+LogicalResult lowerConv(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
+  MLIRContext *ctx = func.getContext();
+  SmallVector<vg::ConstantOp> constants;
+  for (auto constant : func.getBody().front().getOps<vg::ConstantOp>())
+    if (!scalarImmediate(constant.getResult()))
+      constants.push_back(constant);
+  for (vg::ConstantOp constant : constants)
+    hoistConstantToArgument(func, call, constant);
+  ConvInfo info;
+  if (std::string why = analyzeConv(func, call, info); !why.empty())
+    return func.emitError() << why;
+
+  GmSignature signature = gmSignature(call);
+  unsigned outArg = call.getNumOperands();
+  ActLayout xLayout = activationLayout(call, info.xArg);
+  ActLayout yLayout = activationLayout(call, outArg);
+  for (const EpilogueStep &e : info.epilogue)
+    if (activationLayout(call, e.arg) != yLayout)
+      return func.emitError() << "kernel " << func.getSymName()
+                              << ": the residual's layout differs from the output's";
+  // The weight as FRACTAL_Z [C1 * kh * kw][OC1][16][16] (the .om packs it).
+  signature.types[info.wArg] =
+      dv::GmType::get(ctx, {info.c1 * info.taps, info.oc1, kC0, kC0}, Float16Type::get(ctx));
+  for (unsigned i = 0; i < signature.types.size(); ++i)
+    if (i != info.wArg)
+      signature.types[i] = layoutGmType(call, i, signature.types[i]);
+
+  ConvPlan plan;
+  if (!planConv(info, dv::getElementType(signature.types[info.xArg]), soc, plan))
+    return func.emitError() << "kernel " << func.getSymName()
+                            << ": no conv tiling fits the SoC's buffers";
+  OpBuilder b(ctx);
+  Block *entry = beginKernel(b, func, signature.types, plan.blockDim, "cube");
+  Operation *kernel = entry->getParentOp();
+  kernel->setAttr(dv::DVDialect::kFractalZWeightsAttrName,
+                  b.getDenseI64ArrayAttr({int64_t(info.wArg)}));
+  SmallVector<Value> gmArgs(entry->getArguments());
+  ConvEmitter emitter(b, func.getLoc(), info, plan, gmArgs, outArg, xLayout, yLayout, soc);
+  emitter.emit();
+  return finishKernel(entry, func, call);
+}
+
+} // namespace
+
+extern const KernelTemplate kConvTemplate = {"conv", convTemplateMismatch, lowerConv};
+
+} // namespace vinci::lower

@@ -1,0 +1,141 @@
+// RUN: vinci-opt %s --split-input-file --vinci-lower-kernels --verify-diagnostics | FileCheck %s
+// RUN: vinci-opt %s --split-input-file --vinci-lower-kernels=allow-unlowered=true --vinci-allocate-buffers --vinci-insert-sync | FileCheck %s --check-prefix=SYNC
+
+// Golden: a 3x3 pad-1 conv of 16 channels to 32 (f16 NCHW in and out) with
+// a bias, a residual add and a ReLU (a ResNet basic block's second conv).
+// Two blocks, one per 16-channel fractal (block_idx picks the bias, the
+// weight's fractal column and the output planes); the weight arrives as
+// FRACTAL_Z [C1 kh kw = 9][OC1 = 2][16][16] (the .om writer packs it). The
+// ones tile (column 0 of each fractal) and the bias row go to L0A / L0B
+// once; the 8 x 8 map comes into L1 as NC1HWC0 between a zero row above and
+// below (the vertical pads); the first mmad (init) starts L0C at the bias;
+// load_3d builds the A tile, 16 positions (two output rows) a call, all nine
+// taps of the plane (repeat 9) with the horizontal pads its own; one mmad
+// of K = 144 accumulates; out of L0C the residual is added in f32, ReLU,
+// converted, each 16 x 16 block transposed and stored NCHW by copy_nz2nd.
+// CHECK-LABEL: dv.kernel @k0_conv
+// CHECK-SAME: (%[[X:.+]]: !dv.gm<1x16x8x8xf16>, %[[W:.+]]: !dv.gm<9x2x16x16xf16>, %[[B:.+]]: !dv.gm<32xf16>, %[[R:.+]]: !dv.gm<1x32x8x8xf16>, %[[Y:.+]]: !dv.gm<1x32x8x8xf16>)
+// CHECK-SAME: block_dim = 2 : i64, dv.fractal_z_weights = array<i64: 1>, kind = "cube"
+// CHECK: %[[BID:.+]] = dv.block_idx
+// CHECK: %[[BAND:.+]] = dv.alloc : !dv.buf<l1, 1280xf16>
+// CHECK: %[[PANEL:.+]] = dv.alloc : !dv.buf<l1, 2304xf16>
+// CHECK: %[[L0A:.+]] = dv.alloc : !dv.buf<l0a, 9216xf16>
+// CHECK: %[[L0B:.+]] = dv.alloc : !dv.buf<l0b, 2304xf16>
+// CHECK: %[[ONES:.+]] = dv.alloc : !dv.buf<l0a, 1024xf16>
+// CHECK: %[[BIASROW:.+]] = dv.alloc : !dv.buf<l0b, 256xf16>
+// CHECK: %[[ACC:.+]] = dv.alloc : !dv.buf<l0c, 1024xf32>
+// CHECK: dv.vdup 1.000000e+00 : f32 to %{{.+}} {mask = array<i64: 281479271743489, 281479271743489>, repeat = 8 : i64}
+// CHECK: dv.view %[[B]][%[[BID]] * 16] : !dv.gm<32xf16> to !dv.gm<16xf16>
+// CHECK: dv.vtranspose
+// CHECK: %[[WSLICE:.+]] = dv.view %[[W]][%[[BID]] * 256] : !dv.gm<9x2x16x16xf16> to !dv.gm<4352xf16>
+// CHECK: dv.copy %[[WSLICE]] to %[[PANEL]] {burst_bytes = 512 : i64, bursts = 9 : i64, src_gap = 512 : i64}
+// CHECK: dv.copy %{{.+}} to %{{.+}} {burst_bytes = 256 : i64} : !dv.buf<ub, 128xf16> to !dv.buf<l1, 128xf16>
+// CHECK: dv.copy %{{.+}} to %{{.+}} {burst_bytes = 256 : i64} : !dv.buf<ub, 128xf16> to !dv.buf<l1, 128xf16>
+// CHECK: %[[ROWS:.+]] = dv.view %[[BAND]][128] : !dv.buf<l1, 1280xf16> to !dv.buf<l1, 64x16xf16, nc1hwc0>
+// CHECK: dv.copy_nchw2nc1hwc0 %{{.+}} to %[[ROWS]] {channels = 16 : i64, spatial = 64 : i64, src_channel_stride = 64 : i64}
+// CHECK: dv.mmad %[[ONES]], %[[BIASROW]] to %[[ACC]] {init, k = 16 : i64, m = 64 : i64, n = 16 : i64}
+// CHECK: dv.load_3d taps %[[BAND]] to %{{.+}} {dilations = array<i64: 1, 1>, filter = array<i64: 3, 3>, first_tap = array<i64: 0, 0>, fmap_h = 10 : i64, fmap_w = 8 : i64, left_top = array<i64: -1, 0>, pads = array<i64: 1, 1, 0, 0>, repeat = 9 : i64, strides = array<i64: 1, 1>}
+// CHECK: dv.load_3d taps %[[BAND]] to %{{.+}} {{{.*}}left_top = array<i64: -1, 2>
+// CHECK: dv.load_3d taps %[[BAND]] to %{{.+}} {{{.*}}left_top = array<i64: -1, 4>
+// CHECK: dv.load_3d taps %[[BAND]] to %{{.+}} {{{.*}}left_top = array<i64: -1, 6>
+// CHECK: dv.load_fractals %[[PANEL]] to %[[L0B]] {{{.*}}outer = 9 : i64
+// CHECK: dv.mmad %[[L0A]], %[[L0B]] to %[[ACC]] {k = 144 : i64, m = 64 : i64, n = 16 : i64}
+// CHECK: dv.move_l0c_ub %[[ACC]] to %[[F32:.+]] {burst_elems = 1024 : i64}
+// CHECK: dv.view %[[R]][%[[BID]] * 1024]
+// CHECK: dv.vadd %[[F32]], %{{.+}} to %[[F32]] {repeat = 16 : i64}
+// CHECK: dv.vrelu
+// CHECK-COUNT-4: dv.vtranspose
+// CHECK: %[[OUT:.+]] = dv.view %[[Y]][%[[BID]] * 1024]
+// CHECK: dv.copy_nz2nd %{{.+}} to %[[OUT]] {cols = 64 : i64, dst_row_stride = 64 : i64, rows = 16 : i64, src_rows = 16 : i64}
+// SYNC-LABEL: dv.kernel @k0_conv
+// SYNC: dv.set_flag MTE2 -> MTE1
+// SYNC: dv.wait_flag MTE2 -> MTE1
+// SYNC: dv.load_3d
+// SYNC: dv.set_flag MTE1 -> M
+// SYNC: dv.wait_flag MTE1 -> M
+// SYNC: dv.mmad
+// SYNC: dv.set_flag M -> V
+// SYNC: dv.wait_flag M -> V
+// SYNC: dv.move_l0c_ub
+module {
+  func.func @graph(%x: tensor<1x16x8x8xf16>, %r: tensor<1x32x8x8xf16>) -> tensor<1x32x8x8xf16> {
+    %w = vg.constant dense<0.5> : tensor<32x16x3x3xf16>
+    %b = vg.constant dense<0.25> : tensor<32xf16>
+    %y = call @k0_conv(%x, %w, %b, %r) : (tensor<1x16x8x8xf16>, tensor<32x16x3x3xf16>, tensor<32xf16>, tensor<1x32x8x8xf16>) -> tensor<1x32x8x8xf16>
+    return %y : tensor<1x32x8x8xf16>
+  }
+  func.func private @k0_conv(%a: tensor<1x16x8x8xf16>, %w: tensor<32x16x3x3xf16>, %b: tensor<32xf16>, %r: tensor<1x32x8x8xf16>) -> tensor<1x32x8x8xf16>
+      attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
+    %c = vg.conv %a, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x8x8xf16>, tensor<32x16x3x3xf16>, tensor<32xf16>) -> tensor<1x32x8x8xf16>
+    %s = vg.add %c, %r : (tensor<1x32x8x8xf16>, tensor<1x32x8x8xf16>) -> tensor<1x32x8x8xf16>
+    %y = vg.relu %s : tensor<1x32x8x8xf16>
+    return %y : tensor<1x32x8x8xf16>
+  }
+}
+
+// -----
+
+// Batch 2, an f32 graph input of 3 channels (one plane, zero padded to
+// 16), stride 2, a ReLU alone: one image a block; the ReLU rides on
+// move_l0c_ub (no f32 tile in UB); the map converts f32 -> f16 through UB;
+// the f32 graph output is widened before copy_nz2nd.
+// CHECK-LABEL: dv.kernel @k0_conv
+// CHECK-SAME: (%[[X:.+]]: !dv.gm<2x3x9x9xf32>, %{{.+}}: !dv.gm<9x1x16x16xf16>, %{{.+}}: !dv.gm<2x16x5x5xf32>)
+// CHECK-SAME: block_dim = 2 : i64
+// CHECK: %[[BID:.+]] = dv.block_idx
+// CHECK: dv.view %[[X]][%[[BID]] * 243]
+// CHECK: dv.copy_nchw2nc1hwc0 {{.+}} {channels = 3 : i64, spatial = 81 : i64, src_channel_stride = 81 : i64} : !dv.gm<243xf32> to !dv.buf<ub,
+// CHECK: dv.vconv
+// CHECK: dv.load_3d taps {{.+}}strides = array<i64: 2, 2>
+// CHECK: dv.move_l0c_ub {{.+}}relu
+// CHECK-NOT: dv.vrelu
+// CHECK: dv.vconv {{.+}} to !dv.buf<ub, 512xf32>
+// CHECK: dv.copy_nz2nd
+module {
+  func.func @graph(%x: tensor<2x3x9x9xf32>) -> tensor<2x16x5x5xf32> {
+    %w = vg.constant dense<0.5> : tensor<16x3x3x3xf32>
+    %y = call @k0_conv(%x, %w) : (tensor<2x3x9x9xf32>, tensor<16x3x3x3xf32>) -> tensor<2x16x5x5xf32>
+    return %y : tensor<2x16x5x5xf32>
+  }
+  func.func private @k0_conv(%a: tensor<2x3x9x9xf32>, %w: tensor<16x3x3x3xf32>) -> tensor<2x16x5x5xf32>
+      attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
+    %c = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x3x9x9xf32>, tensor<16x3x3x3xf32>) -> tensor<2x16x5x5xf32>
+    %y = vg.relu %c : tensor<2x16x5x5xf32>
+    return %y : tensor<2x16x5x5xf32>
+  }
+}
+
+// -----
+
+// Near misses: groups (depthwise is the Vector unit's), a weight computed
+// at run time (no FRACTAL_Z at compile time), an epilogue step the template
+// has no form for.
+module {
+  func.func @graph(%x: tensor<1x16x8x8xf16>, %wx: tensor<16x16x3x3xf16>) -> (tensor<1x16x8x8xf16>, tensor<1x16x8x8xf16>, tensor<1x16x8x8xf16>) {
+    %w = vg.constant dense<0.5> : tensor<16x8x3x3xf16>
+    %w2 = vg.constant dense<0.5> : tensor<16x16x3x3xf16>
+    %a = call @k0_conv(%x, %w) : (tensor<1x16x8x8xf16>, tensor<16x8x3x3xf16>) -> tensor<1x16x8x8xf16>
+    %b = call @k1_conv(%x, %wx) : (tensor<1x16x8x8xf16>, tensor<16x16x3x3xf16>) -> tensor<1x16x8x8xf16>
+    %c = call @k2_conv(%x, %w2) : (tensor<1x16x8x8xf16>, tensor<16x16x3x3xf16>) -> tensor<1x16x8x8xf16>
+    return %a, %b, %c : tensor<1x16x8x8xf16>, tensor<1x16x8x8xf16>, tensor<1x16x8x8xf16>
+  }
+  // expected-error @+1 {{kernel k0_conv: grouped convs (groups 2) have no Cube conv template}}
+  func.func private @k0_conv(%a: tensor<1x16x8x8xf16>, %w: tensor<16x8x3x3xf16>) -> tensor<1x16x8x8xf16>
+      attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
+    %c = vg.conv %a, %w {group = 2 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x8x8xf16>, tensor<16x8x3x3xf16>) -> tensor<1x16x8x8xf16>
+    return %c : tensor<1x16x8x8xf16>
+  }
+  // expected-error @+1 {{kernel k1_conv: the weight is computed at run time}}
+  func.func private @k1_conv(%a: tensor<1x16x8x8xf16>, %w: tensor<16x16x3x3xf16>) -> tensor<1x16x8x8xf16>
+      attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
+    %c = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x8x8xf16>, tensor<16x16x3x3xf16>) -> tensor<1x16x8x8xf16>
+    return %c : tensor<1x16x8x8xf16>
+  }
+  // expected-error @+1 {{kernel k2_conv: gelu has no conv epilogue yet}}
+  func.func private @k2_conv(%a: tensor<1x16x8x8xf16>, %w: tensor<16x16x3x3xf16>) -> tensor<1x16x8x8xf16>
+      attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
+    %c = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x8x8xf16>, tensor<16x16x3x3xf16>) -> tensor<1x16x8x8xf16>
+    %g = vg.gelu %c : tensor<1x16x8x8xf16>
+    return %g : tensor<1x16x8x8xf16>
+  }
+}
