@@ -366,6 +366,24 @@ class TorchImportTest(unittest.TestCase):
         with torch.no_grad():
             self.assertEqual(mismatch(out, module(x).numpy(), MAX_REL_L2), "")
 
+    def test_long_broadcast_rows(self):
+        """Broadcasts over rows longer than 2048 elements: Swin's window
+        mask [1, W, 1, 49, 49] over the scores [1, W, heads, 49, 49] (one
+        2401-element row a window and head) and a row broadcast of 5000
+        elements, against torch."""
+        class Masked(nn.Module):
+            def forward(self, scores, mask, x, bias):
+                return torch.softmax(scores + mask, -1), torch.relu(x * bias) - bias
+
+        torch.manual_seed(0)
+        inputs = (torch.randn(1, 16, 3, 49, 49), torch.randn(1, 16, 1, 49, 49),
+                  torch.randn(6, 5000), torch.randn(5000))
+        module = Masked().eval()
+        outs = vinci.load(vinci.compile(module, inputs, output=self.path("rows.om"))).run(list(inputs))
+        with torch.no_grad():
+            for out, want in zip(outs, module(*inputs)):
+                self.assertEqual(mismatch(out, want.numpy(), MAX_REL_L2), "")
+
     def test_unmapped_ops_are_listed_with_counts(self):
         class Odd(nn.Module):
             def forward(self, x):
