@@ -30,6 +30,13 @@ enum class OpRole {
 
 enum class KernelKind { Cube, Vector };
 
+/// The most GM arguments (inputs and results) a kernel takes: the .om
+/// kernel table's limit (runtime/format's kMaxKernelArgs; the ISA's u8
+/// argument index would allow 255). The templates refuse a kernel past it,
+/// so the partition never joins an op that would cross it, and
+/// vinci-split-wide-concats splits a concat that alone would.
+constexpr unsigned kMaxKernelArguments = 64;
+
 /// The Cube matmul template's widest N tile; a head split's head dim must
 /// divide it so that every N tile holds whole heads.
 constexpr int64_t kCubeMaxNTile = 128;

@@ -68,6 +68,29 @@ def MaterializeOutputs : Pass<"vinci-materialize-outputs", "mlir::ModuleOp"> {
   }];
 }
 
+def SplitWideConcats : Pass<"vinci-split-wide-concats", "mlir::ModuleOp"> {
+  let summary = "Splits concats of more inputs than a kernel takes into a tree of concats";
+  let description = [{
+    A concat kernel takes each input as a GM argument, and a kernel takes
+    at most kMaxKernelArguments (64, the .om kernel table's limit; KernelRules.h).
+    A vg.concat of more than 63 inputs (the taps of an unfolded 11 x 11 or
+    32 x 32 window) is rewritten as a concat of concats of at most 63
+    consecutive inputs each, level by level, so that the partition never
+    forms a kernel that no .om can hold. Narrower concats are left alone.
+
+    Before (100 inputs):
+    ```mlir
+    %y = vg.concat %x0, %x1, ..., %x99 {axis = 0 : i64} : (...) -> tensor<100x8xf16>
+    ```
+    After:
+    ```mlir
+    %a = vg.concat %x0, ..., %x62 {axis = 0 : i64} : (...) -> tensor<63x8xf16>
+    %b = vg.concat %x63, ..., %x99 {axis = 0 : i64} : (...) -> tensor<37x8xf16>
+    %y = vg.concat %a, %b {axis = 0 : i64} : (...) -> tensor<100x8xf16>
+    ```
+  }];
+}
+
 def PartitionKernels : Pass<"vinci-partition-kernels", "mlir::ModuleOp"> {
   let summary = "Groups vg ops into Cube and Vector kernels and outlines each one";
   let description = [{

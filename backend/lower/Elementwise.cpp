@@ -25,7 +25,8 @@
 // Full within the slab; tiles stay within a slab and blocks take whole slabs
 // (a dv.loop over a block's slabs). Anything else (an operand constant along
 // two separate groups of dims, rows longer than kMaxRow) is rejected with
-// the reason "broadcast of A to B is not supported yet".
+// the reason "broadcast of A to B is not supported yet"; a row whose two
+// buffer sets do not fit UB (many operands) with its own reason.
 //
 // Integer kernels (every tensor but bools i32, every op one the vector
 // unit has for i32: add, sub, mul, max, min, abs, neg, relu, comparisons,
@@ -207,8 +208,24 @@ struct Geometry {
   SmallVector<Bcast> kinds; // per kernel argument
 };
 
-/// Longest padded row the broadcast tiling takes (a tile holds whole rows).
-constexpr int64_t kMaxRow = 2048;
+/// Longest padded row the broadcast tiling takes: a tile holds whole rows,
+/// so one row must fit the largest tile (Swin's window mask rows are
+/// 49 x 49 = 2401 elements).
+constexpr int64_t kMaxRow = kMaxTile;
+
+/// UB bytes (per buffer set) the broadcast operands' own buffers take:
+/// values and slack, and for Row and OuterInner operands their line as
+/// loaded (up to f32) and converted (prepareShared, loadOuterRow).
+int64_t broadcastReserve(const Geometry &geo) {
+  int64_t reserve = 0;
+  for (Bcast kind : geo.kinds) {
+    if (kind != Bcast::Full)
+      reserve += 8192;
+    if (kind == Bcast::Row || kind == Bcast::OuterInner)
+      reserve += roundUp(geo.padLen, 128) * (4 + 4);
+  }
+  return reserve;
+}
 
 /// The kind of `operand` against `result` split into [0, j1) [j1, j2)
 /// [j2, rank): in each part the operand's dims are all the result's (E) or
@@ -244,6 +261,29 @@ std::optional<Bcast> classify(ArrayRef<int64_t> result, ArrayRef<int64_t> operan
   if (o0 && e1 && e2)
     return Bcast::Slab;
   return std::nullopt;
+}
+
+int64_t bytesPerElement(func::FuncOp func, ArrayRef<Type> gmElements);
+
+/// UB bytes a tile of one padded row of `geo` needs at least: two buffer
+/// sets beside the broadcast operands' buffers, with every GM tensor taken
+/// as stored in f32 (the widest storage: the partition asks before the
+/// lowering knows each tensor's), so that a kernel the partition forms
+/// always lowers.
+int64_t oneRowUbBytes(func::FuncOp func, const Geometry &geo) {
+  SmallVector<Type> widest(func.getNumArguments() + func.getNumResults(),
+                           Float32Type::get(func.getContext()));
+  int64_t bytes = bytesPerElement(func, widest) + 2 * int64_t(widest.size());
+  return 2 * bytes * geo.padLen + broadcastReserve(geo);
+}
+
+/// The smallest UB of any SoC: the templates judge kernels before the
+/// target's buffers are looked at.
+int64_t smallestUbBytes() {
+  uint64_t ub = UINT64_MAX;
+  for (const soc::SocSpec *spec : soc::allSocs())
+    ub = std::min<uint64_t>(ub, spec->bufferBytes(soc::Space::UB));
+  return int64_t(ub);
 }
 
 /// Picks the split of the result's dims under which every argument is read
@@ -300,7 +340,7 @@ std::optional<Geometry> chooseGeometry(func::FuncOp func, std::string *why) {
         ok &= kind.has_value();
         g.kinds.push_back(kind.value_or(Bcast::Full));
       }
-      if (!ok)
+      if (!ok || oneRowUbBytes(func, g) > smallestUbBytes())
         continue;
       if (g.outer == 1) {
         g.mid = g.rows;
@@ -323,7 +363,8 @@ std::optional<Geometry> chooseGeometry(func::FuncOp func, std::string *why) {
           fitsSomeSplit |= classify(shape, type.getShape(), j1, j2).has_value();
       if (fitsSomeSplit)
         os << " (with the kernel's other operands: rows of at most " << kMaxRow
-           << " elements, each operand constant along the rows or along each row)";
+           << " elements whose tiles fit UB, each operand constant along the rows or along "
+              "each row)";
       *why = text;
       return best;
     }
@@ -1316,11 +1357,7 @@ LogicalResult lowerElementwise(func::FuncOp func, func::CallOp call, const soc::
   bool flat = geo.split < 0;
   int64_t n = geo.rows;
   int64_t bytesPerElem = bytesPerElement(func, gmElements);
-  // Broadcast operands' small buffers: lines, values, slack (per set).
-  int64_t reserve = 0;
-  for (Bcast kind : geo.kinds)
-    if (kind != Bcast::Full)
-      reserve += 8192;
+  int64_t reserve = broadcastReserve(geo);
   TilePlan plan = planElementwise(n, bytesPerElem, soc, geo, reserve);
   if (flat && plan.tile < kLanesF16)
     return func.emitError() << "kernel " << func.getSymName()

@@ -52,6 +52,13 @@ const lower::KernelTemplate *const kTemplates[] = {
 /// The template vinci-lower-kernels lowers `func` with: the first that
 /// takes it; null with `whyNot` the first template's reason otherwise.
 const lower::KernelTemplate *chooseTemplate(func::FuncOp func, std::string &whyNot) {
+  // GM arguments: the call's operands, then its results.
+  FunctionType type = func.getFunctionType();
+  if (size_t args = type.getNumInputs() + type.getNumResults(); args > kMaxKernelArguments) {
+    whyNot = "the kernel takes " + std::to_string(args) + " GM arguments, and a kernel takes at "
+             "most " + std::to_string(kMaxKernelArguments) + " (the .om kernel table's limit)";
+    return nullptr;
+  }
   for (const lower::KernelTemplate *candidate : kTemplates) {
     std::optional<std::string> mismatch = candidate->mismatch(func);
     if (mismatch && mismatch->empty())

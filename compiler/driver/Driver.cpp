@@ -824,6 +824,7 @@ int Compilation::kernelStage(mlir::ModuleOp module, GearResult &result) {
     auto pm = passManager(result);
     pm->addPass(createNarrowInt64());
     pm->addPass(createMaterializeOutputs());
+    pm->addPass(createSplitWideConcats());
     pm->addPass(createPartitionKernels(
         PartitionKernelsOptions{settings.switches.isOn("CubeEpilogueFusion"),
                                 settings.switches.isOn("ElementwiseFusion"),

@@ -1,8 +1,8 @@
 //===- DataMovementConverters.cpp - ONNX reshapes, slices, gathers, pads and resizes ---===//
 //
 // Ops that move or select data: transpose and the reshape family, concat /
-// split / slice, gather and gather_elements, expand, tile, pad, resize, and
-// depth_to_space / space_to_depth.
+// split / slice, gather and gather_elements, expand, tile, pad, resize,
+// depth_to_space / space_to_depth, and scatter_nd over constants (folded).
 //
 //===----------------------------------------------------------------------===//
 #include "onnx/Importer.h"
@@ -11,7 +11,10 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringMap.h"
+
+#include <cmath>
 
 using namespace mlir;
 
@@ -325,6 +328,71 @@ LogicalResult convertGatherElements(NodeImporter &n) {
   return n.define(apply(n, "vg.gather", {table, flatIndex}, {n.i64("axis", 0)}));
 }
 
+// scatter_nd(data, indices, updates) -> the constant data with each
+// updates slice written (or combined by `reduction`) at its index tuple.
+// Models build masks this way from shapes alone (Swin's shifted-window
+// attention mask), so every input is a constant once shapes are; a scatter
+// of run-time tensors has no lowering template.
+LogicalResult convertScatterND(NodeImporter &n) {
+  std::string reduction = n.attrString("reduction", "none");
+  if (reduction != "none" && reduction != "add" && reduction != "mul" && reduction != "max" &&
+      reduction != "min")
+    return n.fail("reduction '" + reduction + "' is not one of none, add, mul, max, min");
+  for (int i = 0; i < 3; ++i)
+    if (n.has(i) && !matchPattern(n.in(i), m_Constant()))
+      return n.fail("input " + Twine(i) + " ('" + n.node.input(i) +
+                    "') is not a constant: ScatterND is folded at compile time only (no lowering "
+                    "template scatters run-time tensors yet; --const_input binds a graph input)");
+  FailureOr<SmallVector<double>> data = n.constReals(0, "data");
+  FailureOr<SmallVector<int64_t>> indices = n.constInts(1, "indices");
+  FailureOr<SmallVector<double>> updates = n.constReals(2, "updates");
+  if (failed(data) || failed(indices) || failed(updates))
+    return failure();
+  RankedTensorType dataType = n.typeOf(0), indexType = n.typeOf(1);
+  ArrayRef<int64_t> shape = dataType.getShape();
+  int64_t depth = indexType.getRank() ? indexType.getShape().back() : 0;
+  if (indexType.getRank() == 0 || depth > dataType.getRank())
+    return n.fail("indices must have rank >= 1 and a last dim of at most the data's rank " +
+                  Twine(dataType.getRank()));
+  if (!isa<FloatType>(dataType.getElementType()))
+    for (ArrayRef<double> values : {ArrayRef<double>(*data), ArrayRef<double>(*updates)})
+      for (double value : values)
+        if (std::fabs(value) > 9007199254740992.0) // 2^53: doubles hold integers exactly below
+          return n.fail("integer values beyond 2^53 are not folded");
+  int64_t sliceSize = 1;
+  for (int64_t extent : shape.drop_front(depth))
+    sliceSize *= extent;
+  int64_t tuples = 1;
+  for (int64_t extent : indexType.getShape().drop_back())
+    tuples *= extent;
+  if (int64_t(updates->size()) != tuples * sliceSize)
+    return n.fail("updates hold " + Twine(updates->size()) + " elements, " + Twine(tuples) +
+                  " index tuples of slices of " + Twine(sliceSize) + " need " +
+                  Twine(tuples * sliceSize));
+  SmallVector<double> out(*data);
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t offset = 0;
+    for (int64_t j = 0; j < depth; ++j) {
+      int64_t index = (*indices)[t * depth + j];
+      if (index < -shape[j] || index >= shape[j])
+        return n.fail("index " + Twine(index) + " of tuple " + Twine(t) + " is outside dim " +
+                      Twine(j) + " of size " + Twine(shape[j]));
+      offset = offset * shape[j] + (index < 0 ? index + shape[j] : index);
+    }
+    offset *= sliceSize;
+    for (int64_t e = 0; e < sliceSize; ++e) {
+      double &target = out[offset + e];
+      double update = (*updates)[t * sliceSize + e];
+      target = reduction == "add"   ? target + update
+               : reduction == "mul" ? target * update
+               : reduction == "max" ? std::max(target, update)
+               : reduction == "min" ? std::min(target, update)
+                                    : update;
+    }
+  }
+  return n.define(ArrayRef<Value>{constantOf(n, dataType, out)});
+}
+
 } // namespace
 
 void populateDataMovementConverters(ConverterTable &table) {
@@ -341,6 +409,7 @@ void populateDataMovementConverters(ConverterTable &table) {
   table["Expand"] = convertExpand;
   table["Tile"] = convertTile;
   table["Pad"] = convertPad;
+  table["ScatterND"] = convertScatterND;
   table["Resize"] = convertResize;
   table["Upsample"] = convertResize;
   table["DepthToSpace"] = convertDepthSpace;

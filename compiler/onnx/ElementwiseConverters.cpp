@@ -12,6 +12,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
@@ -157,8 +158,18 @@ LogicalResult convertDropout(NodeImporter &n) {
     FailureOr<SmallVector<int64_t>> training = n.constInts(2, "training_mode");
     if (failed(training))
       return failure();
-    if (!training->empty() && training->front() != 0)
-      return n.fail("training_mode = true is not supported (inference only)");
+    // A ratio of 0 drops nothing and scales by 1 in training mode too
+    // (torchvision 0.14's Swin exports its attention dropout so).
+    bool dropsNothing = false;
+    if (n.has(1)) {
+      ElementsAttr ratio;
+      std::optional<SmallVector<double>> values;
+      if (matchPattern(n.in(1), m_Constant(&ratio)) && (values = readReals(ratio)))
+        dropsNothing = llvm::all_of(*values, [](double r) { return r == 0.0; });
+    }
+    if (!training->empty() && training->front() != 0 && !dropsNothing)
+      return n.fail("training_mode = true with a ratio that is not a constant 0 is not supported "
+                    "(inference only: export the model in eval mode)");
   }
   FailureOr<Value> output = n.make1("vg.dropout", {n.in(0)});
   if (failed(output))

@@ -468,6 +468,80 @@ def _cat(m, node, tensors, dim=0):
     return m.emit(node, "vg.concat", list(tensors), {"axis": _i64(_dims([dim], rank)[0])})
 
 
+@aten("aten.constant_pad_nd.default")
+def _constant_pad_nd(m, node, x, pad, value=0):
+    # torch lists (begin, end) pairs from the last dim backwards; vg.pad
+    # takes every dim's begin, then every dim's end (negative pads crop).
+    if len(pad) % 2 or len(pad) // 2 > x.rank:
+        raise _Unsupported(f"constant_pad_nd with {len(pad)} pads over a rank-{x.rank} tensor")
+    begins, ends = [0] * x.rank, [0] * x.rank
+    for i in range(len(pad) // 2):
+        begins[x.rank - 1 - i], ends[x.rank - 1 - i] = pad[2 * i], pad[2 * i + 1]
+    if not any(begins + ends):
+        return x
+    # A negative pad crops: a slice first, then the pad of what is left.
+    crops = [d for d in range(x.rank) if begins[d] < 0 or ends[d] < 0]
+    if crops:
+        shape = list(x.shape)
+        starts = [max(-begins[d], 0) for d in crops]
+        stops = [shape[d] - max(-ends[d], 0) for d in crops]
+        for d, start, stop in zip(crops, starts, stops):
+            shape[d] = stop - start
+            begins[d], ends[d] = max(begins[d], 0), max(ends[d], 0)
+        x = m.builder.op("vg.slice", [x], {"starts": _i64s(starts), "ends": _i64s(stops),
+                                           "axes": _i64s(crops), "steps": _i64s([1] * len(crops))},
+                         node.name, tuple(shape), m.meta_dtype(node))
+        if not any(begins + ends):
+            return x
+    return m.emit(node, "vg.pad", [x], {"pads": _i64s(begins + ends), "mode": _str("constant"),
+                                        "constant_value": _f64(value)})
+
+
+@aten("aten.roll.default")
+def _roll(m, node, x, shifts, dims=()):
+    # roll(x, s, d) -> concat(x[size - s:], x[:size - s]) along d, one dim
+    # at a time; without dims the flattened tensor rolls.
+    shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    shape, dtype = x.shape, m.meta_dtype(node)
+    if not dims:
+        if len(shifts) != 1:
+            raise _Unsupported(f"roll with {len(shifts)} shifts and no dims")
+        flat = m.builder.op("vg.reshape", [x], {"shape": _i64s([-1])}, node.name,
+                            (_numel(shape),), dtype)
+        rolled = _roll_dim(m, node, flat, shifts[0], 0, dtype)
+        return rolled if rolled is flat else \
+            m.emit(node, "vg.reshape", [rolled], {"shape": _i64s(shape)})
+    if len(shifts) != len(dims):
+        raise _Unsupported(f"roll with {len(shifts)} shifts for {len(dims)} dims")
+    for shift, dim in zip(shifts, _dims(dims, x.rank)):
+        x = _roll_dim(m, node, x, shift, dim, dtype)
+    return x
+
+
+def _numel(shape):
+    count = 1
+    for extent in shape:
+        count *= extent
+    return count
+
+
+def _roll_dim(m, node, x, shift, dim, dtype):
+    size = x.shape[dim]
+    split = (size - shift % size) % size if size else 0
+    if split == 0:
+        return x
+
+    def piece(start, end):
+        shape = list(x.shape)
+        shape[dim] = end - start
+        return m.builder.op("vg.slice", [x], {"starts": _i64s([start]), "ends": _i64s([end]),
+                                              "axes": _i64s([dim]), "steps": _i64s([1])},
+                            node.name, tuple(shape), dtype)
+    return m.builder.op("vg.concat", [piece(split, size), piece(0, split)],
+                        {"axis": _i64(dim)}, node.name, x.shape, dtype)
+
+
 @aten("aten.where.self")
 def _where(m, node, condition, x, y):
     wanted = m.meta_dtype(node)

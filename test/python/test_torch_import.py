@@ -349,6 +349,41 @@ class TorchImportTest(unittest.TestCase):
             vinci.compile(TwoIndices(), torch.randn(4, 12), output=self.path("index2.om"))
         self.assertIn("(aten.index.Tensor): indexing with 2 index tensors", str(caught.exception))
 
+    def test_constant_pad_and_roll(self):
+        """F.pad (zero pads, a fill value, a crop: a slice, then the pad)
+        and torch.roll over dims and flattened (Swin's shifted windows)
+        against torch; a shift of a whole dim is the value itself."""
+        class PadRoll(nn.Module):
+            def forward(self, x):
+                y = F.pad(x, (1, 2, 0, 3), value=0.5) + 0  # [2, 6, 8, 9]
+                y = torch.roll(y, shifts=(-3, 2, 8), dims=(1, 2, 2)) * 2
+                y = torch.roll(y, 7) - F.pad(y, (0, 0, 0, 0))
+                return F.pad(y, (-1, 2, -2, -1)) + torch.roll(y, 6, 1)[:, :, :5, :1]
+
+        torch.manual_seed(0)
+        module, x = PadRoll().eval(), torch.randn(2, 6, 5, 6)
+        (out,) = vinci.load(vinci.compile(module, x, output=self.path("padroll.om"))).run(x)
+        with torch.no_grad():
+            self.assertEqual(mismatch(out, module(x).numpy(), MAX_REL_L2), "")
+
+    def test_long_broadcast_rows(self):
+        """Broadcasts over rows longer than 2048 elements: Swin's window
+        mask [1, W, 1, 49, 49] over the scores [1, W, heads, 49, 49] (one
+        2401-element row a window and head) and a row broadcast of 5000
+        elements, against torch."""
+        class Masked(nn.Module):
+            def forward(self, scores, mask, x, bias):
+                return torch.softmax(scores + mask, -1), torch.relu(x * bias) - bias
+
+        torch.manual_seed(0)
+        inputs = (torch.randn(1, 16, 3, 49, 49), torch.randn(1, 16, 1, 49, 49),
+                  torch.randn(6, 5000), torch.randn(5000))
+        module = Masked().eval()
+        outs = vinci.load(vinci.compile(module, inputs, output=self.path("rows.om"))).run(list(inputs))
+        with torch.no_grad():
+            for out, want in zip(outs, module(*inputs)):
+                self.assertEqual(mismatch(out, want.numpy(), MAX_REL_L2), "")
+
     def test_unmapped_ops_are_listed_with_counts(self):
         class Odd(nn.Module):
             def forward(self, x):

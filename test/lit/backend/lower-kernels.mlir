@@ -614,16 +614,16 @@ func.func private @k11_add(%arg0: tensor<4x20xi32>, %arg1: tensor<20xi32>) -> te
 
 // Broadcast near-misses keep a reason: an operand constant along two
 // separate groups of dims ([2, 1, 4, 1] over [2, 3, 4, 5]), and a batched
-// row operand whose rows are longer than 2048 elements.
+// row operand whose rows are longer than 8192 elements (kMaxTile).
 // KEEP-LABEL: func.func @bcast_near_misses
 // KEEP: call @k0_mul
 // KEEP: call @k1_add
 // KEEP-NOT: dv.kernel
-func.func @bcast_near_misses(%x: tensor<2x3x4x5xf32>, %c: tensor<2x1x4x1xf32>, %l: tensor<2x3x4000xf32>,
-                             %b: tensor<2x1x4000xf32>) -> (tensor<2x3x4x5xf32>, tensor<2x3x4000xf32>) {
+func.func @bcast_near_misses(%x: tensor<2x3x4x5xf32>, %c: tensor<2x1x4x1xf32>, %l: tensor<2x3x9000xf32>,
+                             %b: tensor<2x1x9000xf32>) -> (tensor<2x3x4x5xf32>, tensor<2x3x9000xf32>) {
   %0 = call @k0_mul(%x, %c) : (tensor<2x3x4x5xf32>, tensor<2x1x4x1xf32>) -> tensor<2x3x4x5xf32>
-  %1 = call @k1_add(%l, %b) : (tensor<2x3x4000xf32>, tensor<2x1x4000xf32>) -> tensor<2x3x4000xf32>
-  return %0, %1 : tensor<2x3x4x5xf32>, tensor<2x3x4000xf32>
+  %1 = call @k1_add(%l, %b) : (tensor<2x3x9000xf32>, tensor<2x1x9000xf32>) -> tensor<2x3x9000xf32>
+  return %0, %1 : tensor<2x3x4x5xf32>, tensor<2x3x9000xf32>
 }
 // expected-error @+1 {{kernel k0_mul (from /Mul): broadcast of tensor<2x1x4x1xf32> to tensor<2x3x4x5xf32> is not supported yet}}
 func.func private @k0_mul(%arg0: tensor<2x3x4x5xf32>, %arg1: tensor<2x1x4x1xf32>) -> tensor<2x3x4x5xf32>
@@ -631,9 +631,9 @@ func.func private @k0_mul(%arg0: tensor<2x3x4x5xf32>, %arg1: tensor<2x1x4x1xf32>
   %0 = vg.mul %arg0, %arg1 : (tensor<2x3x4x5xf32>, tensor<2x1x4x1xf32>) -> tensor<2x3x4x5xf32>
   return %0 : tensor<2x3x4x5xf32>
 }
-// expected-error @+1 {{kernel k1_add (from /Add): broadcast of tensor<2x1x4000xf32> to tensor<2x3x4000xf32> is not supported yet (with the kernel's other operands: rows of at most 2048 elements, each operand constant along the rows or along each row)}}
-func.func private @k1_add(%arg0: tensor<2x3x4000xf32>, %arg1: tensor<2x1x4000xf32>) -> tensor<2x3x4000xf32>
+// expected-error @+1 {{kernel k1_add (from /Add): broadcast of tensor<2x1x9000xf32> to tensor<2x3x9000xf32> is not supported yet (with the kernel's other operands: rows of at most 8192 elements whose tiles fit UB, each operand constant along the rows or along each row)}}
+func.func private @k1_add(%arg0: tensor<2x3x9000xf32>, %arg1: tensor<2x1x9000xf32>) -> tensor<2x3x9000xf32>
     attributes {vinci.kernel = "vector", vinci.source_nodes = ["/Add"]} {
-  %0 = vg.add %arg0, %arg1 : (tensor<2x3x4000xf32>, tensor<2x1x4000xf32>) -> tensor<2x3x4000xf32>
-  return %0 : tensor<2x3x4000xf32>
+  %0 = vg.add %arg0, %arg1 : (tensor<2x3x9000xf32>, tensor<2x1x9000xf32>) -> tensor<2x3x9000xf32>
+  return %0 : tensor<2x3x9000xf32>
 }

@@ -136,9 +136,22 @@ def gear_mlp():
     return model(nodes, [x], [y], 14, initializers=[w1, w2])
 
 
+def scatter_nd_negative():
+    # A mask as exporters write it: ConstantOfShape zeros, then a row
+    # written at index -1 (the last), all constant.
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 3])
+    zero = numpy_helper.from_array(np.zeros(1, np.float32), "zero")
+    nodes = [const("shape", [3, 3]),
+             helper.make_node("ConstantOfShape", ["shape"], ["zeros"], value=zero),
+             const("index", [[-1]]), const("row", [[1, 2, 3]], np.float32),
+             helper.make_node("ScatterND", ["zeros", "index", "row"], ["y"], name="scatter")]
+    return model(nodes, [], [y], 14)
+
+
 MODELS = {f.__name__: f for f in
           [shape_chain, torch_expand, softmax_opset11, legacy_broadcast, external_weights,
-           two_inputs, einsum_contraction, einsum_three_operands, gear_mlp]}
+           two_inputs, einsum_contraction, einsum_three_operands, gear_mlp,
+           scatter_nd_negative]}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
