@@ -70,6 +70,10 @@ BATCH = 64  # exports a batch program holds at most
 # exporter's error names the kernel and the instruction); docs/ascendc.md
 # says why each has no exact Ascend C form yet.
 KNOWN_UNEXPORTED = {
+    # LRN's window sum runs on the pooling template, which converts its f16
+    # NCHW input with copy_nchw2nc1hwc0 (no Ascend C mapping yet).
+    "test_lrn": "copy_nchw2nc1hwc0 has no Ascend C mapping yet",
+    "test_lrn_default": "copy_nchw2nc1hwc0 has no Ascend C mapping yet",
 }
 
 # (test, kernel file glob, pattern, replacement, what the mistake is): each
