@@ -136,6 +136,10 @@ bool cubeEpilogueTakes(Operation *consumer, Value fromKernel) {
   return true;
 }
 
+bool rowOpTakesPrologue(Operation *consumer) {
+  return isa<vg::SoftmaxOp, vg::LogSoftmaxOp>(consumer);
+}
+
 bool cubeEpilogueTakesSoftmax(Operation *consumer) {
   auto softmax = dyn_cast<vg::SoftmaxOp>(consumer);
   if (!softmax)
@@ -340,6 +344,135 @@ std::string convCubeTemplateMismatch(Operation *op, bool constantWeight, bool co
   if (rowBytes > smallestL1 / 4)
     return "one output row's input rows (" + std::to_string(rowBytes) +
            " bytes of all channels) exceed a quarter of L1";
+  return {};
+}
+
+std::optional<ConvGeometry> poolGeometry(Operation *op, SmallVectorImpl<int64_t> *countedPads) {
+  if (!isa_and_nonnull<vg::MaxPoolOp, vg::AveragePoolOp>(op))
+    return std::nullopt;
+  auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto out = cast<RankedTensorType>(op->getResult(0).getType());
+  if (in.getRank() != 4 || out.getRank() != 4 || !in.hasStaticShape() || !out.hasStaticShape())
+    return std::nullopt;
+  auto kernel = op->getAttrOfType<DenseI64ArrayAttr>("kernel_shape");
+  auto strides = op->getAttrOfType<DenseI64ArrayAttr>("strides");
+  auto dilations = op->getAttrOfType<DenseI64ArrayAttr>("dilations");
+  auto pads = op->getAttrOfType<DenseI64ArrayAttr>("pads");
+  auto autoPad = op->getAttrOfType<StringAttr>("auto_pad");
+  if (!kernel || kernel.size() != 2 || (strides && strides.size() != 2) ||
+      (dilations && dilations.size() != 2) || (pads && pads.size() != 4))
+    return std::nullopt;
+  ConvGeometry g;
+  g.n = in.getDimSize(0);
+  g.c = g.oc = in.getDimSize(1);
+  g.h = in.getDimSize(2);
+  g.w = in.getDimSize(3);
+  g.oh = out.getDimSize(2);
+  g.ow = out.getDimSize(3);
+  g.kh = kernel[0];
+  g.kw = kernel[1];
+  if (strides) {
+    g.sh = strides[0];
+    g.sw = strides[1];
+  }
+  if (dilations) {
+    g.dh = dilations[0];
+    g.dw = dilations[1];
+  }
+  if (g.kh < 1 || g.kw < 1 || g.sh < 1 || g.sw < 1 || g.dh < 1 || g.dw < 1)
+    return std::nullopt;
+  // Pads as ONNX resolves them: explicit, or SAME_UPPER / SAME_LOWER's
+  // split of what the windows need (the larger half at the end for UPPER).
+  int64_t needH = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+  int64_t needW = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
+  SmallVector<int64_t, 4> named = {0, 0, 0, 0};
+  StringRef mode = autoPad ? autoPad.getValue() : "NOTSET";
+  if (mode == "NOTSET") {
+    if (pads)
+      named.assign(pads.asArrayRef().begin(), pads.asArrayRef().end());
+  } else if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
+    int64_t totalH = std::max<int64_t>(needH - g.h, 0), totalW = std::max<int64_t>(needW - g.w, 0);
+    bool upper = mode == "SAME_UPPER";
+    named[0] = upper ? totalH / 2 : totalH - totalH / 2;
+    named[1] = upper ? totalW / 2 : totalW - totalW / 2;
+    named[2] = totalH - named[0];
+    named[3] = totalW - named[1];
+  } else if (mode != "VALID") {
+    return std::nullopt;
+  }
+  if (llvm::any_of(named, [](int64_t p) { return p < 0; }))
+    return std::nullopt;
+  g.padTop = named[0];
+  g.padLeft = named[1];
+  g.padBottom = std::max(named[2], needH - g.h - g.padTop);
+  g.padRight = std::max(named[3], needW - g.w - g.padLeft);
+  if (countedPads)
+    countedPads->assign(named.begin(), named.end());
+  return g;
+}
+
+namespace {
+
+/// Whether some window along one axis holds no input element: output
+/// position o reads o * s - pad + k * d for k < taps.
+bool someWindowEmpty(int64_t outs, int64_t size, int64_t taps, int64_t s, int64_t d, int64_t pad) {
+  for (int64_t o = 0; o < outs; ++o) {
+    bool any = false;
+    for (int64_t k = 0; k < taps && !any; ++k) {
+      int64_t i = o * s - pad + k * d;
+      any = i >= 0 && i < size;
+    }
+    if (!any)
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+std::string poolTemplateMismatch(Operation *op) {
+  if (std::string why = poolWindowMismatch(op); !why.empty())
+    return why;
+  for (Value v : {op->getOperand(0), Value(op->getResult(0))})
+    if (!storageElementType(v).isF16())
+      return "the pooling template reads and writes f16 in GM; an f32 tensor (a graph input or "
+             "output, or one kept in fp32) runs as unfolded windows";
+  return {};
+}
+
+std::string poolWindowMismatch(Operation *op) {
+  if (!isa_and_nonnull<vg::MaxPoolOp, vg::AveragePoolOp>(op))
+    return "not a vg.max_pool or vg.average_pool";
+  if (auto max = dyn_cast<vg::MaxPoolOp>(op);
+      max && (max.getStorageOrder() != 0 || max->getNumResults() != 1))
+    return "a max pool with indices or storage_order has no pooling template";
+  SmallVector<int64_t> counted;
+  std::optional<ConvGeometry> g = poolGeometry(op, &counted);
+  if (!g)
+    return "the pooling template takes 2-D pools with static shapes (1-D ones run as unfolded "
+           "windows)";
+  for (Value v : {op->getOperand(0), Value(op->getResult(0))}) {
+    Type element = cast<RankedTensorType>(v.getType()).getElementType();
+    if (!element.isF16() && !element.isF32())
+      return "the pooling template takes f16/f32 tensors";
+  }
+  if (someWindowEmpty(g->oh, g->h, g->kh, g->sh, g->dh, g->padTop) ||
+      someWindowEmpty(g->ow, g->w, g->kw, g->sw, g->dw, g->padLeft))
+    return "a window lies wholly in the pads";
+  if (auto avg = dyn_cast<vg::AveragePoolOp>(op)) {
+    bool grown = g->padBottom != counted[2] || g->padRight != counted[3];
+    bool anyPad = g->padTop || g->padLeft || g->padBottom || g->padRight;
+    if (anyPad && (!avg.getCountIncludePad() || grown))
+      return "an average pool whose divisor differs between positions (pads it does not count, "
+             "or ceil_mode windows) runs as unfolded windows";
+  }
+  uint64_t smallestUb = UINT64_MAX;
+  for (const soc::SocSpec *spec : soc::allSocs())
+    smallestUb = std::min<uint64_t>(smallestUb, spec->bufferBytes(soc::Space::UB));
+  uint64_t rowBytes = uint64_t((g->kh - 1) * g->dh + 1) * uint64_t(g->w) * 32;
+  if (rowBytes > smallestUb / 4)
+    return "one output row's input rows (" + std::to_string(rowBytes) +
+           " bytes of a 16-channel plane) exceed a quarter of the UB";
   return {};
 }
 

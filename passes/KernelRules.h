@@ -71,6 +71,15 @@ bool mayJoinKernel(OpRole anchor, OpRole consumer);
 /// Another broadcast is left to a Vector kernel of its own.
 bool cubeEpilogueTakes(mlir::Operation *consumer, mlir::Value fromKernel);
 
+/// Whether the row op `consumer` may take the Vector elementwise kernel that
+/// produces its input as its prologue: vg.softmax and vg.log_softmax, whose
+/// template then computes the kernel's ops in f32 on every tile it loads,
+/// before the row max (a scale, a temperature or a mask add in front of a
+/// softmax is never rounded to the storage type first: softmax(1e5 x) is
+/// not softmax(fp16(1e5 x))). Which prologues have a form is the row
+/// template's to say (KernelCapabilities).
+bool rowOpTakesPrologue(mlir::Operation *consumer);
+
 /// Whether the vg.softmax `consumer` of a Cube kernel's result can end the
 /// kernel's epilogue: it normalises the last axis, whose N elements are a
 /// multiple of 16 and fit one N tile (kCubeMaxNTile), so every output tile
@@ -159,6 +168,27 @@ std::string convCubeTemplateMismatch(mlir::Operation *conv);
 /// the graph passes constants for them is the caller's to say.
 std::string convCubeTemplateMismatch(mlir::Operation *conv, bool constantWeight,
                                      bool constantBias);
+
+/// The geometry of a 2-D vg.max_pool or vg.average_pool with static shapes
+/// (oc = c), or nullopt. The end pads are grown so that every tap of every
+/// output position is inside the padded input (ceil_mode); `countedPads`,
+/// when given, receives the pads count_include_pad counts (the named ones,
+/// without the growth) as [top, left, bottom, right].
+std::optional<ConvGeometry> poolGeometry(mlir::Operation *pool,
+                                         llvm::SmallVectorImpl<int64_t> *countedPads = nullptr);
+
+/// Why the pooling template (backend/lower/Pool.cpp) cannot take `pool` (""
+/// when it can): a 2-D max or average pool with static shapes whose input
+/// and output are f16 in GM (not a graph input or output in f32, not kept
+/// in fp32), every output position's window holding at least one input
+/// element, an average pool with one divisor for every position (no pads,
+/// or pads it counts and no ceil_mode growth), and one output row's input
+/// rows of a 16-channel plane in a quarter of the smallest UB.
+/// vinci-unfold-windows leaves exactly these pools to the template.
+std::string poolTemplateMismatch(mlir::Operation *pool);
+/// The same but for the storage types, for a pool inside an outlined kernel
+/// (whose GM signature says them).
+std::string poolWindowMismatch(mlir::Operation *pool);
 
 } // namespace vinci
 

@@ -119,6 +119,17 @@ func::FuncOp buildKernelFunction(ArrayRef<Operation *> ops, const KernelInterfac
     if (StringRef source = sourceName(op); !source.empty())
       sources.insert(builder.getStringAttr(source));
   kernelFunc->setAttr("vinci.source_nodes", builder.getArrayAttr(sources.getArrayRef()));
+  // Each result as "node:index", the node's output it is (as --out_nodes
+  // and ATC's dumps name tensors): the .om's per-task outputs, for dumps.
+  SmallVector<Attribute> outputNodes;
+  for (Value output : io.outputs) {
+    auto result = cast<OpResult>(output);
+    StringRef node = sourceName(result.getOwner());
+    outputNodes.push_back(builder.getStringAttr(
+        (node.empty() ? anchor->getName().stripDialect() : node) + ":" +
+        llvm::Twine(result.getResultNumber())));
+  }
+  kernelFunc->setAttr("vinci.output_nodes", builder.getArrayAttr(outputNodes));
 
   Block *body = kernelFunc.addEntryBlock();
   OpBuilder inside = OpBuilder::atBlockBegin(body);
@@ -143,6 +154,7 @@ struct FusionRules {
   bool cubeEpilogues = true;
   bool elementwiseChains = true;
   bool attention = true;
+  bool softmaxPrologues = true;
 };
 
 class Partitioner {
@@ -206,21 +218,26 @@ private:
       // whose softmax epilogue produced its probabilities.
       OpRole producerRole = classifyOp(producer);
       bool cube = kernel->anchorRole == OpRole::Cube;
+      // elementwise kernel -> softmax: the kernel becomes the softmax's
+      // prologue, computed in f32 in the softmax's tiles; a fusion of its
+      // own, so it needs no elementwise chains.
+      bool prologue = rules.softmaxPrologues && kernel->anchorRole == OpRole::Elementwise &&
+                      producerRole == OpRole::Elementwise && rowOpTakesPrologue(op);
       bool attentionFusion =
           cube && rules.attention && !matmulKeepsF32(kernel->ops.front());
       bool attentionValue = attentionFusion && cubeKernelTakesAttentionValue(op, operand);
-      if (kernel->ops.back() != producer || !operand.hasOneUse() || switchedOff ||
+      if (kernel->ops.back() != producer || !operand.hasOneUse() || (switchedOff && !prologue) ||
           producerRole == OpRole::DataMovement ||
           (producerRole == OpRole::Reduction && !attentionValue))
         continue;
       // After the PV matmul only its head-merge store joins.
       bool secondMatmul = cube && producer != kernel->ops.front() && producerRole == OpRole::Cube;
-      bool epilogue = !secondMatmul &&
+      bool epilogue = !secondMatmul && !switchedOff &&
                       ((mayJoinKernel(kernel->anchorRole, role) &&
                         (!cube || cubeEpilogueTakes(op, operand))) ||
                        (attentionFusion && cubeEpilogueTakesSoftmax(op)));
       bool store = cube && cubeStoreTakesTranspose(op, kernel->ops.front());
-      if ((epilogue || store || attentionValue) && templatesLower(*kernel, {op}))
+      if ((epilogue || store || attentionValue || prologue) && templatesLower(*kernel, {op}))
         return kernel;
     }
     return nullptr;
@@ -334,7 +351,7 @@ struct PartitionKernels : impl::PartitionKernelsBase<PartitionKernels> {
         func.emitError("vinci-partition-kernels expects a single-block graph function");
         return signalPassFailure();
       }
-      Partitioner partitioner(func, FusionRules{cubeEpilogues, elementwiseChains, attention},
+      Partitioner partitioner(func, FusionRules{cubeEpilogues, elementwiseChains, attention, softmaxPrologues},
                               *asked, symbols);
       partitioner.formKernels();
       partitioner.outline();

@@ -99,7 +99,10 @@ def PartitionKernels : Pass<"vinci-partition-kernels", "mlir::ModuleOp"> {
     kinds): a Cube kernel (matmul, conv) carries its elementwise epilogue
     (bias, activation, residual add, cast); chains of elementwise and
     broadcast ops become one Vector kernel; reductions, softmax, norms and
-    pools are Vector kernels of their own; data movement (transpose, slice,
+    pools are Vector kernels of their own, except that a softmax (or
+    log_softmax) joins the elementwise kernel of its input as its prologue
+    (a scale, a temperature, a mask add: computed in f32 before the row max,
+    never rounded to the storage type first); data movement (transpose, slice,
     concat, gather, ...) is a Vector kernel; reshape-like ops are views of
     contiguous ND tensors and stay in the graph. A producer joins its
     consumer's kernel only when the consumer is its only user, so no
@@ -159,6 +162,9 @@ def PartitionKernels : Pass<"vinci-partition-kernels", "mlir::ModuleOp"> {
     Option<"attention", "attention", "bool", /*default=*/"true",
            "attention's softmax, then its PV matmul, join the QK^T matmul's kernel "
            "(AttentionFusion; needs cube-epilogues)">,
+    Option<"softmaxPrologues", "softmax-prologues", "bool", /*default=*/"true",
+           "a softmax joins the elementwise kernel of its input (a scale, a mask add), "
+           "computed in f32 in the softmax's tiles (SoftmaxPrologueFusion)">,
   ];
   let dependentDialects = ["mlir::func::FuncDialect"];
 }

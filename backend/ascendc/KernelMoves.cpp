@@ -72,6 +72,8 @@ LogicalResult KernelWriter::emitCopy(dv::CopyOp op) {
   if (failed(ref(op, op.getSrc(), src)) || failed(ref(op, op.getDst(), dst)))
     return failure();
   using S = dv::MemSpace;
+  if (src.space == S::L1 && (dst.space == S::L0A || dst.space == S::L0B))
+    return emitFractalCopy(op, src, dst);
   const bool ok = (src.space == S::GM && (dst.space == S::UB || dst.space == S::L1)) ||
                   (src.space == S::UB && (dst.space == S::GM || dst.space == S::UB ||
                                           dst.space == S::L1)) ||
@@ -205,6 +207,50 @@ LogicalResult KernelWriter::emitCopy(dv::CopyOp op) {
   return success();
 }
 
+// L1 -> L0A/L0B bursts of whole fractals (the conv template's weight and
+// patch tiles): LoadData 2-D of contiguous 512-byte fractals, no transpose.
+LogicalResult KernelWriter::emitFractalCopy(dv::CopyOp op, const TensorRef &src,
+                                            const TensorRef &dst) {
+  constexpr int64_t kFractal = 512;
+  const int64_t n = op.getBursts(), bytes = op.getBurstBytes();
+  const int64_t srcStep = bytes + op.getSrcGap(), dstStep = bytes + op.getDstGap();
+  if (bytes % kFractal != 0 || srcStep % kFractal != 0 || dstStep % kFractal != 0)
+    return fail(op, "copies L1 -> " + dv::stringifyMemSpace(dst.space).str() + " in bursts of " +
+                        std::to_string(bytes) + " bytes every " + std::to_string(srcStep) + " / " +
+                        std::to_string(dstStep) +
+                        ": LoadData moves whole 512-byte fractals (no DataCopy path reaches L0A/L0B)");
+  if (src.element != dst.element)
+    return fail(op, "LoadData takes one element type");
+  std::optional<std::string> type = cType(op, src.element);
+  if (!type)
+    return failure();
+  usesLoadHelper_ = true;
+  const int64_t es = dv::elementBytes(src.element), fractalElems = kFractal / es;
+  auto burst = [&](const std::string &b) {
+    // Up to 255 fractals a LoadData.
+    for (int64_t done = 0, fractals = bytes / kFractal; done < fractals;) {
+      int64_t count = std::min<int64_t>(255, fractals - done);
+      auto term = [&](int64_t step) {
+        std::string t = b.empty() ? "" : b + " * " + std::to_string(step / es);
+        if (done)
+          t += (t.empty() ? "" : " + ") + std::to_string(done * fractalElems);
+        return t;
+      };
+      line("LoadData(" + at(dst, 0, term(dstStep)) + ", " + at(src, 0, term(srcStep)) +
+           ", load2d(" + std::to_string(count) + ", 1, 0, false));");
+      done += count;
+    }
+  };
+  if (n == 1) {
+    burst("");
+    return success();
+  }
+  open("for (int32_t b = 0; b < " + std::to_string(n) + "; ++b)");
+  burst("b");
+  close();
+  return success();
+}
+
 LogicalResult KernelWriter::emitCopyNd2Nz(dv::CopyNd2NzOp op) {
   TensorRef src, dst;
   if (failed(ref(op, op.getSrc(), src)) || failed(ref(op, op.getDst(), dst)))
@@ -218,62 +264,146 @@ LogicalResult KernelWriter::emitCopyNd2Nz(dv::CopyNd2NzOp op) {
   const int64_t es = dv::elementBytes(src.element), c0 = c0Of(es), rowBytes = c0 * es;
   const int64_t rows = op.getRows(), cols = op.getCols(), stride = op.getSrcRowStride();
   const int64_t drows = op.getDstRows(), dcols = op.getDstCols();
-  const int64_t blocks = ceilDiv(cols, c0), rem = cols % c0;
-  const int64_t tileBytes = drows * dcols * es;
-  // Row r: its column blocks, contiguous in GM, to rows r of the NZ column
-  // blocks, drows rows apart.
-  auto rowCopies = [&](const std::string &tile) {
-    std::string p = params(blocks, rowBytes / kBlock, 0, (drows - 1) * rowBytes / kBlock);
-    if (rows == 1) {
-      line("DataCopy(" + tile + ", " + at(src) + ", " + p + ");");
+  const int64_t blocks = ceilDiv(cols, c0), rem = cols % c0, dblocks = dcols / c0;
+  const int64_t columnBlockBytes = drows * rowBytes, tileBytes = dblocks * columnBlockBytes;
+  // Rows [r0, r0 + count) (r0 an expression): `n` column blocks from
+  // column block `firstBlock` on, contiguous in GM, to rows of the NZ
+  // column blocks of `tile`, `tileRows` rows apart.
+  auto rowCopies = [&](const std::string &tile, const std::string &r0, int64_t count,
+                       int64_t firstBlock, int64_t n, int64_t tileRows) {
+    std::string p = params(n, rowBytes / kBlock, 0, n > 1 ? (tileRows - 1) * rowBytes / kBlock : 0);
+    auto source = [&](const std::string &row) {
+      const bool simple = row.find(' ') == std::string::npos;
+      std::string term = row == "0" ? ""
+                         : simple   ? row + " * " + std::to_string(stride)
+                                    : "(" + row + ") * " + std::to_string(stride);
+      if (firstBlock)
+        term += (term.empty() ? "" : " + ") + std::to_string(firstBlock * c0);
+      return at(src, 0, term);
+    };
+    if (count == 1) {
+      line("DataCopy(" + tile + ", " + source(r0) + ", " + p + ");");
       return;
     }
-    open("for (int32_t r = 0; r < " + std::to_string(rows) + "; ++r)");
+    open("for (int32_t r = 0; r < " + std::to_string(count) + "; ++r)");
     line("DataCopy(" + tile + "[r * " + std::to_string(c0) + "], " +
-         at(src, 0, "r * " + std::to_string(stride)) + ", " + p + ");");
+         source(r0 == "0" ? "r" : r0 + " + r") + ", " + p + ");");
     close();
   };
-  if (rem == 0 && rows == drows && blocks * c0 == dcols) {
-    rowCopies(at(dst));
+  if (rem == 0 && rows == drows && blocks == dblocks) {
+    rowCopies(at(dst), "0", rows, 0, blocks, drows);
     return success();
   }
-  // Padding: the ISA zero-fills the rows and columns past the data. In the
-  // UB (for an L1 tile in a staging tile, then copied): zero the tile, copy
-  // the rows, zero the columns that the last block carried past the data.
+  // Padding: the ISA zero-fills the rows and columns past the data; the
+  // last column block's GM bursts carry the next columns' bytes, which must
+  // read as zeros too.
   if (es == 1 && rem % 2 != 0)
     return fail(op, "pads an odd number of 8-bit columns: the zeroing works in 2-byte lanes");
-  const bool staged = dst.space == dv::MemSpace::L1;
+  // Lanes (2-byte) of a 256-byte repeat past the data in each row of the
+  // last column block.
+  uint64_t tailLanes[2] = {0, 0};
+  const int64_t lanesPerRow = rowBytes / 2, dataLanes = rem * es / 2;
+  for (int64_t l = 0; l < 128; ++l)
+    if (l % lanesPerRow >= dataLanes)
+      tailLanes[l / 64] |= 1ull << (l % 64);
+  if (dst.space == dv::MemSpace::UB) {
+    // In the UB: zero the tile, copy the rows, zero the last block's tails.
+    barrierAll("copy_nd2nz zero-pads its tile: the pipes' earlier work first");
+    zeroUb(dst, 0, uint64_t(tileBytes));
+    barrierAll("the zeros land before the rows");
+    rowCopies(at(dst), "0", rows, 0, blocks, drows);
+    if (rem) {
+      barrierAll("the rows land before their tails are zeroed");
+      zeroUb(dst, (blocks - 1) * columnBlockBytes, uint64_t(drows * rowBytes), tailLanes);
+    }
+    barrierAll("the tile is complete before the kernel goes on");
+    return success();
+  }
+  // In L1, which takes no vector writes: the whole column blocks straight
+  // from GM; the padding from zeros staged in the UB; the partial last
+  // column block built in the UB staging area piece by piece (as many of
+  // its rows as fit) and copied up.
+  const int64_t capacity = stageCapacity(), full = cols / c0;
+  if (capacity < rowBytes)
+    return fail(op, "pads an L1 tile with " + std::to_string(capacity) +
+                        " bytes of UB left above the kernel's buffers for staging (needs " +
+                        std::to_string(rowBytes) + ")");
   line("{");
   ++indent_;
-  std::string tile = "tile";
-  if (staged) {
-    requireStaging(uint64_t(kBlock + tileBytes));
-    line("LocalTensor<" + *type + "> tile = " + stage(*type) + ";  // staging: L1 takes no vector writes");
-  } else {
-    line("LocalTensor<" + *type + "> tile = " + at(dst) + ";");
-  }
+  line("LocalTensor<" + *type + "> tile = " + stage(*type) + ";  // staging: L1 takes no vector writes");
   TensorRef tileRef;
   tileRef.var = "tile";
   tileRef.element = src.element;
   tileRef.space = dv::MemSpace::UB;
-  barrierAll("copy_nd2nz zero-pads its tile: the pipes' earlier work first");
-  zeroUb(tileRef, 0, uint64_t(tileBytes));
-  barrierAll("the zeros land before the rows");
-  rowCopies(tile);
-  if (rem) {
-    // Lanes (2-byte) of a 256-byte repeat past the data in each row of the
-    // last column block.
-    uint64_t pattern[2] = {0, 0};
-    const int64_t lanesPerRow = rowBytes / 2, dataLanes = rem * es / 2;
-    for (int64_t l = 0; l < 128; ++l)
-      if (l % lanesPerRow >= dataLanes)
-        pattern[l / 64] |= 1ull << (l % 64);
-    barrierAll("the rows land before their tails are zeroed");
-    zeroUb(tileRef, (blocks - 1) * drows * rowBytes, uint64_t(drows * rowBytes), pattern);
+  barrierAll("copy_nd2nz pads its L1 tile: the pipes' earlier work first");
+  // Zeros: the rows past the data in each data column block, then the
+  // column blocks past the data, from `zeros` bytes of staged zeros.
+  const int64_t padRowBytes = (drows - rows) * rowBytes;
+  const int64_t padBlocksBytes = (dblocks - blocks) * columnBlockBytes;
+  const int64_t zeros = std::min(capacity, std::max(padRowBytes, padBlocksBytes));
+  auto fillZeros = [&](const std::string &base, int64_t bytes) {
+    // `bytes` of L1 from element offset `base` on, `zeros` bytes a copy.
+    auto copy = [&](const std::string &offset, int64_t n) {
+      line("DataCopy(" + at(dst, 0, offset) + ", tile, " + params(1, n / kBlock, 0, 0) + ");");
+    };
+    auto plus = [&](const std::string &term) {
+      return base.empty() ? term : term.empty() ? base : base + " + " + term;
+    };
+    const int64_t copies = bytes / zeros, last = bytes % zeros;
+    if (copies == 1)
+      copy(base, zeros);
+    else if (copies > 1) {
+      open("for (int32_t z = 0; z < " + std::to_string(copies) + "; ++z)");
+      copy(plus("z * " + std::to_string(zeros / es)), zeros);
+      close();
+    }
+    if (last)
+      copy(copies ? plus(std::to_string(copies * zeros / es)) : base, last);
+  };
+  if (zeros > 0) {
+    requireStaging(uint64_t(kBlock + zeros));
+    zeroUb(tileRef, 0, uint64_t(zeros));
+    barrierAll("the staged zeros land before they are copied");
+    if (padRowBytes > 0) {
+      const std::string rowsPast = std::to_string(rows * c0);
+      if (blocks == 1) {
+        fillZeros(rowsPast, padRowBytes);
+      } else {
+        open("for (int32_t cb = 0; cb < " + std::to_string(blocks) + "; ++cb)");
+        fillZeros("cb * " + std::to_string(columnBlockBytes / es) + " + " + rowsPast, padRowBytes);
+        close();
+      }
+    }
+    if (padBlocksBytes > 0)
+      fillZeros(std::to_string(blocks * columnBlockBytes / es), padBlocksBytes);
   }
-  if (staged) {
-    barrierAll("the staged tile is complete");
-    line("DataCopy(" + at(dst) + ", tile, " + params(1, tileBytes / kBlock, 0, 0) + ");");
+  if (full > 0)
+    rowCopies(at(dst), "0", rows, 0, full, drows);
+  if (rem) {
+    // The partial column block in pieces of `piece` rows.
+    const int64_t piece = std::min(rows, capacity / rowBytes);
+    requireStaging(uint64_t(kBlock + piece * rowBytes));
+    const std::string columnBlock = std::to_string(full * columnBlockBytes / es);
+    // Rows [r0, r0 + count), r0 an expression; l1Term: r0 * c0 (elements).
+    auto stagePiece = [&](const std::string &r0, const std::string &l1Term, int64_t count) {
+      barrierAll("the staging area is free");
+      rowCopies("tile", r0, count, full, 1, count);
+      barrierAll("the rows land before their tails are zeroed");
+      zeroUb(tileRef, 0, uint64_t(count * rowBytes), tailLanes);
+      barrierAll("the piece is complete before it is copied to L1");
+      line("DataCopy(" + at(dst, 0, l1Term.empty() ? columnBlock : columnBlock + " + " + l1Term) +
+           ", tile, " + params(1, count * rowBytes / kBlock, 0, 0) + ");");
+    };
+    const int64_t pieces = rows / piece, last = rows % piece;
+    if (pieces == 1) {
+      stagePiece("0", "", piece);
+    } else {
+      open("for (int32_t p = 0; p < " + std::to_string(pieces) + "; ++p)");
+      stagePiece("p * " + std::to_string(piece), "p * " + std::to_string(piece * c0), piece);
+      close();
+    }
+    if (last)
+      stagePiece(std::to_string(pieces * piece), std::to_string(pieces * piece * c0), last);
   }
   barrierAll("the tile is complete before the kernel goes on");
   close();
@@ -427,6 +557,68 @@ LogicalResult KernelWriter::emitLoadFractals(dv::LoadFractalsOp op) {
   emitWith(at(dst, 0, "o * " + std::to_string(dout * fractalElems)),
            at(src, 0, "o * " + std::to_string(so * fractalElems)));
   close();
+  return success();
+}
+
+LogicalResult KernelWriter::emitLoad3d(dv::Load3dOp op) {
+  TensorRef src, dst;
+  if (failed(ref(op, op.getSrc(), src)) || failed(ref(op, op.getDst(), dst)))
+    return failure();
+  if (src.space != dv::MemSpace::L1 ||
+      (dst.space != dv::MemSpace::L0A && dst.space != dv::MemSpace::L0B))
+    return fail(op, "img2col from " + dv::stringifyMemSpace(src.space).str() + " to " +
+                        dv::stringifyMemSpace(dst.space).str() +
+                        ": Load3Dv1 loads L1 (A1) into L0A (A2) or L0B (B2)");
+  if (src.element != dst.element)
+    return fail(op, "LoadData takes one element type");
+  std::optional<std::string> type = cType(op, src.element);
+  if (!type)
+    return failure();
+  if (*type != "half" && *type != "int8_t" && *type != "uint8_t")
+    return fail(op, "Load3Dv1 takes half, int8_t or uint8_t, not " + *type);
+  // The ISA's pairs are [w, h], pads [left, right, top, bottom]: the
+  // struct's fields by name (docs/ascendc.md).
+  ArrayRef<int64_t> pads = op.getPads(), filter = op.getFilter(), strides = op.getStrides();
+  ArrayRef<int64_t> dilations = op.getDilations(), tap = op.getFirstTap(), leftTop = op.getLeftTop();
+  struct Field {
+    const char *name;
+    int64_t value, low, high;
+  };
+  const Field fields[] = {
+      {"padList[0]", pads[0], 0, 255},        {"padList[1]", pads[1], 0, 255},
+      {"padList[2]", pads[2], 0, 255},        {"padList[3]", pads[3], 0, 255},
+      {"l1H", int64_t(op.getFmapH()), 1, 32767}, {"l1W", int64_t(op.getFmapW()), 1, 32767},
+      {"c1Index", int64_t(op.getC1Index()), 0, 4095},  {"fetchFilterW", tap[0], 0, 254},
+      {"fetchFilterH", tap[1], 0, 254},       {"leftTopW", leftTop[0], -255, 32767},
+      {"leftTopH", leftTop[1], -255, 32767},  {"strideW", strides[0], 1, 63},
+      {"strideH", strides[1], 1, 63},         {"filterW", filter[0], 1, 255},
+      {"filterH", filter[1], 1, 255},         {"dilationFilterW", dilations[0], 1, 255},
+      {"dilationFilterH", dilations[1], 1, 255}, {"jumpStride", int64_t(op.getJumpStride()), 1, 127},
+      {"repeatMode", int64_t(op.getMode()), 0, 1}, {"repeatTime", int64_t(op.getRepeat()), 1, 255},
+  };
+  std::vector<std::string> assignments;
+  for (const Field &f : fields) {
+    if (f.value < f.low || f.value > f.high)
+      return fail(op, std::string(f.name) + " = " + std::to_string(f.value) + " is outside " +
+                          std::to_string(f.low) + ".." + std::to_string(f.high) +
+                          ", LoadData3DParamsV1's range");
+    assignments.push_back(std::string(f.name) + " = " + std::to_string(f.value));
+  }
+  assignments.push_back("padValue = " +
+                        (op.getPadValueAttr() ? literal(*type, op.getPadValueAttr()) : "0"));
+  std::string key = *type;
+  for (const std::string &a : assignments)
+    key += ";" + a;
+  // Declared once a kernel (the attributes are constants), four fields a line.
+  auto [it, inserted] = params_.try_emplace(key, "");
+  if (inserted) {
+    it->second = "img2col" + std::to_string(paramDecls_.size());
+    std::string decl = "  LoadData3DParamsV1<" + *type + "> " + it->second + ";";
+    for (size_t i = 0; i < assignments.size(); ++i)
+      decl += (i % 4 == 0 ? "\n  " : " ") + it->second + "." + assignments[i] + ";";
+    paramDecls_.push_back(decl + "\n");
+  }
+  line("LoadData(" + at(dst) + ", " + at(src) + ", " + it->second + ");");
   return success();
 }
 

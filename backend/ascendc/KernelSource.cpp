@@ -24,9 +24,6 @@ using namespace mlir;
 
 namespace {
 
-/// The UB bytes TPipe hands out to a kernel (Ascend C keeps the rest).
-constexpr uint64_t kAscendCUbBytes = 248 * 1024;
-
 /// The physical space as the generated code names its raw byte tensor and
 /// the TBuf position it comes from.
 struct SpaceInfo {
@@ -352,10 +349,7 @@ LogicalResult KernelWriter::emitOp(Operation *op) {
       .Case([&](dv::LoadFractalsOp o) { return emitLoadFractals(o); })
       .Case([&](dv::MmadOp o) { return emitMmad(o); })
       .Case([&](dv::MoveL0cUbOp o) { return emitMoveL0cUb(o); })
-      .Case([&](dv::Load3dOp) {
-        return fail(op, "has no Ascend C mapping yet (the Cube conv template's img2col into "
-                        "L0A, LoadData's 3-D form)");
-      })
+      .Case([&](dv::Load3dOp o) { return emitLoad3d(o); })
       .Case([&](dv::CopyNchw2Nc1hwc0Op o) {
         return fail(op, "has no Ascend C mapping yet (an element-wise NCHW -> NC1HWC0 scatter; "
                         "DataCopy moves 32-byte blocks)");
@@ -785,6 +779,8 @@ std::string KernelWriter::assemble(const KernelSource &out) {
   if (usesBlockIdx_ && !serialized_)
     os << "  const int64_t bid = GetBlockIdx();\n";
   for (const std::string &decl : maskOrder_)
+    os << decl;
+  for (const std::string &decl : paramDecls_)
     os << decl;
   if (serialized_)
     os << "  // The ISA's " << kernel_.getBlockDim() << " blocks one after another on this core: "

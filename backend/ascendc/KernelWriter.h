@@ -8,6 +8,7 @@
 #ifndef VINCI_BACKEND_ASCENDC_KERNELWRITER_H
 #define VINCI_BACKEND_ASCENDC_KERNELWRITER_H
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -23,6 +24,9 @@
 #include "llvm/ADT/Twine.h"
 
 namespace vinci::backend::ascendc {
+
+/// The UB bytes TPipe hands out to a kernel (Ascend C keeps the rest).
+constexpr uint64_t kAscendCUbBytes = 248 * 1024;
 
 /// A dv operand as the generated code names it: a tensor variable (one per
 /// dv.alloc and per kernel argument) plus an element offset that is affine
@@ -67,6 +71,11 @@ public:
   /// The UB byte offset of the staging area (above every dv.alloc of the
   /// kernel), valid once the kernel has been scanned.
   int64_t stagingOffset() const { return stagingOffset_; }
+  /// The bytes of stage() the UB has room for (whole 32-byte blocks above
+  /// writeTail's block), valid once the kernel has been scanned.
+  int64_t stageCapacity() const {
+    return std::max<int64_t>(0, (int64_t(kAscendCUbBytes) - stagingOffset_ - 32) / 32 * 32);
+  }
   /// The zero scalar literal of a C++ element type, e.g. "half(0.0f)".
   static std::string literal(const std::string &type, mlir::Attribute scalar);
   VectorParams vectorParams(mlir::Operation *op, int64_t repeat,
@@ -92,10 +101,12 @@ public:
 
   // ---- the instruction families (KernelMoves.cpp) ----
   mlir::LogicalResult emitCopy(dv::CopyOp op);
+  mlir::LogicalResult emitFractalCopy(dv::CopyOp op, const TensorRef &src, const TensorRef &dst);
   mlir::LogicalResult emitCopyNd2Nz(dv::CopyNd2NzOp op);
   mlir::LogicalResult emitCopyNz2Nd(dv::CopyNz2NdOp op);
   mlir::LogicalResult emitCopyGather(dv::CopyGatherOp op);
   mlir::LogicalResult emitLoadFractals(dv::LoadFractalsOp op);
+  mlir::LogicalResult emitLoad3d(dv::Load3dOp op);
   mlir::LogicalResult emitMmad(dv::MmadOp op);
   mlir::LogicalResult emitMoveL0cUb(dv::MoveL0cUbOp op);
 
@@ -114,6 +125,9 @@ private:
   llvm::DenseMap<mlir::Value, std::string> names_;
   std::map<std::pair<uint64_t, uint64_t>, std::string> masks_;
   std::vector<std::string> maskOrder_;
+  // Parameter structs declared once at the top of the kernel, by their text.
+  std::map<std::string, std::string> params_;
+  std::vector<std::string> paramDecls_;
   uint64_t spaceBytes_[6] = {};  // by dv::MemSpace: the bytes the allocs span
   uint64_t stagingBytes_ = 0;
   int64_t stagingOffset_ = 0;

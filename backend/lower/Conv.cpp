@@ -895,15 +895,25 @@ private:
 
 LogicalResult lowerConv(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
   MLIRContext *ctx = func.getContext();
+  // The conv reads its weight and bias from GM whatever their size (a
+  // one-channel bias is a one-element constant, not an epilogue immediate).
+  auto readByConv = [](vg::ConstantOp constant) {
+    return llvm::any_of(constant->getUsers(), [](Operation *user) { return isa<vg::ConvOp>(user); });
+  };
   SmallVector<vg::ConstantOp> constants;
   for (auto constant : func.getBody().front().getOps<vg::ConstantOp>())
-    if (!scalarImmediate(constant.getResult()))
+    if (!scalarImmediate(constant.getResult()) || readByConv(constant))
       constants.push_back(constant);
   for (vg::ConstantOp constant : constants)
     hoistConstantToArgument(func, call, constant);
   ConvInfo info;
   if (std::string why = analyzeConv(func, call, info); !why.empty())
     return func.emitError() << why;
+  for (auto conv : func.getBody().front().getOps<vg::ConvOp>())
+    if (!isa<BlockArgument>(conv.getWeight()) ||
+        (conv.getBias() && !isa<BlockArgument>(conv.getBias())))
+      return func.emitError() << "kernel " << func.getSymName()
+                              << ": the conv's weight and bias must be kernel arguments";
 
   GmSignature signature = gmSignature(call);
   unsigned outArg = call.getNumOperands();

@@ -44,8 +44,8 @@
 // as the .om and numpy store them) and 0/1 in the compute type in UB:
 // comparisons are vcmp/vcmps into a packed bit mask and vsel between 1 and
 // 0; and = a * b, or = max, xor = |a - b|, not = 1 - a; where(c, x, y) is
-// vsel on c != 0. Float functions without a vector instruction: floor and
-// ceil through vconv to s32 (x kept where |x| >= 2^23, already integral);
+// vsel on c != 0. Float functions without a vector instruction: floor,
+// ceil and round (halves to even: vconv's rint) through vconv to s32 (x kept where |x| >= 2^23, already integral);
 // sin and cos by a Cody-Waite reduction by pi and a Taylor polynomial;
 // erf by its series below 0.5 and Abramowitz-Stegun 7.1.26 above; gelu
 // from erf (or tanh with approximate = "tanh").
@@ -175,7 +175,7 @@ int64_t scratchBuffers(Operation *op) {
       .Case<vg::EqualOp, vg::LessOp, vg::LessOrEqualOp, vg::GreaterOp, vg::GreaterOrEqualOp,
             vg::WhereOp>([](auto) { return 4; })
       .Case<vg::XorOp, vg::NotOp>([](auto) { return 1; })
-      .Case<vg::FloorOp, vg::CeilOp>([](auto) { return 6; })
+      .Case<vg::FloorOp, vg::CeilOp, vg::RoundOp>([](auto) { return 6; })
       .Case<vg::SignOp>([](auto) { return 8; })
       .Case<vg::SinOp, vg::CosOp>([](auto) { return 32; })
       .Case<vg::ErfOp>([](auto) { return 40; })
@@ -503,7 +503,7 @@ std::string elementwiseMismatch(func::FuncOp func) {
             vg::LeakyReluOp, vg::ExpOp, vg::LogOp, vg::SqrtOp, vg::ReciprocalOp, vg::AbsOp,
             vg::NegOp, vg::SigmoidOp, vg::TanhOp, vg::ClipOp, vg::CastOp, vg::PReluOp,
             vg::EluOp, vg::SeluOp, vg::HardSigmoidOp, vg::HardSwishOp, vg::SoftplusOp,
-            vg::PowOp, vg::WhereOp, vg::FloorOp, vg::CeilOp, vg::SignOp, vg::SinOp,
+            vg::PowOp, vg::WhereOp, vg::FloorOp, vg::CeilOp, vg::RoundOp, vg::SignOp, vg::SinOp,
             vg::CosOp, vg::ErfOp, vg::GeluOp, vg::ModOp>(op) ||
         isCompareOp(&op) || isLogicOp(&op);
     if (!elementwise)
@@ -1010,7 +1010,7 @@ private:
     return back;
   }
 
-  /// floor / ceil: through s32 where |x| < 2^23 (f32; 2^10 in f16); at and
+  /// floor / ceil / round: through s32 where |x| < 2^23 (f32; 2^10 in f16); at and
   /// above that every float is an integer already (and beyond 2^31 the
   /// conversion would saturate), so x is kept, as are inf and NaN (the
   /// compare is false for them).
@@ -1245,6 +1245,7 @@ private:
         .Case<vg::TanhOp>([&](auto) { return tanh(in(0)); })
         .Case<vg::FloorOp>([&](auto) { return roundToIntegral(in(0), dv::RoundMode::Floor); })
         .Case<vg::CeilOp>([&](auto) { return roundToIntegral(in(0), dv::RoundMode::Ceil); })
+        .Case<vg::RoundOp>([&](auto) { return roundToIntegral(in(0), dv::RoundMode::Rint); })
         .Case<vg::SinOp>([&](auto) { return sinCos(in(0), /*cosine=*/false); })
         .Case<vg::CosOp>([&](auto) { return sinCos(in(0), /*cosine=*/true); })
         .Case<vg::ErfOp>([&](auto) { return erf(in(0)); })

@@ -38,6 +38,7 @@ struct KernelTemplate {
 
 /// The templates, defined in their own files.
 extern const KernelTemplate kConvTemplate;        // Conv.cpp: conv on the Cube (load_3d)
+extern const KernelTemplate kPoolTemplate;        // Pool.cpp: max / average pools in UB
 extern const KernelTemplate kVectorMatmulTemplate; // VectorMatmul.cpp: fp32 matmul, Vector unit
 extern const KernelTemplate kMatmulTemplate;      // Matmul.cpp: Cube matmul + epilogue
 extern const KernelTemplate kRowsTemplate;        // Rows.cpp: softmax, norms, reductions

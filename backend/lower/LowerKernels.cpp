@@ -37,6 +37,7 @@ namespace {
 /// Most specific first: the first template that takes a kernel lowers it.
 const lower::KernelTemplate *const kTemplates[] = {
     &lower::kConvTemplate,         // Conv.cpp: img2col by load_3d on the Cube
+    &lower::kPoolTemplate,         // Pool.cpp: windows reduced over NC1HWC0 rows in UB
     &lower::kVectorMatmulTemplate, // before the Cube: fp32 matmuls that keep fp32
     &lower::kMatmulTemplate,
     &lower::kRowsTemplate,
@@ -142,6 +143,7 @@ struct LowerKernels : impl::LowerKernelsBase<LowerKernels> {
         // each element before writing its position (backend/memplan/InPlace.h).
         StringAttr name = func.getSymNameAttr();
         Attribute sources = func->getAttr("vinci.source_nodes");
+        Attribute outputs = func->getAttr("vinci.output_nodes");
         if (failed(chosen->lower(func, sites.front(), spec))) {
           failedAny = true;
           continue;
@@ -149,6 +151,8 @@ struct LowerKernels : impl::LowerKernelsBase<LowerKernels> {
         if (auto kernel = module.lookupSymbol<dv::KernelOp>(name)) {
           if (sources)
             kernel->setAttr("vinci.source_nodes", sources);
+          if (outputs)
+            kernel->setAttr("vinci.output_nodes", outputs);
           kernel->setAttr("vinci.template", StringAttr::get(&getContext(), chosen->name));
         }
         continue;

@@ -2,9 +2,10 @@
 //
 //  - matmul (Cube): a cube kernel whose anchor is vg.matmul, [M,K] x [K,N],
 //    [B..,M,K] x [B..,K,N] (equal batch dims) or [B..,M,K] x [K,N] (a 2-D
-//    weight broadcast over the batch: folded into M), transpose_a /
-//    transpose_b, any M, N, K; followed by the epilogue chain the partition
-//    fused (applied in UB after move_l0c_ub, in place on the output tile):
+//    weight broadcast over the batch: folded into M; with transpose_a, a
+//    batch whose B has batch stride 0), transpose_a / transpose_b, any M,
+//    N, K; followed by the epilogue chain the partition fused (applied in
+//    UB after move_l0c_ub, in place on the output tile):
 //    relu, sigmoid, tanh, gelu (tanh form, also for approximate = "none"),
 //    exp, log, sqrt, reciprocal, abs, neg, leaky relu, clip, cast; add, sub,
 //    mul, div, max, min with a scalar immediate, a [N] (or [1,..,N]) row
@@ -32,18 +33,8 @@
 // to 16 x 16 fractals in L1 (copy_nd2nz pads), so padded rows, columns and
 // K contribute 0.
 //
-// Grid: the output is cut into block_dim equal parts along at most two of
-// the batch, M and N (a 2-D grid: block b is (b floordiv G, b mod G)), so
-// every block runs the same program and writes disjoint GM bytes. Each
-// candidate grid is tiled (below) and ranked by a roofline of one block (its
-// Cube work, its Vector passes, or its GM bytes at 1/cores of the chip's
-// bandwidth, A once per row of tiles, B once per M tile) times the waves of
-// blocks; more blocks than cores only in whole waves (planGrid).
-//
-// Tiling: output tiles Mt x Nt (balanced: equal tiles where the extent
-// allows) and K steps of Kt, multiples of 16, Kt as deep as two L0A/L0B
-// slots allow; halved until every buffer fits the SoC table's L1, L0A, L0B,
-// L0C and UB (one buffer set, allocated once per kernel; a smaller tile uses
+// The block grid and the tiles are MatmulPlan.h's (planGrid): one buffer
+// set, allocated once per kernel for the largest tile (a smaller tile uses
 // a view of it). Double buffering: the K-step buffers (L1 A and B, L0A,
 // L0B) have two slots, step s loads into slot s mod 2 while the Cube reads
 // the other; the step count is made even (a block of several tiles cuts a
@@ -66,6 +57,7 @@
 //===----------------------------------------------------------------------===//
 #include "backend/lower/Epilogue.h"
 #include "backend/lower/LowerCommon.h"
+#include "backend/lower/MatmulPlan.h"
 #include "passes/KernelRules.h"
 
 #include "dv/DvOps.h"
@@ -89,50 +81,15 @@ using namespace mlir;
 namespace vinci::lower {
 namespace {
 
+using namespace matmul;
+
 //===----------------------------------------------------------------------===//
 // Analysis
 //===----------------------------------------------------------------------===//
 
-/// f32 lanes of the softmax epilogue's per-row statistics: one per tile
-/// row (Mt <= 128), two whole vector repeats.
-constexpr int64_t kStatLanes = 128;
-/// f32 elements a 16-lane row repeat (2 blocks a row) reads past its row.
-constexpr int64_t kRowRepeatSlack = 48;
 /// The fewest instructions of an epilogue group placed between two K steps
 /// of the next tile (the Vector queue holds 8).
 constexpr int64_t kEpilogueGroup = 4;
-
-/// A step of the epilogue chain (Epilogue.h, shared with the Vector matmul).
-using Epilogue = EpilogueStep;
-
-struct MatmulInfo {
-  unsigned aArg = 0, bArg = 0;
-  bool ta = false, tb = false;
-  int64_t batch = 1, M = 0, N = 0, K = 0;
-  bool bBatched = false;
-  SmallVector<Epilogue> epilogue;
-  /// The kernel ends with a head-merge transpose ([.., H, M, N] ->
-  /// [.., M, H, N], KernelRules' cubeStoreTakesTranspose): tiles are stored
-  /// with batch stride N and row stride H * N (H = batch).
-  bool storeHeadMerged = false;
-  /// The kernel ends with a head split (reshape [S, H * D] -> [S, H, D],
-  /// transpose to [H, S, D], KernelRules' cubeStoreHeadSplitDim): D, else 0.
-  /// N tiles and block parts are multiples of D; each D-column group of a
-  /// tile is stored at head * M * D + row * D with row stride D.
-  int64_t storeHeadSplitDim = 0;
-  /// The epilogue ends with a softmax over the last axis: N tiles and block
-  /// parts span all N columns, so each tile holds whole rows.
-  bool rowSoftmax = false;
-  /// The softmax's protection (LowerCommon's softmaxSafetyOf).
-  SoftmaxSafety softmax;
-  /// The kernel goes on with attention's PV matmul after the softmax: V is
-  /// argument `vArg`, [batch.., N, headDim]; the kernel's output is
-  /// [batch.., M, headDim] (head-merged when storeHeadMerged).
-  bool attention = false;
-  unsigned vArg = 0;
-  int64_t headDim = 0;
-};
-
 
 std::string str(const Twine &t) { return t.str(); }
 
@@ -175,14 +132,16 @@ std::string analyzeMatmul(func::FuncOp func, vg::MatMulOp mm, MatmulInfo &info) 
   int64_t Kb = info.tb ? bCols : bRows, N = info.tb ? bRows : bCols;
   if (K != Kb)
     return "vg.matmul with mismatched K";
-  if (bs.size() == 2) {
-    if (as.size() > 2 && info.ta)
-      return "vg.matmul of a batched transpose_a operand by a 2-D weight has no Cube lowering yet";
+  if (bs.size() == 2 && !info.ta) {
     // [B.., M, K] x [K, N] is [B*M, K] x [K, N].
     info.batch = 1;
     info.M = product(as.drop_back());
-    if (info.ta)
-      info.M = M;
+  } else if (bs.size() == 2) {
+    // [B.., K, M]^T x [K, N]: a batch's rows are columns of its [K, M]
+    // slab, so the batch cannot fold into the rows; it is a batch whose B
+    // is the same weight for every batch (batch stride 0).
+    info.batch = product(as.drop_back(2));
+    info.M = M;
   } else {
     if (as.size() != bs.size() || as.drop_back(2) != bs.drop_back(2))
       return "vg.matmul broadcasting batch dims has no Cube lowering yet (equal batch dims, or a "
@@ -363,56 +322,10 @@ struct Aff {
   }
 };
 
-/// Where the block grid cuts the output: blocks = outer parts x inner parts,
-/// block b = (outer b / inner parts, inner b mod inner parts); each axis is
-/// the batch, the rows or the columns.
-enum class Axis { None, Batch, Rows, Cols };
-
-struct Plan {
-  /// Output tiles Mt x Nt, K steps of Kt (the last may be shorter): kSteps
-  /// steps per tile, 1 or an even number, so that the two L1/L0 slots
-  /// alternate the same way in every tile.
-  int64_t Mt = 0, Nt = 0, Kt = 0, kSteps = 1;
-  Axis outer = Axis::None, inner = Axis::None;
-  int64_t outerParts = 1, innerParts = 1;
-  int64_t blockDim() const { return outerParts * innerParts; }
-  int64_t Bb = 1, Mb = 0, Nb = 0; // per block
-  /// The A panel of a row of tiles (Mt x all of K) is loaded once into L1
-  /// and read by every N tile of the row (one copy with a burst of all of K
-  /// per row, instead of one per K step and tile).
-  bool panelA = false;
-  /// B is a constant weight the .om stores in FRACTAL_NZ ([N/16][K padded
-  /// to 16][16], zero padded): a B tile is then one copy with a burst per
-  /// 16 columns instead of a copy_nd2nz with a burst per row.
-  bool nzB = false;
-};
-
 /// K step `s` of a tile: its first row of K and its depth.
 struct KStep {
   int64_t k0, ks;
 };
-
-/// K steps of at most `kt` rows, their count made 1 or even where it can
-/// be (two slots alternate through them; when the block has several tiles,
-/// a tile of a single step of at least 32 rows is cut in two so that
-/// consecutive tiles alternate slots as well).
-int64_t evenKSteps(int64_t K, int64_t &kt, bool severalTiles) {
-  auto count = [&](int64_t t) { return (K + t - 1) / t; };
-  int64_t steps = count(kt);
-  if (steps == 1 && K >= 32 && severalTiles) {
-    kt = roundUp((K + 1) / 2, 16);
-    return count(kt);
-  }
-  // More, shallower steps until their count is even (16-row steps round
-  // the depth up, so a target count may come out odd again: aim higher).
-  // An odd count of 16-row steps stays: the slots then alternate within a
-  // tile only.
-  for (int64_t target = steps + 1; steps > 1 && steps % 2 && kt > 16; ++target) {
-    kt = roundUp((K + target - 1) / target, 16);
-    steps = count(kt);
-  }
-  return steps;
-}
 
 class MatmulEmitter {
 public:
@@ -461,6 +374,8 @@ private:
     int64_t ms, ns;
     Aff batch, row, col; // batch index, first output row and column
     bool newRow = false; // the first tile of a row of tiles
+    bool firstRow = false; // in the block's first row of tiles (of its first batch)
+    Aff colInBlock;        // t.col without the block's first column
   };
 
   void allocate() {
@@ -476,10 +391,13 @@ private:
     // the Cube reads the other (one when every tile is one step).
     if (plan.panelA)
       l1A[0] = alloc(dv::MemSpace::L1, info.ta ? KpAll : Mt, info.ta ? Mt : KpAll, f16);
+    if (plan.panelB)
+      l1BStrip = alloc(dv::MemSpace::L1, KpAll, roundUp(plan.Nb, 16), f16);
     for (int s = 0; s < (plan.kSteps > 1 ? 2 : 1); ++s) {
       if (!plan.panelA)
         l1A[s] = alloc(dv::MemSpace::L1, info.ta ? Kt : Mt, info.ta ? Mt : Kt, f16);
-      l1B[s] = alloc(dv::MemSpace::L1, info.tb ? Nt : Kt, info.tb ? Kt : Nt, f16);
+      if (!plan.panelB)
+        l1B[s] = alloc(dv::MemSpace::L1, info.tb ? Nt : Kt, info.tb ? Kt : Nt, f16);
       l0A[s] = alloc(dv::MemSpace::L0A, Mt, Kt, f16);
       l0B[s] = alloc(dv::MemSpace::L0B, Kt, Nt, f16);
     }
@@ -565,9 +483,14 @@ private:
     t.ns = ns.size;
     t.batch = blockTerm(Axis::Batch, plan.Bb) + p.idx[0];
     t.row = blockTerm(Axis::Rows, plan.Mb) + p.idx[1] * plan.Mt + Aff(ms.base);
-    t.col = blockTerm(Axis::Cols, plan.Nb) + p.idx[2] * plan.Nt + Aff(ns.base);
+    t.colInBlock = p.idx[2] * plan.Nt + Aff(ns.base);
+    t.col = blockTerm(Axis::Cols, plan.Nb) + t.colInBlock;
     // A new row of tiles loads its A panel.
-    t.newRow = p.seg[2] == 0 && p.idx[2].terms.empty() && p.idx[2].c == 0;
+    auto first = [&](unsigned level) {
+      return p.seg[level] == 0 && p.idx[level].terms.empty() && p.idx[level].c == 0;
+    };
+    t.newRow = first(2);
+    t.firstRow = first(0) && first(1);
     return t;
   }
 
@@ -632,6 +555,8 @@ private:
         load(gm[info.aArg], l1A[slot], ubA32, ubA16, aBase + k0 * M + t.row, ks, t.ms, M);
     }
     Aff bBase = info.bBatched ? t.batch * (K * N) : Aff();
+    if (plan.panelB)
+      return;
     if (plan.nzB)
       loadNz(gm[info.bArg], l1B[slot], k0, t.col, ks, t.ns);
     else if (!info.tb)
@@ -674,10 +599,11 @@ private:
   /// rows per 16 columns. The GM padding (K to Kp, N to a multiple of 16)
   /// is zeros, so the K tail (k0 + its padded rows = Kp) and the N tail
   /// read them instead of needing copy_nd2nz's padding.
-  void loadNz(Value gmArg, Value l1, const Aff &k0, const Aff &col, int64_t ks, int64_t ns) {
+  void loadNz(Value gmArg, Value l1, const Aff &k0, const Aff &col, int64_t ks, int64_t ns,
+              const Aff &l1Offset = Aff()) {
     int64_t Kp = roundUp(info.K, 16), rowsP = roundUp(ks, 16), colsP = roundUp(ns, 16);
     Value src = gmView(gmArg, col * Kp + k0 * 16, (colsP / 16 - 1) * Kp * 16 + rowsP * 16);
-    Value dst = tileViewAt(l1, rowsP, colsP, Aff());
+    Value dst = tileViewAt(l1, rowsP, colsP, l1Offset);
     dv::CopyOp::create(b, loc, src, dst, I(colsP / 16), I(rowsP * 32), I((Kp - rowsP) * 32),
                        I(0));
   }
@@ -711,6 +637,18 @@ private:
            Aff(kFull * Kt * Mp));
   }
 
+  /// Tile `t`'s columns of B, all of K, into their place in the block's
+  /// resident B strip (NZ [Nb/16][Kp][16]: the tile's fractal columns start
+  /// at colInBlock * Kp), once, in the block's first row of tiles.
+  void loadStripTile(const Tile &t) {
+    int64_t K = info.K, N = info.N, Kp = roundUp(K, 16);
+    Aff at = t.colInBlock * Kp;
+    if (plan.nzB)
+      loadNz(gm[info.bArg], l1BStrip, Aff(), t.col, K, t.ns, at);
+    else
+      load(gm[info.bArg], l1BStrip, Value(), Value(), t.col, K, t.ns, N, at);
+  }
+
   //===--------------------------------------------------------------------===//
   // The K steps of a tile
   //===--------------------------------------------------------------------===//
@@ -737,7 +675,15 @@ private:
       dv::LoadFractalsOp::create(b, loc, tileView(l1A[slot], Kp, Mp), a0, I(m1), I(k1), I(k1),
                                  I(1), I(k1), I(1), b.getUnitAttr());
     }
-    if (!info.tb)
+    if (plan.panelB) {
+      // The strip NZ [Nb/16][KpAll][16]: fractal (k1, n1) of the step at
+      // (colInBlock / 16 + n1) * KpAll/16 + k0/16 + k1.
+      int64_t kAll1 = roundUp(info.K, 16) / 16;
+      Value src = ndViewAt(l1BStrip, t.colInBlock * (kAll1 * 16) + k0 * 16,
+                           ((n1 - 1) * kAll1 + k1) * 256);
+      dv::LoadFractalsOp::create(b, loc, src, b0, I(k1), I(n1), I(1), I(kAll1), I(n1), I(1),
+                                 b.getUnitAttr());
+    } else if (!info.tb)
       dv::LoadFractalsOp::create(b, loc, tileView(l1B[slot], Kp, Np), b0, I(k1), I(n1), I(1),
                                  I(k1), I(n1), I(1), b.getUnitAttr());
     else
@@ -769,6 +715,8 @@ private:
     placeGroup();
     if (plan.panelA && t.newRow)
       loadPanel(t.batch, t.row, t.ms);
+    if (plan.panelB && t.firstRow)
+      loadStripTile(t);
     auto step = [&](int64_t s) {
       loadStep(t, s);
       computeStep(t, Aff(kStepAt(s).k0), kStepAt(s).ks, int(s % 2), s == 0);
@@ -1186,6 +1134,7 @@ private:
   Value ubOutGm;
   Value bid;
   Value l1A[2], l1B[2], l0A[2], l0B[2]; // two slots (the panel, when there is one, is l1A[0])
+  Value l1BStrip; // the block's B columns, all of K, when they stay in L1 (plan.panelB)
   Value ubA32, ubA16, ubB32, ubB16, l0C, ubOut;
   Value ubBcast, ubScratch;
   SmallVector<OperandBufs> operandBufs; // per epilogue step
@@ -1195,238 +1144,8 @@ private:
 };
 
 //===----------------------------------------------------------------------===//
-// Planning
+// The template
 //===----------------------------------------------------------------------===//
-
-/// Tiles of at most `limit` (a multiple of `step`) that cut `extent` into
-/// equal parts where they can.
-int64_t balancedTile(int64_t extent, int64_t limit, int64_t step) {
-  int64_t tiles = (extent + limit - 1) / limit;
-  return std::min(limit, roundUp((extent + tiles - 1) / tiles, step));
-}
-
-/// Tile sizes for `plan`'s block that fit the SoC's buffers with two slots
-/// of every K-step buffer; false if not even 16 x 16 x 16 fits.
-bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, unsigned outArg,
-               const soc::SocSpec &soc) {
-  auto bytes = [&](soc::Space s) { return static_cast<int64_t>(soc.bufferBytes(s)); };
-  auto eBytes = [&](unsigned arg) { return int64_t(gmElements[arg].isF16() ? 2 : 4); };
-  bool aF32 = !gmElements[info.aArg].isF16(), bF32 = !gmElements[info.bArg].isF16();
-  bool plainOut = info.epilogue.empty() && !info.rowSoftmax;
-  int64_t eOut = plainOut ? eBytes(outArg) : (gmElements[outArg].isF16() ? 6 : 4);
-  int64_t KpAll = roundUp(info.K, 16);
-  int64_t D = info.attention ? info.headDim : 0;
-  auto ubBytes = [&](int64_t Mt, int64_t Nt, int64_t Kt) {
-    int64_t ub = (aF32 ? Mt * Kt * 6 : 0) + (bF32 ? Kt * Nt * 6 : 0) + Mt * Nt * eOut + 256;
-    bool gelu = false;
-    for (const Epilogue &e : info.epilogue) {
-      gelu |= e.kind == Epilogue::Unary && e.op == Epilogue::Gelu;
-      int64_t raw = e.kind == Epilogue::Unary || e.kind == Epilogue::Scalar ? 0 : eBytes(e.arg);
-      if (e.kind == Epilogue::Row || e.kind == Epilogue::Elem)
-        ub += roundUp(Nt, 128) * (4 + (raw == 4 ? 0 : raw)) + 256;
-      if (e.kind == Epilogue::Full)
-        ub += Mt * Nt * (4 + (raw == 4 ? 0 : raw));
-    }
-    if (gelu)
-      ub += Mt * Nt * 4;
-    if (info.rowSoftmax)
-      ub += 2 * (Mt * 16 + kRowRepeatSlack) * 4 + 2 * kStatLanes * 4;
-    // Attention's PV matmul: its [Mt, D] result, the f16 probabilities, V
-    // through UB when it is f32.
-    if (info.attention)
-      ub += Mt * D * 4 + (gmElements[info.vArg].isF16() ? 0 : Nt * D * 6) + Mt * Nt * 2;
-    return ub;
-  };
-  auto fits = [&](int64_t Mt, int64_t Nt, int64_t Kt, bool panel) {
-    int64_t pv = D ? Mt * Nt * 2 : 0, v = D ? Nt * D * 2 : 0;
-    int64_t l1 = (panel ? Mt * KpAll * 2 : 2 * Mt * Kt * 2) + 2 * Kt * Nt * 2 + pv + v;
-    return l1 <= bytes(soc::Space::L1) && 2 * Mt * Kt * 2 + pv <= bytes(soc::Space::L0A) &&
-           2 * Kt * Nt * 2 + v <= bytes(soc::Space::L0B) &&
-           Mt * Nt * 4 + Mt * D * 4 <= bytes(soc::Space::L0C) &&
-           ubBytes(Mt, Nt, Kt) <= bytes(soc::Space::UB) && Mt <= int64_t(soc.mmad_max_m) &&
-           Nt <= int64_t(soc.mmad_max_n) && Kt <= int64_t(soc.mmad_max_k);
-  };
-  // A head-split store needs N tiles of whole heads (Nb is a multiple of D,
-  // and D divides kCubeMaxNTile); a softmax epilogue keeps all N columns in
-  // one tile (N <= kCubeMaxNTile).
-  int64_t nStep = info.storeHeadSplitDim ? info.storeHeadSplitDim
-                  : info.rowSoftmax      ? roundUp(info.N, 16)
-                                         : 16;
-  int64_t &Mt = plan.Mt, &Nt = plan.Nt, &Kt = plan.Kt;
-  Mt = balancedTile(plan.Mb, 128, 16);
-  Nt = info.rowSoftmax ? nStep : balancedTile(plan.Nb, kCubeMaxNTile, nStep);
-  // The K step: as deep as two L0A/L0B slots allow.
-  auto kFor = [&](int64_t mt, int64_t nt) {
-    int64_t l0 = std::min(bytes(soc::Space::L0A) / (4 * mt), bytes(soc::Space::L0B) / (4 * nt));
-    return std::max<int64_t>(16, std::min({KpAll, l0 / 16 * 16, int64_t(512)}));
-  };
-  Kt = kFor(Mt, Nt);
-  // The panel: several N tiles a row read it (or a row's A in one copy
-  // has longer bursts than one per K step), and it must fit beside B.
-  bool wantPanel = !(info.ta && aF32);
-  while (true) {
-    bool panel = wantPanel && fits(Mt, Nt, Kt, true);
-    if (panel || fits(Mt, Nt, Kt, false)) {
-      plan.panelA = panel;
-      break;
-    }
-    if (Kt > 16 && Kt >= Mt && Kt >= Nt)
-      Kt = roundUp(Kt / 2, 16);
-    else if (Mt > 16 && Mt >= Nt)
-      Mt = roundUp(Mt / 2, 16);
-    else if (Nt > nStep)
-      Nt = roundUp(Nt / 2, nStep);
-    // Only a head-split or softmax Nt stops above 16: M and K shrink instead.
-    else if (Mt > 16)
-      Mt = roundUp(Mt / 2, 16);
-    else if (Kt > 16)
-      Kt = roundUp(Kt / 2, 16);
-    else
-      return false;
-  }
-  bool severalTiles = plan.Bb * ((plan.Mb + Mt - 1) / Mt) * ((plan.Nb + Nt - 1) / Nt) > 1;
-  plan.kSteps = evenKSteps(info.K, Kt, severalTiles);
-  return true;
-}
-
-/// GM bytes one block of `plan` moves: its A rows once per row of tiles
-/// with a panel (else once per N tile), its B columns once per M tile, its
-/// output and full-tile epilogue operands once.
-double blockBytes(const MatmulInfo &info, const Plan &plan, ArrayRef<Type> gmElements,
-                  unsigned outArg) {
-  auto e = [&](unsigned arg) { return double(gmElements[arg].isF16() ? 2 : 4); };
-  double mTiles = double((plan.Mb + plan.Mt - 1) / plan.Mt);
-  double nTiles = double((plan.Nb + plan.Nt - 1) / plan.Nt);
-  double a = double(plan.Bb) * plan.Mb * info.K * e(info.aArg) * (plan.panelA ? 1 : nTiles);
-  double bRead = double(info.bBatched ? plan.Bb : 1) * info.K * plan.Nb * e(info.bArg) * mTiles;
-  double out = double(plan.Bb) * plan.Mb * plan.Nb;
-  double bytes = a + bRead + out * e(outArg);
-  for (const Epilogue &step : info.epilogue)
-    if (step.kind == Epilogue::Full)
-      bytes += out * e(step.arg);
-  if (info.attention)
-    bytes += double(plan.Bb) * info.N * info.headDim * e(info.vArg) * mTiles;
-  return bytes;
-}
-
-/// Passes of the Vector unit over every output element of a tile (f32): the
-/// move out of L0C, the epilogue steps, the softmax, the conversion to the
-/// output's type or to attention's f16 probabilities. An estimate of the
-/// instruction count (ops like gelu are several), not of their latency.
-int64_t vectorPasses(const MatmulInfo &info, ArrayRef<Type> gmElements, unsigned outArg) {
-  int64_t passes = 1;
-  bool f32Tile = !info.epilogue.empty() || info.rowSoftmax;
-  for (const Epilogue &e : info.epilogue) {
-    if (e.kind == Epilogue::Unary && e.op == Epilogue::Gelu)
-      passes += 8;
-    else if (e.kind == Epilogue::Unary && (e.op == Epilogue::Sigmoid || e.op == Epilogue::Tanh))
-      passes += 4;
-    else if (e.kind == Epilogue::Full && !gmElements[e.arg].isF32())
-      passes += 2; // the conversion, the op
-    else
-      passes += 1;
-  }
-  if (info.rowSoftmax)
-    passes += info.softmax.protect ? 10 : 5;
-  if (info.attention || (f32Tile && !gmElements[outArg].isF32()))
-    passes += 1;
-  return passes;
-}
-
-/// The block grid and the tiles: equal parts of the batch, the rows and the
-/// columns (two of them at most, a 2-D grid), ranked by a roofline: the
-/// Cube work of a block, its Vector work (the epilogue's passes at one
-/// repeat a cycle) or its GM bytes at its share of the chip's bandwidth (a
-/// core gets 1/cores of it), times the waves of blocks the cores run (more
-/// blocks than cores only in whole waves); ties go to more blocks, then to
-/// fewer bytes. BERT's attention (12 heads) runs 6 blocks of 2 heads, the
-/// second head's QK^T overlapping the first one's softmax, where 12 blocks
-/// of one head took two waves with the second half empty (24 blocks of half
-/// a head rank within 0.2% of 6). A block reads
-/// its A rows once (the panel stays in L1 while the N tiles go by) and its
-/// B columns once per M tile of up to 128 rows, so splitting the rows of a
-/// small activation re-reads the whole weight on every block (BERT: 128 x
-/// 768 by 768 x 3072), while splitting the columns of a tall one re-reads A
-/// on every block; a 2-D grid takes the cheaper mix. A head-split store's
-/// column parts hold whole heads (QKV: 2304 columns of 64-wide heads split
-/// 6 ways read the 3.5 MB weight once, 8 row parts 8 times); a softmax
-/// epilogue keeps whole rows in a block.
-bool planGrid(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, unsigned outArg,
-              const soc::SocSpec &soc) {
-  int64_t cores = soc.ai_core_count;
-  // Part counts of `extent`: 1, and equal parts of a multiple of `quantum`.
-  auto parts = [&](int64_t extent, int64_t quantum) {
-    SmallVector<int64_t> out = {1};
-    for (int64_t d = 2; d <= std::min(extent, 4 * cores); ++d)
-      if (extent % d == 0 && (extent / d) % quantum == 0)
-        out.push_back(d);
-    return out;
-  };
-  int64_t colQuantum = info.storeHeadSplitDim ? info.storeHeadSplitDim : 16;
-  SmallVector<int64_t> batchParts = parts(info.batch, 1), rowParts = parts(info.M, 16);
-  SmallVector<int64_t> colParts = info.rowSoftmax ? SmallVector<int64_t>{1}
-                                                  : parts(info.N, colQuantum);
-  double macsPerSecond = soc.cubeMacsPerCyclePerCore(soc::CubeInput::F16) * soc.clock_hz;
-  int64_t passes = vectorPasses(info, gmElements, outArg);
-  std::optional<Plan> best;
-  double bestSeconds = 0, bestBytes = 0;
-  auto consider = [&](Axis outer, int64_t po, Axis inner, int64_t pi) {
-    // More blocks than cores only in whole waves: a last wave of a few
-    // blocks leaves the other cores idle for a block's time (and a tiny
-    // kernel pays a block dispatch per block for nothing).
-    int64_t blocks = po * pi;
-    if (blocks > 4 * cores || (blocks > cores && blocks % cores))
-      return;
-    Plan p = plan;
-    p.outer = po > 1 ? outer : Axis::None;
-    p.inner = pi > 1 ? inner : Axis::None;
-    p.outerParts = po;
-    p.innerParts = pi;
-    if (p.outer == Axis::None) {
-      std::swap(p.outer, p.inner);
-      std::swap(p.outerParts, p.innerParts);
-    }
-    auto partsOf = [&](Axis a) {
-      return (p.outer == a ? p.outerParts : 1) * (p.inner == a ? p.innerParts : 1);
-    };
-    p.Bb = info.batch / partsOf(Axis::Batch);
-    p.Mb = info.M / partsOf(Axis::Rows);
-    p.Nb = info.N / partsOf(Axis::Cols);
-    if (!planTiles(info, p, gmElements, outArg, soc))
-      return;
-    int64_t waves = (blocks + cores - 1) / cores;
-    double macs = double(p.Bb) * roundUp(p.Mb, 16) * roundUp(p.Nb, 16) * roundUp(info.K, 16);
-    double bytes = blockBytes(info, p, gmElements, outArg);
-    double elems = double(p.Bb) * roundUp(p.Mb, 16) * roundUp(p.Nb, 16);
-    double vector = elems * 4 * passes / soc.vector_bytes_per_repeat / soc.clock_hz;
-    double seconds =
-        double(waves) * std::max({macs / macsPerSecond, bytes * cores / soc.gm_bytes_per_second,
-                                  vector});
-    double total = bytes * blocks;
-    if (!best || seconds < bestSeconds ||
-        (seconds == bestSeconds &&
-         (blocks > best->blockDim() || (blocks == best->blockDim() && total < bestBytes)))) {
-      best = p;
-      bestSeconds = seconds;
-      bestBytes = total;
-    }
-  };
-  for (int64_t pb : batchParts) {
-    for (int64_t pc : colParts)
-      consider(Axis::Batch, pb, Axis::Cols, pc);
-    for (int64_t pr : rowParts)
-      if (pr > 1)
-        consider(Axis::Batch, pb, Axis::Rows, pr);
-  }
-  for (int64_t pr : rowParts)
-    for (int64_t pc : colParts)
-      if (pr > 1)
-        consider(Axis::Rows, pr, Axis::Cols, pc);
-  if (!best)
-    return false;
-  plan = *best;
-  return true;
-}
 
 LogicalResult lowerMatmul(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
   MLIRContext *ctx = func.getContext();

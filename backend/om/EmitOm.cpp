@@ -450,6 +450,17 @@ private:
         arg.size = placement.size;
         task.args.push_back(arg);
       }
+      auto names = kernel->getAttrOfType<ArrayAttr>("vinci.output_nodes");
+      for (auto [i, result] : llvm::enumerate(launch.getOutputs())) {
+        format::TensorInfo output;
+        output.name = names && i < names.size() ? cast<StringAttr>(names[i]).str()
+                                                : kernel.getSymName().str() + ":" + std::to_string(i);
+        output.dtype = dtypeOf(storageType(launch, launch.getInputs().size() + i));
+        output.shape.assign(cast<RankedTensorType>(result.getType()).getShape().begin(),
+                            cast<RankedTensorType>(result.getType()).getShape().end());
+        output.size = task.args[launch.getInputs().size() + i].size;
+        task.outputs.push_back(std::move(output));
+      }
       tables.tasks.push_back(std::move(task));
     }
     return true;
@@ -588,7 +599,7 @@ bool OmBuilder::write(const std::string &path, OmSummary &summary, std::string &
       writer.addOutput(io);
     writer.setArenaSize(model.arenaSize);
     for (format::TaskInfo &task : model.tasks)
-      writer.addTask(task.kernel, task.args);
+      writer.addTask(task.kernel, task.args, task.outputs);
     for (format::BufferInfo &buffer : model.buffers)
       writer.addBuffer(buffer);
   } else {

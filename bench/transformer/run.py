@@ -19,7 +19,7 @@ others still run):
   kernels                 per kernel kind (the kernels of one role in every
                           layer: the first source node with the layer index
                           dropped, plus the template): count, simulated us
-                          (each kernel's span in the simulator's timeline),
+                          (each launch's span in the simulator's timeline),
                           its roofline us and their ratio. The roofline of a
                           kernel is the largest of its Cube FLOPs at the
                           Cube's peak, its Vector work at the Vector unit's
@@ -136,22 +136,35 @@ def attention_nodes(onnx_path):
 
 
 def kernel_spans(trace_path):
-    """Each kernel's span (first start to last end) in the timeline, in us."""
-    spans = {}
+    """Each launch's span (first start to last end) in the timeline, in us,
+    in launch order. A trace event names its kernel's program, which tasks
+    of identical kernels share (twelve layers' LayerNorms are one program),
+    so launches are told apart by order: the simulator records a launch's
+    events before the next one's, and a launch starts with block 0's first
+    instruction (pc 0)."""
+    spans = []  # [name, start, end, block 0's pc 0 seen]
     for event in json.load(open(trace_path))["traceEvents"]:
-        kernel = event.get("args", {}).get("kernel")
-        if kernel is None or "dur" not in event:
+        args = event.get("args", {})
+        if "kernel" not in args or "dur" not in event:
             continue
-        start, end = spans.get(kernel, (math.inf, 0.0))
-        spans[kernel] = (min(start, event["ts"]), max(end, event["ts"] + event["dur"]))
-    return {k: end - start for k, (start, end) in spans.items()}
+        starts = args.get("pc") == 0 and args.get("block") == 0
+        if not spans or spans[-1][0] != args["kernel"] or (starts and spans[-1][3]):
+            spans.append([args["kernel"], math.inf, 0.0, False])
+        span = spans[-1]
+        span[1] = min(span[1], event["ts"])
+        span[2] = max(span[2], event["ts"] + event["dur"])
+        span[3] |= starts
+    return [end - start for _, start, end, _ in spans]
 
 
 def kernel_kinds(report, spans, clock_hz):
     cube_peak = CORES * FRACTAL_FLOPS * clock_hz
     vector_peak = CORES * VECTOR_LANES * clock_hz
     kinds = collections.OrderedDict()
-    for k in report["kernels"]:
+    if len(spans) != len(report["kernels"]):
+        raise RuntimeError(f"the trace has {len(spans)} launches, the report "
+                           f"{len(report['kernels'])} kernels")
+    for k, span in zip(report["kernels"], spans):
         template = re.sub(r"^k\d+_", "", k["name"])
         first = re.sub(r"\.\d+/|/\d+/", "/", k["source_nodes"][0].split("+")[0])
         key = template + " " + first
@@ -159,7 +172,7 @@ def kernel_kinds(report, spans, clock_hz):
                    k["gm_bytes"] / GM_BANDWIDTH) * 1e6
         entry = kinds.setdefault(key, {"count": 0, "simulated_us": 0.0, "roofline_us": 0.0})
         entry["count"] += 1
-        entry["simulated_us"] += spans.get(k["name"], 0.0)
+        entry["simulated_us"] += span
         entry["roofline_us"] += roof
     for entry in kinds.values():
         entry["simulated_us"] = round(entry["simulated_us"], 1)

@@ -1,6 +1,7 @@
 //===- Driver.cpp - the library behind vinci-compile ----------------------===//
 #include "driver/Driver.h"
 #include "driver/AippConfig.h"
+#include "driver/Calibration.h"
 #include "driver/FusionSwitch.h"
 #include "driver/Gears.h"
 #include "driver/InsertAipp.h"
@@ -29,9 +30,10 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -94,6 +96,22 @@ ModuleStats collectStats(mlir::ModuleOp module) {
 
 
 /// Per-stage wall times, in the order they ran.
+/// --log: how much goes to stderr besides the errors. Default: errors
+/// and the one-line summary; error (or ATC's null): errors alone; warning:
+/// MLIR's warnings too; info: a line per stage of each gear; debug: every
+/// pass and its time too.
+enum class LogLevel { Error, Default, Warning, Info, Debug };
+
+std::optional<LogLevel> parseLogLevel(llvm::StringRef text) {
+  return llvm::StringSwitch<std::optional<LogLevel>>(text)
+      .Cases({"null", "error"}, LogLevel::Error)
+      .Case("", LogLevel::Default)
+      .Case("warning", LogLevel::Warning)
+      .Case("info", LogLevel::Info)
+      .Case("debug", LogLevel::Debug)
+      .Default(std::nullopt);
+}
+
 struct CompileTimer {
   std::vector<std::pair<std::string, double>> passes;
   size_t passesRun = 0; // numbers the --dump_dir files across pass managers
@@ -127,8 +145,11 @@ std::string dumpPath(const std::string &dir, size_t index, llvm::StringRef stage
 /// Times every pass and, with --dump_dir, writes the IR after each one.
 class PassRecorder : public mlir::PassInstrumentation {
 public:
-  PassRecorder(CompileTimer &timer, std::string dumpDir, mlir::OpPrintingFlags flags)
-      : timer(timer), dumpDir(std::move(dumpDir)), flags(flags) {}
+  /// `debugLog`: where --log debug prints each pass (null: nowhere).
+  PassRecorder(CompileTimer &timer, std::string dumpDir, mlir::OpPrintingFlags flags,
+               llvm::raw_ostream *debugLog, std::string gearPrefix)
+      : timer(timer), dumpDir(std::move(dumpDir)), flags(flags), debugLog(debugLog),
+        gearPrefix(std::move(gearPrefix)) {}
 
   void runBeforePass(mlir::Pass *, mlir::Operation *) override {
     started = std::chrono::steady_clock::now();
@@ -138,6 +159,9 @@ public:
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     llvm::StringRef name = pass->getArgument().empty() ? pass->getName() : pass->getArgument();
     timer.record(name.str(), seconds);
+    if (debugLog)
+      *debugLog << kTool << ": debug: " << gearPrefix << "pass " << name << ": "
+                << llvm::format("%.4f", seconds) << " s\n";
     size_t index = ++timer.passesRun;
     if (!dumpDir.empty()) {
       std::string error;
@@ -149,6 +173,8 @@ private:
   CompileTimer &timer;
   std::string dumpDir;
   mlir::OpPrintingFlags flags;
+  llvm::raw_ostream *debugLog;
+  std::string gearPrefix;
   std::chrono::steady_clock::time_point started;
 };
 
@@ -198,6 +224,9 @@ struct Settings {
   std::string precisionMode;
   std::vector<KeepDtypeEntry> keepDtype;
   std::vector<AippConfig> aipp; // --insert_op_conf
+  LogLevel log = LogLevel::Default;
+  bool logs(LogLevel level) const { return log >= level; }
+  std::optional<QuantConfig> quantConfig; // --quant_config (with --calibration)
   bool toKernels() const {
     return options.emit == "dv" || options.emit == "om" || options.emit == "ascendc";
   }
@@ -216,6 +245,14 @@ struct GearSource {
   backend::ReleaseSource releaseWeightPages; // may be empty
 };
 
+/// What --calibration found, for the report.
+struct CalibrationResult {
+  size_t samples = 0;
+  CalibrationTimes times;
+  std::vector<ObservedTensor> observed;
+  std::vector<RangeKeep> kept;
+};
+
 /// One gear's results (or the static model's), for the report.
 struct GearResult {
   std::vector<int64_t> values;
@@ -224,6 +261,7 @@ struct GearResult {
   backend::GearSummary om;
   CompileTimer timer;
   double seconds = 0;
+  std::optional<CalibrationResult> calibration;
 };
 
 /// A gear's kernels, their roofline estimate and its arena, as the report
@@ -312,9 +350,26 @@ std::string renderReport(const Settings &settings, const GearPlan &plan,
     json.attribute("compile_seconds", seconds);
     if (!plan.hasGears())
       reportPassSeconds(json, gears.front().timer);
+    if (const std::optional<CalibrationResult> &calibration = gears.front().calibration)
+      reportCalibration(json, calibration->samples, calibration->times, calibration->observed,
+                        settings.quantConfig ? &*settings.quantConfig : nullptr,
+                        calibration->kept);
   });
   os << "\n";
   return text;
+}
+
+/// --out_nodes, --output_type and --input_fp16_nodes name ONNX nodes and
+/// tensors, so the ONNX reader applies them; elsewhere they are an error.
+int checkOnnxOnlyOptions(const CompileOptions &options, llvm::StringRef source,
+                         llvm::raw_ostream &err) {
+  for (auto [flag, value] : {std::pair{"--out_nodes", &options.outNodes},
+                             std::pair{"--output_type", &options.outputType},
+                             std::pair{"--input_fp16_nodes", &options.inputFp16Nodes}})
+    if (!value->empty())
+      return fail(err, llvm::Twine(flag) + " names the ONNX model's nodes and tensors: it is "
+                       "not available for " + source + " (export the model to ONNX)");
+  return 0;
 }
 
 /// --framework pytorch: the model is Python code (model.py:factory), so the
@@ -326,6 +381,8 @@ int compileWithPythonFrontEnd(const CompileOptions &options, llvm::raw_ostream &
   if (!options.insertOpConf.empty())
     return fail(err, "--insert_op_conf is not available with --framework pytorch yet: export "
                      "the model to ONNX (or preprocess on the host)");
+  if (int code = checkOnnxOnlyOptions(options, "--framework pytorch", err))
+    return code;
   std::string python = "/usr/bin/python3";
   if (const char *chosen = std::getenv("VINCI_PYTHON"))
     python = chosen;
@@ -374,6 +431,9 @@ int compileWithPythonFrontEnd(const CompileOptions &options, llvm::raw_ostream &
   pass("--fusion_switch_file", options.fusionSwitchFile);
   pass("--precision_mode", options.precisionMode);
   pass("--keep_dtype", options.keepDtype);
+  pass("--log", options.log);
+  pass("--calibration", options.calibration);
+  pass("--quant_config", options.quantConfig);
   char clip[32];
   std::snprintf(clip, sizeof clip, "%.17g", options.softmaxClip);
   pass("--softmax_clip", clip);
@@ -476,12 +536,38 @@ int validateOptions(const CompileOptions &requested, Settings &settings, llvm::r
     return fail(err, error);
   if (!options.insertOpConf.empty() && !parseAippConfig(options.insertOpConf, settings.aipp, error))
     return fail(err, "--insert_op_conf " + error);
+  std::optional<LogLevel> log = parseLogLevel(options.log);
+  if (!log)
+    return fail(err, "unknown --log '" + options.log +
+                         "' (known: null, error, warning, info, debug)");
+  settings.log = *log;
+  if (!options.quantConfig.empty()) {
+    if (options.calibration.empty())
+      return fail(err, "--quant_config '" + options.quantConfig +
+                           "' needs --calibration DIR (the samples its ranges come from)");
+    settings.quantConfig.emplace();
+    if (!loadQuantConfig(options.quantConfig, *settings.quantConfig, error))
+      return fail(err, error);
+  }
+  if (!options.calibration.empty()) {
+    if (!llvm::sys::fs::is_directory(options.calibration))
+      return fail(err, "--calibration '" + options.calibration +
+                           "' is not a folder (give a folder of samples: one sub-folder per "
+                           "sample with a .npy or .pb file per input)");
+    if (options.emit == "vg")
+      return fail(err, "--calibration observes the optimised graph: --emit=vg prints the "
+                       "import, before it (use --emit=vg-opt, dv or om)");
+  }
   return 0;
 }
 
 /// A model with gears is only an .om: the IR of one gear is one static
 /// shape, which --input_shape without -1 shows.
 int checkGearEmission(const Settings &settings, const GearPlan &plan, llvm::raw_ostream &err) {
+  if (plan.hasGears() && !settings.options.calibration.empty())
+    return fail(err, "--calibration with " + std::string(plan.option()) +
+                         " is not implemented yet: calibrate one static shape (--input_shape "
+                         "without -1)");
   if (plan.hasGears() && settings.options.emit != "om")
     return fail(err, std::string(plan.option()) + " compiles an .om; --emit=" +
                          settings.options.emit +
@@ -530,13 +616,16 @@ public:
         diagnostics(&context, [this](mlir::Diagnostic &diag) {
           // MLIR's errors go to `err` as MLIR's default handler prints them
           // (errors only, one line each), with the gear they arose in.
-          if (diag.getSeverity() != mlir::DiagnosticSeverity::Error)
+          bool error = diag.getSeverity() == mlir::DiagnosticSeverity::Error;
+          bool warning = diag.getSeverity() == mlir::DiagnosticSeverity::Warning &&
+                         this->settings.logs(LogLevel::Warning);
+          if (!error && !warning)
             return mlir::success();
-          if (this->observer)
+          if (error && this->observer)
             this->observer->diagnostic(diag);
           if (!llvm::isa<mlir::UnknownLoc>(diag.getLocation()))
             this->err << diag.getLocation() << ": ";
-          this->err << "error: " << gearPrefix << diag << "\n";
+          this->err << (error ? "error: " : "warning: ") << gearPrefix << diag << "\n";
           return mlir::success();
         }) {
     context.disableMultithreading();
@@ -548,14 +637,22 @@ private:
   int importGear(GearSource &source, size_t gear, mlir::OwningOpRef<mlir::ModuleOp> &module,
                  GearResult &result);
   int graphStage(mlir::ModuleOp module, GearResult &result);
+  int calibrationStage(mlir::ModuleOp module, GearResult &result);
+  int compileObserver(mlir::ModuleOp observer, const std::string &omPath);
   int kernelStage(mlir::ModuleOp module, GearResult &result);
   int emitText(mlir::ModuleOp module, llvm::raw_ostream &out);
 
   std::unique_ptr<mlir::PassManager> passManager(GearResult &result) {
     auto pm = std::make_unique<mlir::PassManager>(&context);
-    pm->addInstrumentation(
-        std::make_unique<PassRecorder>(result.timer, dumpDir, printFlags(options.printWeights)));
+    pm->addInstrumentation(std::make_unique<PassRecorder>(
+        result.timer, dumpDir, printFlags(options.printWeights),
+        settings.logs(LogLevel::Debug) ? &err : nullptr, gearPrefix));
     return pm;
+  }
+  /// A --log info line about the gear being compiled.
+  void info(const llvm::Twine &message) {
+    if (settings.logs(LogLevel::Info))
+      err << kTool << ": info: " << gearPrefix << message << "\n";
   }
   /// "model.onnx" or "model.onnx (gear 1,128)", for messages.
   std::string where() const { return options.model + gearSuffix; }
@@ -638,6 +735,83 @@ int Compilation::graphStage(mlir::ModuleOp module, GearResult &result) {
   return 0;
 }
 
+/// --calibration: the optimised graph's ranges over the samples (from its
+/// fp32 build, run on the simulator); then, under a float precision mode,
+/// the ops whose ranges do not fit fp16 keep fp32, and with --quant_config
+/// each op gets its activation quantisation.
+int Compilation::calibrationStage(mlir::ModuleOp module, GearResult &result) {
+  if (options.calibration.empty())
+    return 0;
+  std::vector<CalibrationSample> samples;
+  std::string error;
+  if (!loadCalibrationSet(options.calibration, graphInputs(module), samples, error))
+    return fail(err, error);
+  CalibrationResult &calibration = result.calibration.emplace();
+  calibration.samples = samples.size();
+  llvm::SmallString<256> scratch;
+  llvm::sys::path::system_temp_directory(/*erasedOnReboot=*/true, scratch);
+  if (int code = calibrate(
+          module, samples,
+          [&](mlir::ModuleOp observer, const std::string &omPath) {
+            return compileObserver(observer, omPath);
+          },
+          scratch.str().str(), calibration.observed, calibration.times, error))
+    return fail(err, where() + ": " + error, code);
+  if (settings.quantConfig &&
+      !recordQuantParams(module, options.quantConfig, *settings.quantConfig, calibration.observed,
+                         error))
+    return fail(err, error);
+  if (settings.precisionMode != "must_keep_origin_dtype") {
+    calibration.kept = keepOutOfRangeOps(module, calibration.observed);
+    // A kept conv the Cube conv template would have taken in f16 unfolds
+    // (im2col on the Vector unit), its replacement kept too.
+    mlir::PassManager pm(&context);
+    pm.addPass(graph::createUnfoldWindows());
+    if (failed(pm.run(module)))
+      return fail(err, where() + ": unfolding the convs range-checked precision keeps failed");
+  }
+  result.timer.record("calibration", calibration.times.compileSeconds +
+                                         calibration.times.runSeconds);
+  err << kTool << ": calibration: " << samples.size() << " samples, "
+      << calibration.observed.size() << " tensors observed in "
+      << llvm::format("%.1f", calibration.times.compileSeconds + calibration.times.runSeconds)
+      << " s (fp32 build " << llvm::format("%.1f", calibration.times.compileSeconds)
+      << " s, simulator " << llvm::format("%.1f", calibration.times.runSeconds) << " s)";
+  if (settings.precisionMode != "must_keep_origin_dtype")
+    err << "; " << calibration.kept.size() << " ops keep fp32 (ranges outside fp16"
+        << (options.report.empty() ? "" : ", listed in the report") << ")";
+  err << "\n";
+  return 0;
+}
+
+/// The calibration build: `observer` (the optimised graph in fp32 with its
+/// tensors as outputs) through the kernel stage into an .om, with the
+/// default fusions, no report, no observer hooks and no dumps.
+int Compilation::compileObserver(mlir::ModuleOp observer, const std::string &omPath) {
+  observer->setAttr(dv::DVDialect::kSocAttrName,
+                    mlir::Builder(observer.getContext()).getStringAttr(settings.soc->name));
+  mlir::PassManager pm(&context);
+  // Windows the Cube conv template took in f16 unfold for the Vector unit.
+  pm.addPass(graph::createUnfoldWindows());
+  pm.addPass(createNarrowInt64());
+  pm.addPass(createMaterializeOutputs());
+  pm.addPass(createPartitionKernels(PartitionKernelsOptions{true, true, true},
+                                    backend::templateCapabilities()));
+  if (failed(buildKernelPipeline(pm, *settings.soc, err)))
+    return 2;
+  if (failed(pm.run(observer)))
+    return 1;
+  backend::OmOptions omOptions;
+  omOptions.modelName = llvm::sys::path::stem(options.model).str() + "-calibration";
+  backend::OmBuilder builder(*settings.soc, std::move(omOptions));
+  backend::GearSummary gear;
+  backend::OmSummary summary;
+  std::string error;
+  if (!builder.addGear(observer, {}, gear, error) || !builder.write(omPath, summary, error))
+    return fail(err, where() + ": the calibration build: " + error);
+  return 0;
+}
+
 /// Kernels: the partition and its task list (for the report), then the
 /// lowering to dv kernels and the kernel passes (what --emit=dv shows).
 int Compilation::kernelStage(mlir::ModuleOp module, GearResult &result) {
@@ -654,7 +828,8 @@ int Compilation::kernelStage(mlir::ModuleOp module, GearResult &result) {
     pm->addPass(createPartitionKernels(
         PartitionKernelsOptions{settings.switches.isOn("CubeEpilogueFusion"),
                                 settings.switches.isOn("ElementwiseFusion"),
-                                settings.switches.isOn("AttentionFusion")},
+                                settings.switches.isOn("AttentionFusion"),
+                                settings.switches.isOn("SoftmaxPrologueFusion")},
         backend::templateCapabilities()));
     if (failed(pm->run(module)))
       return fail(err, where() + ": partitioning into kernels failed");
@@ -735,8 +910,13 @@ int Compilation::run(GearSource &source, llvm::raw_ostream &out) {
     mlir::OwningOpRef<mlir::ModuleOp> module;
     if (int code = importGear(source, gear, module, result))
       return code;
+    info(where() + ": imported, " + llvm::Twine(collectStats(*module).ops) + " vg ops");
     std::set<std::string> importedBlobs = builder ? blobKeys(context) : std::set<std::string>();
     if (int code = graphStage(*module, result))
+      return code;
+    if (options.emit != "vg")
+      info("graph passes done, " + llvm::Twine(collectStats(*module).ops) + " vg ops");
+    if (int code = calibrationStage(*module, result))
       return code;
     if (options.emit == "vg" || options.emit == "vg-opt") {
       // The text is the graph before partitioning; the report goes on.
@@ -745,6 +925,9 @@ int Compilation::run(GearSource &source, llvm::raw_ostream &out) {
     }
     if (int code = kernelStage(*module, result))
       return code;
+    if (settings.toKernels())
+      info("partitioned and lowered: " +
+           llvm::Twine(llvm::range_size(module->getOps<dv::KernelOp>())) + " kernels");
     if (options.emit == "dv")
       if (int code = emitText(*module, out))
         return code;
@@ -781,6 +964,7 @@ int Compilation::run(GearSource &source, llvm::raw_ostream &out) {
     if (!builder->write(options.output, summary, error))
       return fail(err, options.model + ": " + error);
     results.back().timer.record("write-om", secondsSince(writeStart));
+    info("wrote " + options.output + " (" + llvm::Twine(summary.fileBytes) + " bytes)");
   }
   if (!options.report.empty()) {
     std::string reportText = renderReport(settings, plan, results, builder ? &summary : nullptr,
@@ -790,6 +974,8 @@ int Compilation::run(GearSource &source, llvm::raw_ostream &out) {
       return fail(err, error);
   }
 
+  if (!settings.logs(LogLevel::Default))
+    return 0;
   err << kTool << ": imported " << options.model << " for " << settings.soc->name << ": "
       << stats.ops << " vg ops (" << stats.constants << " constants, " << stats.weightBlobs
       << " weight blobs, " << llvm::format("%.1f", stats.weightBytes / 1e6) << " MB), emitted "
@@ -842,8 +1028,20 @@ int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ost
     return fail(err, "--model '" + options.model + "' does not exist");
   if (llvm::sys::fs::is_directory(options.model))
     return fail(err, "--model '" + options.model + "' is a folder, not an .onnx file");
-  if (options.checkSupport)
-    return checkSupport(options, out, err);
+  if (options.mode != "0" && options.mode != "3")
+    return fail(err, "--mode " + options.mode + " compiles no model: --mode=1 converts an .om "
+                     "to JSON (with --om and --json); the known modes are 0, 1 and 3");
+  if (options.checkSupport || options.mode == "3") {
+    SupportCheckResult result;
+    int code = checkSupport(options, out, err, &result);
+    if (options.mode != "3" || code == 2)
+      return code;
+    // ATC's --mode=3 writes check_result.json (here, or to --json).
+    std::string path = options.json.empty() ? "check_result.json" : options.json, error;
+    if (!writeFileAtomically(path, checkResultJson(result), error))
+      return fail(err, error);
+    return code;
+  }
 
   GearSource source;
   std::string error = parseGearPlan(ShapeOptions{options.inputShape, options.dynamicBatchSize,
@@ -853,11 +1051,16 @@ int compile(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ost
   if (!error.empty())
     return fail(err, error);
   onnx_import::ImportOptions importOptions;
-  if (!options.constInput.empty()) {
+  if (!options.constInput.empty())
     error = onnx_import::parseConstInputs(options.constInput, importOptions.constInputs);
-    if (!error.empty())
-      return fail(err, error);
-  }
+  if (error.empty() && !options.outNodes.empty())
+    error = onnx_import::parseOutNodes(options.outNodes, importOptions.outNodes);
+  if (error.empty() && !options.outputType.empty())
+    error = onnx_import::parseOutputTypes(options.outputType, importOptions.outputTypes);
+  if (error.empty() && !options.inputFp16Nodes.empty())
+    error = onnx_import::parseFp16Inputs(options.inputFp16Nodes, importOptions.fp16Inputs);
+  if (!error.empty())
+    return fail(err, error);
   Settings settings;
   if (int code = validateOptions(options, settings, err))
     return code;
@@ -902,6 +1105,8 @@ int compileImported(const CompileOptions &options, const ModuleImporter &importe
     return fail(err, "--dynamic_batch_size, --dynamic_image_size and --dynamic_dims need an ONNX "
                      "model (one graph per gear): export the module with torch.onnx.export and "
                      "dynamic_axes, then compile the .onnx");
+  if (int code = checkOnnxOnlyOptions(options, "a module from another front end", err))
+    return code;
   Settings settings;
   if (int code = validateOptions(options, settings, err))
     return code;

@@ -40,6 +40,17 @@ struct CompileOptions {
                                       // default (force_fp16); docs/precision.md
   std::string keepDtype;              // --keep_dtype: ops that keep their float type (ATC's file)
   std::string insertOpConf;           // --insert_op_conf: ATC's AIPP config (docs/aipp.md)
+  std::string outNodes;               // --out_nodes "node:0;tensor": the outputs instead
+  std::string outputType;             // --output_type FP32|FP16 or "node:0:FP16;..."
+  std::string inputFp16Nodes;         // --input_fp16_nodes "input;input2": fed as fp16
+  std::string log;                    // --log null|error|warning|info|debug; empty: errors
+                                      // and the one-line summary
+  std::string mode = "0";             // --mode: 0 compile, 1 .om to JSON, 3 the pre-check
+  std::string om;                     // --om: the .om --mode=1 reads
+  std::string json;                   // --json: the JSON --mode=1 writes
+  std::string calibration;            // --calibration: a folder of sample inputs
+                                      // (docs/quantization.md)
+  std::string quantConfig;            // --quant_config: the calibration method and skips (JSON)
   double softmaxClip = 50;            // --softmax_clip: shifted logits clipped to [-clip, 0]
   bool checkSupport = false;          // --check_support
   bool printWeights = false;          // --print_weights: keep blobs in printed IR

@@ -1,8 +1,7 @@
 //===- FusionSwitch.cpp - --fusion_switch_file, in ATC's shape ------------===//
 #include "driver/FusionSwitch.h"
 
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "driver/JsonFile.h"
 
 namespace vinci::driver {
 
@@ -28,6 +27,9 @@ const std::vector<FusionSwitchInfo> &fusionSwitches() {
       {"UBFusion", "AttentionFusion",
        "attention's softmax (rows of at most 128) ends the QK^T matmul's kernel, and its PV "
        "matmul joins it: the scores and probabilities stay on chip (with CubeEpilogueFusion)"},
+      {"UBFusion", "SoftmaxPrologueFusion",
+       "a softmax joins the elementwise kernel of its input (a scale, a mask add), computed in "
+       "f32 in the softmax's tiles: the scaled logits are never rounded to fp16"},
   };
   return switches;
 }
@@ -42,12 +44,10 @@ bool FusionSwitches::load(const std::string &path, std::string &error) {
     error = "--fusion_switch_file '" + path + "': " + message;
     return false;
   };
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buffer)
-    return fail("cannot read it: " + buffer.getError().message());
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse((*buffer)->getBuffer());
+  std::string readError;
+  std::optional<llvm::json::Value> parsed = readJsonFile(path, readError);
   if (!parsed)
-    return fail("not valid JSON: " + llvm::toString(parsed.takeError()));
+    return fail(readError);
   const llvm::json::Object *root = parsed->getAsObject();
   const llvm::json::Object *switchObject = root ? root->getObject("Switch") : nullptr;
   if (!switchObject)

@@ -28,29 +28,6 @@ std::string join(llvm::ArrayRef<const char *> names) {
   return text;
 }
 
-/// A type name compared without case and underscores: OpType::LayerNorm,
-/// layer_norm and vg.layer_norm all name vg.layer_norm.
-std::string normalizedType(llvm::StringRef name) {
-  name.consume_front("vg.");
-  std::string text;
-  for (char c : name)
-    if (c != '_')
-      text += llvm::toLower(c);
-  return text;
-}
-
-/// The node names a location carries: its NameLoc, or those of a fused
-/// location (ops a graph pass merged).
-void collectNames(mlir::Location loc, llvm::SmallVectorImpl<llvm::StringRef> &names) {
-  if (auto name = llvm::dyn_cast<mlir::NameLoc>(loc)) {
-    names.push_back(name.getName().getValue());
-    return;
-  }
-  if (auto fused = llvm::dyn_cast<mlir::FusedLoc>(loc))
-    for (mlir::Location inner : fused.getLocations())
-      collectNames(inner, names);
-}
-
 bool isVgOp(mlir::Operation *op) {
   return op->getDialect() && op->getDialect()->getNamespace() == "vg";
 }
@@ -60,6 +37,25 @@ std::string where(const std::string &path, int line) {
 }
 
 } // namespace
+
+std::string normalizedOpType(llvm::StringRef name) {
+  name.consume_front("vg.");
+  std::string text;
+  for (char c : name)
+    if (c != '_')
+      text += llvm::toLower(c);
+  return text;
+}
+
+void collectNodeNames(mlir::Location loc, llvm::SmallVectorImpl<llvm::StringRef> &names) {
+  if (auto name = llvm::dyn_cast<mlir::NameLoc>(loc)) {
+    names.push_back(name.getName().getValue());
+    return;
+  }
+  if (auto fused = llvm::dyn_cast<mlir::FusedLoc>(loc))
+    for (mlir::Location inner : fused.getLocations())
+      collectNodeNames(inner, names);
+}
 
 std::string resolvePrecisionMode(const std::string &requested, const soc::SocSpec &soc,
                                  std::string &error) {
@@ -136,7 +132,7 @@ bool checkKeepDtypeNames(mlir::ModuleOp module, const std::string &path,
   llvm::StringSet<> nodes;
   module.walk([&](mlir::Operation *op) {
     llvm::SmallVector<llvm::StringRef> names;
-    collectNames(op->getLoc(), names);
+    collectNodeNames(op->getLoc(), names);
     for (llvm::StringRef name : names)
       nodes.insert(name);
   });
@@ -154,20 +150,20 @@ bool applyKeepDtype(mlir::ModuleOp module, const std::string &path,
   llvm::StringSet<> names, types;
   for (const KeepDtypeEntry &entry : entries)
     (entry.kind == KeepDtypeEntry::Name ? names : types)
-        .insert(entry.kind == KeepDtypeEntry::Name ? entry.value : normalizedType(entry.value));
+        .insert(entry.kind == KeepDtypeEntry::Name ? entry.value : normalizedOpType(entry.value));
   // Every OpType entry must name a vg op type, and one this graph has.
   llvm::StringSet<> known, present;
   for (mlir::RegisteredOperationName name : module.getContext()->getRegisteredOperations())
     if (name.getDialectNamespace() == "vg")
-      known.insert(normalizedType(name.getStringRef()));
+      known.insert(normalizedOpType(name.getStringRef()));
   module.walk([&](mlir::Operation *op) {
     if (isVgOp(op))
-      present.insert(normalizedType(op->getName().getStringRef()));
+      present.insert(normalizedOpType(op->getName().getStringRef()));
   });
   for (const KeepDtypeEntry &entry : entries) {
     if (entry.kind != KeepDtypeEntry::Type)
       continue;
-    std::string type = normalizedType(entry.value);
+    std::string type = normalizedOpType(entry.value);
     if (!known.contains(type)) {
       error = where(path, entry.line) + "'" + entry.value +
               "' is not an op type of Vinci's graph IR (vg): write its vg name, e.g. "
@@ -184,9 +180,9 @@ bool applyKeepDtype(mlir::ModuleOp module, const std::string &path,
   module.walk([&](mlir::Operation *op) {
     if (!isVgOp(op) || op->getNumResults() == 0)
       return;
-    bool named = types.contains(normalizedType(op->getName().getStringRef()));
+    bool named = types.contains(normalizedOpType(op->getName().getStringRef()));
     llvm::SmallVector<llvm::StringRef> opNames;
-    collectNames(op->getLoc(), opNames);
+    collectNodeNames(op->getLoc(), opNames);
     for (llvm::StringRef name : opNames)
       named |= names.contains(name);
     if (named)

@@ -21,6 +21,10 @@
 #ifndef VINCI_COMPILER_DRIVER_KEEPDTYPE_H
 #define VINCI_COMPILER_DRIVER_KEEPDTYPE_H
 
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
 #include <string>
 #include <vector>
 
@@ -39,6 +43,14 @@ namespace vinci::driver {
 /// that have it.
 std::string resolvePrecisionMode(const std::string &requested, const soc::SocSpec &soc,
                                  std::string &error);
+
+/// A type name compared without case and underscores: OpType::LayerNorm,
+/// layer_norm and vg.layer_norm all give "layernorm".
+std::string normalizedOpType(llvm::StringRef name);
+
+/// The ONNX node names a location carries: its NameLoc, or those of a fused
+/// location (ops a graph pass merged).
+void collectNodeNames(mlir::Location loc, llvm::SmallVectorImpl<llvm::StringRef> &names);
 
 /// One entry of a --keep_dtype file.
 struct KeepDtypeEntry {

@@ -27,6 +27,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -226,6 +227,28 @@ std::vector<std::string> errorLines(llvm::StringRef log) {
 
 } // namespace
 
+std::string statusName(NodeVerdict::Status status) {
+  switch (status) {
+  case Status::Kernel:
+    return "kernel";
+  case Status::View:
+    return "view";
+  case Status::Constant:
+    return "constant";
+  case Status::Folded:
+    return "folded";
+  case Status::NoImporter:
+    return "no_importer";
+  case Status::NoTemplate:
+    return "no_template";
+  case Status::Failed:
+    return "failed";
+  case Status::NotReached:
+    return "not_reached";
+  }
+  return {};
+}
+
 bool NodeVerdict::blocks() const {
   return status == Status::NoImporter || status == Status::NoTemplate || status == Status::Failed;
 }
@@ -254,6 +277,8 @@ int checkSupport(const CompileOptions &options, llvm::raw_ostream &out, llvm::ra
   }
   CompileOptions compileOptions = options;
   compileOptions.checkSupport = false;
+  compileOptions.mode = "0";
+  compileOptions.log.clear();
   compileOptions.emit = "om";
   compileOptions.report.clear();
   llvm::SmallString<128> om(scratch);
@@ -305,6 +330,39 @@ int checkSupport(const CompileOptions &options, llvm::raw_ostream &out, llvm::ra
     for (const std::string &line : result.errors)
       err << "vinci-compile: " << line << "\n";
   return result.exitCode;
+}
+
+std::string checkResultJson(const SupportCheckResult &result) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::json::OStream json(os, 2);
+  json.object([&] {
+    json.attribute("model", result.model);
+    json.attribute("soc_version", result.socVersion);
+    json.attribute("result", result.exitCode == 0 ? "success" : "failed");
+    json.attribute("kernels", result.kernels);
+    json.attributeArray("nodes", [&] {
+      for (const NodeVerdict &v : result.nodes)
+        json.object([&] {
+          json.attribute("name", v.name);
+          json.attribute("op_type", v.opType);
+          json.attribute("status", statusName(v.status));
+          json.attribute("supported", !v.blocks() && v.status != Status::NotReached);
+          if (!v.kernel.empty())
+            json.attribute("kernel", v.kernel);
+          if (!v.templ.empty())
+            json.attribute("template", v.templ);
+          if (!v.reason.empty())
+            json.attribute("reason", v.reason);
+        });
+    });
+    json.attributeArray("errors", [&] {
+      for (const std::string &line : result.errors)
+        json.value(line);
+    });
+  });
+  os << "\n";
+  return text;
 }
 
 } // namespace vinci::driver

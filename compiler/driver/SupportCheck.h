@@ -61,6 +61,11 @@ struct SupportCheckResult {
 int checkSupport(const CompileOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err,
                  SupportCheckResult *result = nullptr);
 
+/// The pre-check as --mode=3 writes it (check_result.json): the model, the
+/// target, "result" (success when the model compiles), the kernels, per
+/// node its status, kernel, template and reason, and the compile's errors.
+std::string checkResultJson(const SupportCheckResult &result);
+
 } // namespace vinci::driver
 
 #endif // VINCI_COMPILER_DRIVER_SUPPORTCHECK_H

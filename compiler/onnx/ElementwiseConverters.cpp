@@ -30,6 +30,7 @@ const llvm::StringMap<StringRef> &directOps() {
       {"Erf", "vg.erf"},           {"Sigmoid", "vg.sigmoid"},
       {"Relu", "vg.relu"},         {"HardSwish", "vg.hard_swish"},
       {"Floor", "vg.floor"},       {"Ceil", "vg.ceil"},
+      {"Round", "vg.round"},
       {"Sin", "vg.sin"},           {"Cos", "vg.cos"},
       {"Softplus", "vg.softplus"}, {"Sign", "vg.sign"},
       {"Not", "vg.not"},           {"Add", "vg.add"},

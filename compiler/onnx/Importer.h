@@ -139,6 +139,7 @@ void populateConvTransposeConverter(ConverterTable &table);  // ConvTransposeExp
 void populateNormConverters(ConverterTable &table);          // NormConverters.cpp
 void populateDataMovementConverters(ConverterTable &table);  // DataMovementConverters.cpp
 void populateShapeConverters(ConverterTable &table);         // ShapeConverters.cpp
+void populateQuantConverters(ConverterTable &table);         // QuantConverters.cpp
 
 /// The element type of an ONNX TensorProto data type (null when Vinci has
 /// none), and the data type's name for messages.

@@ -484,6 +484,8 @@ public:
   const std::vector<std::optional<MappedRange>> &initializerData;
   llvm::StringMap<Value> values;
   std::string currentNode; // "node 'x' (Op, opset N)" while a node imports
+  /// f32 inputs that --input_fp16_nodes makes fp16 in the signature.
+  std::set<std::string> widenedInputs;
 
   void error(const Twine &message) { errors.push_back(message.str()); }
 
@@ -493,6 +495,11 @@ private:
                               std::map<std::string, ElementsAttr> &bound);
   FailureOr<ElementsAttr> bindInput(const onnx::ValueInfoProto &input, const std::string &path);
   bool checkSupported(const onnx::GraphProto &graph, int64_t opset);
+  std::string resolveTensor(const onnx::GraphProto &graph, const std::string &spec,
+                            StringRef option);
+  LogicalResult selectOutputs(const onnx::GraphProto &graph, const ImportOptions &options,
+                              SmallVectorImpl<Value> &results,
+                              SmallVectorImpl<std::string> &names);
 };
 
 NodeImporter::NodeImporter(GraphImporter &graph, const onnx::NodeProto &node, std::string name,
@@ -818,6 +825,7 @@ const ConverterTable &converters() {
     ConverterTable map;
     populateElementwiseConverters(map);
     populateLinalgConverters(map);
+    populateQuantConverters(map);
     populateEinsumConverter(map);
     populateConvConverters(map);
     populateConvTransposeConverter(map);
@@ -967,6 +975,17 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
       if (!ok)
         continue;
     }
+    if (llvm::is_contained(options.fp16Inputs, input.name())) {
+      if (!element.isF32() && !element.isF16()) {
+        error("--input_fp16_nodes names '" + input.name() + "', an input of element type " +
+              dtypeName(tensorType.elem_type()) + ": only float inputs are fed as fp16");
+        ok = false;
+        continue;
+      }
+      if (element.isF32())
+        widenedInputs.insert(input.name());
+      element = Float16Type::get(&ctx);
+    }
     types.push_back(RankedTensorType::get(shape, element));
     names.push_back(input.name());
   }
@@ -985,7 +1004,112 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
             known + ")");
       ok = false;
     }
+  for (const std::string &name : options.fp16Inputs)
+    if (!declared.count(name)) {
+      error("--input_fp16_nodes names '" + name +
+            "', which is not an input of the model (inputs: " + known + ")");
+      ok = false;
+    }
   return success(ok);
+}
+
+/// The tensor --out_nodes or --output_type names with `spec`: a tensor's
+/// name (tried first: exporters name tensors "out:0" too) or "node:index",
+/// an output of the node of that name; "" after an error.
+std::string GraphImporter::resolveTensor(const onnx::GraphProto &graph, const std::string &spec,
+                                         StringRef option) {
+  if (values.count(spec))
+    return spec;
+  size_t colon = spec.rfind(':');
+  std::string node = colon == std::string::npos ? spec : spec.substr(0, colon);
+  std::string index = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  for (int i = 0; i < graph.node_size(); ++i) {
+    if (nodeName(graph.node(i), i) != node)
+      continue;
+    const onnx::NodeProto &proto = graph.node(i);
+    if (index.empty() ||
+        !llvm::all_of(index, [](char c) { return c >= '0' && c <= '9'; })) {
+      error(option + " '" + spec + "': name node '" + node + "' with an output index, as in '" +
+            node + ":0'");
+      return "";
+    }
+    int64_t k = std::stoll(index);
+    if (k >= proto.output_size() || proto.output(k).empty()) {
+      error(option + " '" + spec + "': node '" + node + "' (" + proto.op_type() + ") has " +
+            std::to_string(proto.output_size()) + " output(s)");
+      return "";
+    }
+    return proto.output(k);
+  }
+  error(option + " '" + spec + "' names no node (node:index) and no tensor of the model");
+  return "";
+}
+
+/// The graph function's results: the graph's outputs, or --out_nodes in
+/// their place; each cast to the --output_type asked for it.
+LogicalResult GraphImporter::selectOutputs(const onnx::GraphProto &graph,
+                                           const ImportOptions &options,
+                                           SmallVectorImpl<Value> &results,
+                                           SmallVectorImpl<std::string> &names) {
+  for (const std::string &spec : options.outNodes) {
+    std::string tensor = resolveTensor(graph, spec, "--out_nodes");
+    if (tensor.empty())
+      return failure();
+    if (!values.lookup(tensor)) {
+      error("--out_nodes '" + spec + "': tensor '" + tensor + "' is not computed by the model");
+      return failure();
+    }
+    names.push_back(tensor);
+  }
+  if (options.outNodes.empty())
+    for (const onnx::ValueInfoProto &output : graph.output())
+      names.push_back(output.name());
+  for (const std::string &name : names) {
+    Value value = values.lookup(name);
+    if (!value) {
+      error("graph output '" + name + "' is not produced by any node");
+      return failure();
+    }
+    results.push_back(value);
+  }
+  // --output_type: one type for every float output, then per output.
+  std::vector<std::string> wanted(results.size());
+  for (const auto &[spec, type] : options.outputTypes) {
+    if (spec.empty()) {
+      std::fill(wanted.begin(), wanted.end(), type);
+      continue;
+    }
+    std::string tensor = resolveTensor(graph, spec, "--output_type");
+    if (tensor.empty())
+      return failure();
+    auto found = llvm::find(names, tensor);
+    if (found == names.end()) {
+      std::string known;
+      for (const std::string &name : names)
+        known += (known.empty() ? "" : ", ") + name;
+      error("--output_type '" + spec + "': tensor '" + tensor +
+            "' is not an output of the model (outputs: " + known + ")");
+      return failure();
+    }
+    auto element = cast<RankedTensorType>(results[found - names.begin()].getType()).getElementType();
+    if (!isa<FloatType>(element)) {
+      error("--output_type '" + spec + "': output '" + tensor +
+            "' is not a float tensor: only float outputs take FP32 or FP16");
+      return failure();
+    }
+    wanted[found - names.begin()] = type;
+  }
+  for (auto [i, type] : llvm::enumerate(wanted)) {
+    auto tensor = cast<RankedTensorType>(results[i].getType());
+    if (type.empty() || !isa<FloatType>(tensor.getElementType()))
+      continue;
+    Type element = type == "FP16" ? Type(builder.getF16Type()) : Type(builder.getF32Type());
+    if (tensor.getElementType() == element)
+      continue;
+    results[i] = vg::CastOp::create(builder, NameLoc::get(StringAttr::get(&ctx, names[i])),
+                                    tensor.clone(element), results[i], TypeAttr::get(element));
+  }
+  return success();
 }
 
 OwningOpRef<ModuleOp> GraphImporter::import(onnx::ModelProto &model,
@@ -1016,6 +1140,13 @@ OwningOpRef<ModuleOp> GraphImporter::import(onnx::ModelProto &model,
   for (auto [i, name] : llvm::enumerate(inputNames)) {
     values[name] = body->getArgument(i);
     func.setArgAttr(i, "vg.name", builder.getStringAttr(name));
+    // --input_fp16_nodes: the caller's fp16, widened for the graph as the
+    // model declares it (the cast joins the first kernel that reads it).
+    auto type = cast<RankedTensorType>(inputTypes[i]);
+    if (widenedInputs.count(name))
+      values[name] = vg::CastOp::create(builder, NameLoc::get(StringAttr::get(&ctx, name)),
+                                        type.clone(builder.getF32Type()), body->getArgument(i),
+                                        TypeAttr::get(builder.getF32Type()));
   }
   for (const auto &[name, value] : boundInputs)
     values[name] = vg::ConstantOp::create(builder, NameLoc::get(StringAttr::get(&ctx, name)), value);
@@ -1059,14 +1190,9 @@ OwningOpRef<ModuleOp> GraphImporter::import(onnx::ModelProto &model,
   }
 
   SmallVector<Value> results;
-  for (const onnx::ValueInfoProto &output : graph.output()) {
-    Value value = values.lookup(output.name());
-    if (!value) {
-      error("graph output '" + output.name() + "' is not produced by any node");
-      return nullptr;
-    }
-    results.push_back(value);
-  }
+  SmallVector<std::string> outputNames;
+  if (failed(selectOutputs(graph, options, results, outputNames)))
+    return nullptr;
   func::ReturnOp::create(builder, modelLoc, results);
   // Folding leaves the constants and shape arithmetic it consumed behind, and
   // a graph may compute values nobody uses: vg ops are pure, so drop them.
@@ -1074,8 +1200,8 @@ OwningOpRef<ModuleOp> GraphImporter::import(onnx::ModelProto &model,
     if (isa<vg::VGDialect>(op.getDialect()) && op.use_empty())
       op.erase();
   func.setType(builder.getFunctionType(inputTypes, ValueRange(results).getTypes()));
-  for (auto [i, output] : llvm::enumerate(graph.output()))
-    func.setResultAttr(i, "vg.name", builder.getStringAttr(output.name()));
+  for (auto [i, output] : llvm::enumerate(outputNames))
+    func.setResultAttr(i, "vg.name", builder.getStringAttr(output));
   if (failed(mlir::verify(*module))) {
     error("the imported module does not verify (an importer bug: please report it)");
     return nullptr;
@@ -1139,6 +1265,62 @@ std::string parseConstInputs(const std::string &text, std::map<std::string, std:
   }
   if (inputs.empty())
     return "--const_input is empty; expected name:FILE.pb[;name2:FILE2.pb]";
+  return "";
+}
+
+namespace {
+/// The non-empty ';'-separated entries of `text`.
+std::vector<std::string> entriesOf(const std::string &text) {
+  std::vector<std::string> entries;
+  std::stringstream stream(text);
+  std::string entry;
+  while (std::getline(stream, entry, ';'))
+    if (!entry.empty())
+      entries.push_back(entry);
+  return entries;
+}
+} // namespace
+
+std::string parseOutNodes(const std::string &text, std::vector<std::string> &outNodes) {
+  outNodes = entriesOf(text);
+  if (outNodes.empty())
+    return "--out_nodes is empty; expected node:index[;node2:index] or tensor names";
+  return "";
+}
+
+std::string parseOutputTypes(const std::string &text,
+                             std::vector<std::pair<std::string, std::string>> &types) {
+  auto known = [](const std::string &type) { return type == "FP32" || type == "FP16"; };
+  auto unknown = [](const std::string &type) {
+    return "--output_type '" + type + "' is not a type Vinci writes (FP32 or FP16" +
+           (type == "UINT8" || type == "INT8" ? "; " + type + " outputs are not supported yet"
+                                              : std::string()) +
+           ")";
+  };
+  if (text.find(':') == std::string::npos) {
+    if (!known(text))
+      return unknown(text);
+    types.emplace_back("", text);
+    return "";
+  }
+  for (const std::string &entry : entriesOf(text)) {
+    size_t colon = entry.rfind(':');
+    if (colon == std::string::npos || colon == 0)
+      return "--output_type entry '" + entry + "' is not node:index:TYPE or tensor:TYPE";
+    std::string type = entry.substr(colon + 1);
+    if (!known(type))
+      return unknown(type);
+    types.emplace_back(entry.substr(0, colon), type);
+  }
+  if (types.empty())
+    return "--output_type is empty; expected FP32, FP16 or node:index:TYPE[;...]";
+  return "";
+}
+
+std::string parseFp16Inputs(const std::string &text, std::vector<std::string> &inputs) {
+  inputs = entriesOf(text);
+  if (inputs.empty())
+    return "--input_fp16_nodes is empty; expected input names separated by ';'";
   return "";
 }
 

@@ -21,6 +21,14 @@ struct ImportOptions {
   /// TensorProto .pb file). They become constants and leave the signature;
   /// this is how shape tensors that a model takes as inputs become static.
   std::map<std::string, std::string> constInputs;
+  /// --out_nodes: the model's outputs in place of the graph's, in order,
+  /// each "node:index" (that node's output) or a tensor's name.
+  std::vector<std::string> outNodes;
+  /// --output_type: (output, FP32 or FP16) with output "" for every
+  /// output, else "node:index" or a tensor's name naming one output.
+  std::vector<std::pair<std::string, std::string>> outputTypes;
+  /// --input_fp16_nodes: graph inputs the caller feeds as fp16.
+  std::vector<std::string> fp16Inputs;
 };
 
 /// One row of the operator support report.
@@ -54,6 +62,17 @@ std::string parseInputShapes(const std::string &text,
 /// Parses --const_input "name:file.pb;name2:file2.pb". Returns an error
 /// message on bad syntax, an empty string on success.
 std::string parseConstInputs(const std::string &text, std::map<std::string, std::string> &inputs);
+
+/// Parses --out_nodes "node:0;node2:1;tensor_name" into `outNodes`.
+std::string parseOutNodes(const std::string &text, std::vector<std::string> &outNodes);
+
+/// Parses --output_type: "FP16" (every output) or "node:0:FP16;tensor:FP32"
+/// (per output). Returns an error message, or "" on success.
+std::string parseOutputTypes(const std::string &text,
+                             std::vector<std::pair<std::string, std::string>> &types);
+
+/// Parses --input_fp16_nodes "input1;input2".
+std::string parseFp16Inputs(const std::string &text, std::vector<std::string> &inputs);
 
 /// A graph input as the model declares it: -1 for a dim it leaves open
 /// (symbolic or absent); `hasShape` false when it declares no shape.

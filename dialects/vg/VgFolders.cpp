@@ -299,6 +299,7 @@ VG_FOLD_FLOAT_UNARY(ReluOp, x > 0 ? x : 0.0)
 VG_FOLD_FLOAT_UNARY(HardSwishOp, x * std::clamp(x / 6.0 + 0.5, 0.0, 1.0))
 VG_FOLD_FLOAT_UNARY(FloorOp, std::floor(x))
 VG_FOLD_FLOAT_UNARY(CeilOp, std::ceil(x))
+VG_FOLD_FLOAT_UNARY(RoundOp, std::nearbyint(x)) // the default rounding: halves to even
 VG_FOLD_FLOAT_UNARY(SinOp, std::sin(x))
 VG_FOLD_FLOAT_UNARY(CosOp, std::cos(x))
 VG_FOLD_FLOAT_UNARY(SoftplusOp, std::log1p(std::exp(x)))

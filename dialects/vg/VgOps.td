@@ -89,6 +89,7 @@ def VG_ReluOp : VG_FloatUnaryOp<"relu", "max(x, 0)">;
 def VG_HardSwishOp : VG_FloatUnaryOp<"hard_swish", "x * max(0, min(1, x/6 + 1/2))">;
 def VG_FloorOp : VG_FloatUnaryOp<"floor", "floor(x)">;
 def VG_CeilOp : VG_FloatUnaryOp<"ceil", "ceil(x)">;
+def VG_RoundOp : VG_FloatUnaryOp<"round", "x rounded to the nearest integer, halves to even">;
 def VG_SinOp : VG_FloatUnaryOp<"sin", "sin(x)">;
 def VG_CosOp : VG_FloatUnaryOp<"cos", "cos(x)">;
 def VG_SoftplusOp : VG_FloatUnaryOp<"softplus", "ln(1 + e^x)">;

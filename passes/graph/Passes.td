@@ -162,7 +162,10 @@ def UnfoldWindows : Pass<"vinci-unfold-windows", "mlir::ModuleOp"> {
     matrices [C / g * kh * kw, OH * OW] and the weight a batch of
     [OC / g, C / g * kh * kw] (a batched Cube matmul). A 1-D pool is the
     2-D one over the view [N, C, 1, L]. Batch > 1 conv, 1-D conv and 3-D
-    windows are left alone.
+    windows are left alone, and so are the convs the Cube conv template
+    takes (KernelRules' convCubeTemplateMismatch: img2col on chip by
+    load_3d) and the 2-D max / average pools the pooling template takes
+    (poolTemplateMismatch: windows reduced over NC1HWC0 rows in UB).
 
     Before:
     ```mlir

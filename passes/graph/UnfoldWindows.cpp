@@ -25,11 +25,14 @@
 #include "passes/graph/ConstantData.h"
 #include "passes/graph/Passes.h"
 #include "passes/KernelRules.h"
+#include "passes/Precision.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+
+#include "llvm/ADT/ScopeExit.h"
 
 #include <cmath>
 #include <cstring>
@@ -488,13 +491,32 @@ struct UnfoldWindows : impl::UnfoldWindowsBase<UnfoldWindows> {
         ops.push_back(op);
     });
     for (Operation *op : ops) {
+      // The ops that replace a window keeping fp32 (--keep_dtype,
+      // range-checked precision) keep it too: they are built in its place.
+      bool keep = op->hasAttr(kKeepDtypeAttr);
+      Operation *before = op->getPrevNode(), *after = op->getNextNode();
+      Block *block = op->getBlock();
+      auto markReplacement = llvm::make_scope_exit([&] {
+        if (!keep)
+          return;
+        for (Operation *made = before ? before->getNextNode() : &block->front();
+             made && made != after; made = made->getNextNode())
+          if (made->getNumResults() > 0)
+            made->setAttr(kKeepDtypeAttr, UnitAttr::get(made->getContext()));
+      });
       if (auto conv = dyn_cast<vg::ConvOp>(op)) {
         // A conv the Cube conv template takes keeps its window (img2col on
         // chip by load_3d); KernelRules says which, and why not.
-        if (convCubeTemplateMismatch(conv).empty())
+        if (convCubeTemplateMismatch(conv).empty()) {
+          keep = false;
           continue;
+        }
         unfoldConv(conv);
       }
+      // A pool the pooling template takes keeps its window too (max or sum
+      // over NC1HWC0 rows in UB).
+      else if (isa<vg::MaxPoolOp, vg::AveragePoolOp>(op) && poolTemplateMismatch(op).empty())
+        continue;
       else if (auto pool = dyn_cast<vg::MaxPoolOp>(op))
         unfoldPool(pool, /*isMax=*/true);
       else if (auto pool = dyn_cast<vg::AveragePoolOp>(op))

@@ -19,9 +19,10 @@ PRECISION_MODES = ("force_fp16", "allow_mix_precision", "allow_fp32_to_fp16",
 # vinci-compile's options that vinci.compile passes through (besides output,
 # soc_version and precision_mode, which are named arguments).
 _DRIVER_OPTIONS = ("framework", "input_shape", "const_input", "emit", "dump_dir", "report",
-                   "fusion_switch_file", "keep_dtype", "softmax_clip", "check_support",
+                   "fusion_switch_file", "keep_dtype", "calibration", "quant_config",
+                   "softmax_clip", "check_support",
                    "print_weights", "dynamic_batch_size", "dynamic_image_size", "dynamic_dims",
-                   "input_format")
+                   "input_format", "out_nodes", "output_type", "input_fp16_nodes", "log")
 _TORCH_OPTIONS = ("input_names", "output_names")
 _TOOL_PREFIX = "vinci-compile: error: "
 
@@ -68,7 +69,8 @@ def _driver_options(options, output, soc_version, precision_mode):
             value = _gears_text(value, "gear")
         elif key == "const_input":
             value = _const_input_text(value)
-        elif key in ("dump_dir", "report", "fusion_switch_file", "keep_dtype"):
+        elif key in ("dump_dir", "report", "fusion_switch_file", "keep_dtype", "calibration",
+                     "quant_config"):
             value = os.fspath(value)
         elif key == "softmax_clip":
             value = float(value)
@@ -117,8 +119,12 @@ def compile(module_or_onnx_path, example_inputs=None, output="m.om", soc_version
     832)]) or dynamic_dims ("32;64" or [(32,), (64,)], one value per -1),
     with input_format ("NCHW", "NHWC", "ND"); const_input, emit, dump_dir,
     report, fusion_switch_file, keep_dtype (a file naming ops that keep
-    their float type), softmax_clip, check_support, print_weights; for
-    nn.Modules also input_names and output_names (default: forward()'s
+    their float type), calibration (a folder of sample inputs: ops whose
+    ranges do not fit fp16 keep fp32; docs/quantization.md), quant_config,
+    softmax_clip, check_support, print_weights, log; for ONNX models ATC's
+    typing options out_nodes ("node:0;tensor": these tensors are the
+    outputs), output_type ("FP16" or "node:0:FP16;...") and
+    input_fp16_nodes ("x;y"); for nn.Modules also input_names and output_names (default: forward()'s
     parameter names, and output / output_<i>).
 
     check_support=True returns the operator report as text instead, and

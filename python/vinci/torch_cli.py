@@ -22,8 +22,9 @@ def main(argv=None):
     parser.add_argument("--input_shape")
     for option in ("--output", "--soc_version", "--const_input", "--emit", "--dump_dir",
                    "--report", "--fusion_switch_file", "--precision_mode", "--keep_dtype",
+                   "--calibration", "--quant_config",
                    "--dynamic_batch_size", "--dynamic_image_size", "--dynamic_dims",
-                   "--input_format"):
+                   "--input_format", "--log"):
         parser.add_argument(option)
     parser.add_argument("--softmax_clip", type=float)
     parser.add_argument("--check_support", action="store_true")

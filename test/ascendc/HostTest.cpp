@@ -291,6 +291,101 @@ __aicore__ void matmul16(GM_ADDR a, GM_ADDR b, GM_ADDR c) {
   DataCopy(gc, ub.Get<float>(), DataCopyParams(1, 32, 0, 0));
 }
 
+// img2col (Load3Dv1) read back through the Cube: each L0A fractal times the
+// identity, one Mmad a fractal, to L0C, the UB and GM (exact in fp32).
+constexpr int kC1 = 2, kH = 5, kW = 4, kFractals = 6;
+__aicore__ void img2col(GM_ADDR fmap, GM_ADDR eye, GM_ADDR out, GM_ADDR mode) {
+  TPipe pipe;
+  TBuf<TPosition::A1> l1;
+  TBuf<TPosition::A2> l0a;
+  TBuf<TPosition::B2> l0b;
+  TBuf<TPosition::CO1> l0c;
+  TBuf<TPosition::VECCALC> ub;
+  pipe.InitBuffer(l1, kC1 * kH * kW * 32 + 512);
+  pipe.InitBuffer(l0a, 2 * kFractals * 512);
+  pipe.InitBuffer(l0b, 512);
+  pipe.InitBuffer(l0c, 2 * kFractals * 1024);
+  pipe.InitBuffer(ub, 2 * kFractals * 1024);
+  GlobalTensor<half> gf, ge;
+  GlobalTensor<float> go;
+  gf.SetGlobalBuffer(reinterpret_cast<__gm__ half *>(fmap), kC1 * kH * kW * 16);
+  ge.SetGlobalBuffer(reinterpret_cast<__gm__ half *>(eye), 256);
+  go.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(out), 2 * kFractals * 256);
+  DataCopy(l1.Get<half>(), gf, DataCopyParams(1, kC1 * kH * kW, 0, 0));
+  DataCopy(l1.Get<half>()[kC1 * kH * kW * 16], ge, DataCopyParams(1, 16, 0, 0));
+  PipeBarrier<PIPE_ALL>();
+  LoadData2DParams identity;
+  identity.repeatTimes = 1;
+  LoadData(l0b.Get<half>(), l1.Get<half>()[kC1 * kH * kW * 16], identity);
+  // A 3 x 2 (w x h) filter, pads left 1, right 0, top 1, bottom 0, strides
+  // (w 1, h 2), dilation h 2: taps from (c1 0, kh 1, kw 2) in mode 0; tap
+  // (c1 1, kh 0, kw 1), fractals 2 apart, in mode 1; windows from (-1, -1).
+  LoadData3DParamsV1<half> p;
+  p.padList[0] = 1, p.padList[2] = 1;
+  p.l1H = kH, p.l1W = kW;
+  p.leftTopW = -1, p.leftTopH = -1;
+  p.strideW = 1, p.strideH = 2, p.filterW = 3, p.filterH = 2, p.dilationFilterH = 2;
+  p.padValue = half(-0.5f);
+  if (*mode == 0) {
+    p.fetchFilterH = 1, p.fetchFilterW = 2, p.repeatMode = 0, p.repeatTime = kFractals;
+  } else {
+    p.c1Index = 1, p.fetchFilterW = 1, p.repeatMode = 1, p.repeatTime = kFractals, p.jumpStride = 2;
+  }
+  LoadData(l0a.Get<half>(), l1.Get<half>(), p);
+  PipeBarrier<PIPE_ALL>();
+  MmadParams mm;
+  mm.m = 16, mm.n = 16, mm.k = 16, mm.cmatrixInitVal = true;
+  for (int f = 0; f < 2 * kFractals; ++f)
+    Mmad(l0c.Get<float>()[f * 256], l0a.Get<half>()[f * 256], l0b.Get<half>(), mm);
+  PipeBarrier<PIPE_ALL>();
+  DataCopyEnhancedParams enhanced;
+  enhanced.blockMode = BlockMode::BLOCK_MODE_MATRIX;
+  DataCopy(ub.Get<float>(), l0c.Get<float>(), DataCopyParams(1, 2 * kFractals, 0, 0), enhanced);
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(go, ub.Get<float>(), DataCopyParams(1, 2 * kFractals * 32, 0, 0));
+}
+
+TEST_F(Host, Load3dV1IsTheIm2colOfThePaddedMap) {
+  // The feature map: distinct values exact in fp16; the identity for B.
+  std::vector<half> fmap(kC1 * kH * kW * 16), eye(256, half(0.0f));
+  for (size_t i = 0; i < fmap.size(); ++i) fmap[i] = half(float(i % 1000) + 1.0f);
+  for (int i = 0; i < 16; ++i) eye[i * 16 + i] = half(1.0f);
+  // The scalar im2col: window n of the walk (right by stride w, past the
+  // row's last window back to -pad left, one stride h down), pixel (h + kh
+  // * 2, w + kw) of plane c1, -0.5 outside.
+  const int wo = (kW + 1 - 3) / 1 + 1;
+  auto pixel = [&](int n, int c1, int kh, int kw, int c) {
+    int h = -1 + (n / wo) * 2 + kh * 2, w = -1 + n % wo + kw;
+    if (h < 0 || h >= kH || w < 0 || w >= kW) return -0.5f;
+    return float(fmap[((c1 * kH + h) * kW + w) * 16 + c]);
+  };
+  for (int32_t mode : {0, 1}) {
+    SCOPED_TRACE(mode == 0 ? "repeat mode 0 (taps)" : "repeat mode 1 (positions)");
+    float *out = device(std::vector<float>(2 * kFractals * 256, 7.0f));
+    VINCI_HOST_LAUNCH(img2col, 1, stream, reinterpret_cast<uint8_t *>(device(fmap)),
+                      reinterpret_cast<uint8_t *>(device(eye)), reinterpret_cast<uint8_t *>(out),
+                      reinterpret_cast<uint8_t *>(device(std::vector<int32_t>{mode, 0, 0, 0, 0, 0, 0, 0})));
+    ASSERT_EQ(sync(), "");
+    std::vector<float> got = back(out, 2 * kFractals * 256);
+    int differ = 0;
+    for (int f = 0; f < kFractals; ++f) {
+      // Mode 0: tap 1 * 3 + 2 + f of the 6 taps a plane (kw, kh, plane);
+      // mode 1: tap (1, 0, 1), windows 16 f.., at fractal 2 f.
+      int tap = 5 + f, c1 = mode == 0 ? tap / 6 : 1, kh = mode == 0 ? tap % 6 / 3 : 0;
+      int kw = mode == 0 ? tap % 3 : 1, slot = mode == 0 ? f : 2 * f, first = mode == 0 ? 0 : 16 * f;
+      for (int r = 0; r < 16; ++r)
+        for (int c = 0; c < 16; ++c) {
+          // L0C's NZ: the 16 x 16 result fractal at slot, row-major inside.
+          float want = pixel(first + r, c1, kh, kw, c), have = got[slot * 256 + r * 16 + c];
+          if (want != have && differ++ < 3)
+            ADD_FAILURE() << "fractal " << f << " row " << r << " channel " << c << ": " << have
+                          << ", want " << want;
+        }
+    }
+    EXPECT_EQ(differ, 0);
+  }
+}
+
 TEST_F(Host, MmadMultipliesZzByZnIntoNzAndAccumulates) {
   std::vector<half> a(256), b(256);
   for (int r = 0; r < 16; ++r)

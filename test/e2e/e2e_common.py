@@ -14,17 +14,18 @@ import numpy as np
 import torch
 
 
-def compile_and_run(bin_dir, work, model, tag, switches, inputs):
+def compile_and_run(bin_dir, work, model, tag, switches, inputs, options=()):
     """Compiles `model` with --report (and `switches` as a fusion switch file
-    when given), runs it on `inputs`; returns (output 0, the report's
-    kernels, "") or (None, None, the failing step's last stderr line)."""
+    when given, and the compile `options`), runs it on `inputs`; returns
+    (output 0, the report's kernels, "") or (None, None, the failing step's
+    last stderr line)."""
     om, report = os.path.join(work, tag + ".om"), os.path.join(work, tag + ".json")
-    extra = []
+    extra = list(options)
     if switches:
         path = os.path.join(work, tag + ".switches.json")
         with open(path, "w") as f:
             json.dump(switches, f)
-        extra = ["--fusion_switch_file", path]
+        extra += ["--fusion_switch_file", path]
     out_dir = os.path.join(work, tag + ".out")
     for step in ([os.path.join(bin_dir, "vinci-compile"), "--model", model, "--output", om,
                   "--report", report] + extra,

@@ -10,7 +10,8 @@ float64 numpy reference: relative L2 error and max abs error against the
 reference's scale, exact indices for arg max / min. In force_fp16 the op
 sits between two multiplies by one, so that it reads and writes fp16
 intermediates (graph inputs and outputs keep fp32), and the reference reads
-the fp16-rounded input. Rows longer than a tile run in segments, slabs
+the fp16-rounded input; SoftmaxPrologueFusion is off there, or the softmax
+would take the multiply as its prologue and read the f32 input. Rows longer than a tile run in segments, slabs
 wider than UB in lane tiles and sub-row chunks: the lengths cover both
 sides of every such boundary. Prints 'N passed, N failed'.
 
@@ -188,6 +189,9 @@ def main():
 
     results = []
     with tempfile.TemporaryDirectory() as work:
+        fp16_between = os.path.join(work, "no_prologue.json")
+        with open(fp16_between, "w") as f:
+            f.write('{"Switch": {"UBFusion": {"SoftmaxPrologueFusion": "off"}}}')
         for index, (name, op, shape, axis) in enumerate(case_list(args.quick)):
             if args.only and args.only not in name:
                 continue
@@ -198,6 +202,8 @@ def main():
                 om = os.path.join(work, f"case{index}.om")
                 options = {"soc_version": "Ascend310P3", "precision_mode": precision,
                            "emit": "om", "output": om, "model": name}
+                if fp16:
+                    options["fusion_switch_file"] = fp16_between
                 code, _, log = _compiler.compile_graph(options, graph)
                 tag = f"{name} ({precision})"
                 if code != 0:

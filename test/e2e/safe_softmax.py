@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """End to end: the safe softmax in fp16, proven on logits that overflow.
 
-A model computes Softmax(x * 2) over rows of 64: the product is an fp16
-intermediate in GM (force_fp16), so logits past 65504 arrive at the softmax
-as +inf. Rows: raw logits 100 and 90 (exp(100) overflows even in fp32, and
+A model computes Softmax(x * 2) over rows of 64, compiled with
+SoftmaxPrologueFusion off: the product is then an fp16 intermediate in GM
+(force_fp16), so logits past 65504 arrive at the softmax as +inf (with the
+prologue on, the default, the product is f32 inside the softmax kernel:
+test/e2e/softmax_prologue.py). Rows: raw logits 100 and 90 (exp(100) overflows even in fp32, and
 the two must stay 0.99995 / 0.0000454, not a tie), a logit of 70000 (+inf in
 fp16), a row masked entirely with -inf, and ordinary logits. Compiled and run
 on the simulator (hazards fatal):
@@ -94,11 +96,15 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         model = os.path.join(work, "safe_softmax.onnx")
         make_model(model)
+        fp16_logits = os.path.join(work, "fp16_logits.json")
+        with open(fp16_logits, "w") as f:
+            json.dump({"Switch": {"UBFusion": {"SoftmaxPrologueFusion": "off"}}}, f)
         switches = os.path.join(work, "unprotected.json")
         with open(switches, "w") as f:
-            json.dump({"Switch": {"GraphFusion": {"SoftmaxProtection": "off"}}}, f)
+            json.dump({"Switch": {"GraphFusion": {"SoftmaxProtection": "off"},
+                                  "UBFusion": {"SoftmaxPrologueFusion": "off"}}}, f)
 
-        y, why = run(args.bin, work, "protected", model, x, [])
+        y, why = run(args.bin, work, "protected", model, x, ["--fusion_switch_file", fp16_logits])
         if not why:
             error = np.abs(y - want).max()
             if not np.all(np.isfinite(y)):
@@ -111,7 +117,8 @@ def main():
                 why = "the fully masked row is not zeros"
         results.append(("protected_matches_fp32", why))
 
-        y, why = run(args.bin, work, "clip5", model, x, ["--softmax_clip", "5"])
+        y, why = run(args.bin, work, "clip5", model, x,
+                     ["--softmax_clip", "5", "--fusion_switch_file", fp16_logits])
         if not why:
             # exp(-5) / (1 + 0.0000454 + 62 exp(-5)) in the zero tail of row 0.
             tail = np.exp(-5.0) / (1 + np.exp(-10.0) + 62 * np.exp(-5.0))

@@ -3,16 +3,23 @@
 //   vinci-run --model m.om --input a.npy[,b.pb] --output_dir DIR
 //             [--loop N] [--profile trace.json] [--threads N] [--hazards fatal|warn]
 //             [--timing name=value|optimistic|pessimistic,...] [--reference-paths]
+//             [--dump DIR]
 //
 // Inputs are .npy or ONNX TensorProto .pb files, in the model's input order;
 // for a model with gears, their shapes choose the gear.
 // Outputs go to DIR/output_<i>.npy, each written to a temporary file and
 // renamed, and only after every run succeeded: a failure leaves no output
 // file. Errors are one line on stderr and a non-zero exit status.
+// --dump DIR writes every task's outputs of the first run, as ATC's dump
+// does: DIR/<task>_<node>_<index>.npy (the name "node:index" of the source
+// node's output the tensor is) and DIR/index.json listing them in execution
+// order with their kernel, dtype and shape; vinci.compare compares a dump
+// with a golden run per node.
 #include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -22,13 +29,13 @@
 #include <string>
 #include <vector>
 
-#include "tensor_file.h"
+#include "vinci/tensor_file.h"
 #include "vinci/format/writer.h"
 #include "vinci/runtime.h"
 
 namespace {
 
-using vinci_run::HostTensor;
+using vinci::tensorio::HostTensor;
 
 struct Options {
   std::string model;
@@ -40,7 +47,68 @@ struct Options {
   std::string hazards = "fatal";
   std::string timing;
   bool reference_paths = false;
+  std::string dump;
 };
+
+// What --dump collects: each task output of the first run, written as the
+// task finishes (the arena bytes are reused by later tasks).
+struct Dump {
+  std::string dir;
+  bool active = true;  // the first run only
+  std::vector<std::string> entries;  // index.json items
+  std::string error;
+};
+
+std::string jsonText(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", c);
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+// A file name from a tensor name: "/layer/Add:0" -> "layer_Add_0".
+std::string fileStem(const std::string& name) {
+  std::string stem;
+  for (char c : name) stem += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_';
+  const size_t start = stem.find_first_not_of('_');
+  return start == std::string::npos ? "tensor" : stem.substr(start);
+}
+
+void dumpTask(void* user, uint32_t task, const char* kernel, const vinci_task_output* outputs,
+              uint32_t num_outputs) {
+  Dump& dump = *static_cast<Dump*>(user);
+  if (!dump.active || !dump.error.empty()) return;
+  for (uint32_t o = 0; o < num_outputs; ++o) {
+    const vinci_task_output& output = outputs[o];
+    HostTensor tensor;
+    tensor.dtype = output.desc.dtype;
+    const bool dense = output.desc.format == VINCI_FORMAT_ND || output.desc.format == VINCI_FORMAT_NCHW;
+    if (dense)
+      tensor.shape.assign(output.desc.dims, output.desc.dims + output.desc.rank);
+    else
+      tensor.shape = {static_cast<int64_t>(output.desc.size / vinci_run::dtypeBytes(output.desc.dtype))};
+    const uint8_t* bytes = static_cast<const uint8_t*>(output.data);
+    tensor.data.assign(bytes, bytes + output.desc.size);
+    const std::string file = fmt::format("{:04}_{}.npy", task, fileStem(output.desc.name));
+    const std::vector<uint8_t> npy = vinci_run::encodeNpy(tensor);
+    vinci::format::Status status =
+        vinci::format::writeFileAtomically(dump.dir + "/" + file, npy.data(), npy.size());
+    if (!status.ok()) {
+      dump.error = status.message;
+      return;
+    }
+    dump.entries.push_back(fmt::format(
+        R"({{"task": {}, "kernel": {}, "tensor": {}, "file": {}, "dtype": "{}", "shape": [{}]}})",
+        task, jsonText(kernel), jsonText(output.desc.name), jsonText(file),
+        vinci_dtype_name(output.desc.dtype), fmt::join(tensor.shape, ", ")));
+  }
+}
 
 [[noreturn]] void die(const std::string& message) {
   fmt::print(stderr, "vinci-run: error: {}\n", message);
@@ -95,13 +163,21 @@ int main(int argc, char** argv) {
   app.add_option("--timing", options.timing,
                  "what-if changes to the SoC's timing table: name=value|optimistic|pessimistic,... "
                  "(docs/isa.md)");
+  app.add_option("--dump", options.dump,
+                 "write every task's outputs (the first run) to DIR as .npy, named after their "
+                 "source nodes, with DIR/index.json (compare with python3 -m vinci.compare)");
   app.add_flag("--reference-paths", options.reference_paths,
                "run every instruction through the simulator's reference path (slower; identical "
                "results and figures)");
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    fmt::print("{}", app.help());
+    return 0;
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // One line, exit 2, as vinci-compile's bad options.
+    fmt::print(stderr, "vinci-run: error: {} (see vinci-run --help)\n", e.what());
+    return 2;
   }
 
   vinci_model* model = nullptr;
@@ -115,7 +191,7 @@ int main(int argc, char** argv) {
   std::vector<HostTensor> inputs(info.num_inputs);
   for (uint32_t i = 0; i < info.num_inputs; ++i) {
     std::string error;
-    if (!vinci_run::readTensorFile(options.inputs[i], inputs[i], error)) die(error);
+    if (!vinci::tensorio::readTensorFile(options.inputs[i], inputs[i], error)) die(error);
   }
 
   // A model with gears runs the gear of the inputs' shapes; the runtime's
@@ -157,7 +233,7 @@ int main(int argc, char** argv) {
     if (desc.format == VINCI_FORMAT_ND || desc.format == VINCI_FORMAT_NCHW)
       outputs[i].shape.assign(desc.dims, desc.dims + desc.rank);
     else  // padded device layout: written flat, as stored
-      outputs[i].shape = {static_cast<int64_t>(desc.size / vinci_run::dtypeBytes(desc.dtype))};
+      outputs[i].shape = {static_cast<int64_t>(desc.size / vinci::tensorio::dtypeBytes(desc.dtype))};
     outputs[i].data.assign(desc.size, 0);
     output_buffers[i] = {outputs[i].data.data(), outputs[i].data.size()};
   }
@@ -169,6 +245,15 @@ int main(int argc, char** argv) {
   context_options.trace_path = options.profile.empty() ? nullptr : options.profile.c_str();
   context_options.timing_overrides = options.timing.c_str();
   context_options.reference_paths = options.reference_paths ? 1 : 0;
+  Dump dump;
+  if (!options.dump.empty()) {
+    if (mkdir(options.dump.c_str(), 0755) != 0 && errno != EEXIST)
+      die(fmt::format("--dump {}: cannot create the directory: {}", options.dump,
+                      std::strerror(errno)));
+    dump.dir = options.dump;
+    context_options.task_observer = dumpTask;
+    context_options.task_observer_user = &dump;
+  }
   vinci_context* context = nullptr;
   check(vinci_context_create(model, &context_options, &context));
   if (gear_count > 0) check(vinci_context_set_gear(context, gear));
@@ -181,6 +266,8 @@ int main(int argc, char** argv) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     host_seconds += seconds;
+    dump.active = false;
+    if (!dump.error.empty()) die(fmt::format("--dump: {}", dump.error));
     if (run == 0) first_seconds = best_seconds = seconds;
     best_seconds = std::min(best_seconds, seconds);
   }
@@ -189,12 +276,24 @@ int main(int argc, char** argv) {
   for (uint32_t h = 0; h < profile.hazard_count; ++h)
     fmt::print(stderr, "vinci-run: warning: hazard: {}\n", vinci_context_hazard_message(context, h));
 
+  // The dump is complete before any output is written: a failed dump
+  // leaves no output file.
+  if (!options.dump.empty()) {
+    if (dump.entries.empty())
+      die(fmt::format("--dump {}: the model records no task outputs (compile it again with this "
+                      "vinci-compile)", options.dump));
+    const std::string index = fmt::format("{{\"model\": {}, \"tensors\": [\n  {}\n]}}\n",
+                                          jsonText(options.model), fmt::join(dump.entries, ",\n  "));
+    vinci::format::Status status = vinci::format::writeFileAtomically(
+        options.dump + "/index.json", index.data(), index.size());
+    if (!status.ok()) die(status.message);
+  }
   if (mkdir(options.output_dir.c_str(), 0755) != 0 && errno != EEXIST)
     die(fmt::format("{}: cannot create the output directory: {}", options.output_dir,
                     std::strerror(errno)));
   for (uint32_t i = 0; i < info.num_outputs; ++i) {
     const std::string path = fmt::format("{}/output_{}.npy", options.output_dir, i);
-    const std::vector<uint8_t> bytes = vinci_run::encodeNpy(outputs[i]);
+    const std::vector<uint8_t> bytes = vinci::tensorio::encodeNpy(outputs[i]);
     vinci::format::Status status = vinci::format::writeFileAtomically(path, bytes.data(), bytes.size());
     if (!status.ok()) die(status.message);
     const vinci_tensor_desc& desc = output_descs[i];
@@ -204,6 +303,9 @@ int main(int argc, char** argv) {
                desc.dtype == VINCI_DTYPE_BF16 ? " (bfloat16 stored as uint16 bits)" : "");
   }
 
+  if (!options.dump.empty())
+    fmt::print("dump: {} tensors of {} tasks -> {}/index.json\n", dump.entries.size(),
+               profile.num_tasks, options.dump);
   fmt::print("model '{}' on {}: {} task(s), {} run(s)\n", info.name, info.soc, profile.num_tasks,
              options.loop);
   if (gear_count > 0) {

@@ -218,6 +218,8 @@ struct vinci_context {
   uint8_t* arena = nullptr;
   bool owns_arena = false;
   std::string trace_path;
+  vinci_task_observer task_observer = nullptr;
+  void* task_observer_user = nullptr;
   std::vector<TaskProfile> task_profiles;
   std::vector<std::string> hazards;
   vinci_profile profile{};
@@ -548,6 +550,8 @@ vinci_status vinci_context_create(vinci_model* model, const vinci_context_option
       session_options.timing_overrides = opts.timing_overrides;
     }
     if (opts.trace_path) ctx->trace_path = opts.trace_path;
+    ctx->task_observer = opts.task_observer;
+    ctx->task_observer_user = opts.task_observer_user;
     ctx->session = m.executor->newSession(*m.soc, session_options);
     ctx->shape = m.hasGears() ? -1 : 0;
     *context = ctx.release();
@@ -657,6 +661,28 @@ vinci_status vinci_context_run(vinci_context* context, const vinci_const_buffer*
       for (std::string& hazard : profile.hazards)
         context->hazards.push_back("task " + str(t) + at + " (kernel '" + kernel.name()->str() +
                                    "'): " + hazard);
+      if (context->task_observer) {
+        // The task's outputs are its last arguments (the validator checked
+        // their count and sizes).
+        std::vector<vinci_task_output> written;
+        if (const auto* descs = task.outputs()) {
+          const size_t first = regions.size() - descs->size();
+          for (uint32_t o = 0; o < descs->size(); ++o) {
+            const om::TensorDesc& tensor = *descs->Get(o);
+            vinci_task_output output{};
+            output.desc.name = tensor.name()->c_str();
+            output.desc.dtype = static_cast<vinci_dtype>(tensor.dtype());
+            output.desc.format = static_cast<vinci_format>(tensor.format());
+            output.desc.rank = tensor.shape()->size();
+            for (uint32_t d = 0; d < output.desc.rank; ++d) output.desc.dims[d] = tensor.shape()->Get(d);
+            output.desc.size = tensor.size();
+            output.data = regions[first + o].base;
+            written.push_back(output);
+          }
+        }
+        context->task_observer(context->task_observer_user, t, kernel.name()->c_str(),
+                               written.data(), static_cast<uint32_t>(written.size()));
+      }
     }
 
     for (uint32_t i = 0; i < num_outputs; ++i) {

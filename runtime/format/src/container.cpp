@@ -474,6 +474,23 @@ Status checkTasks(const flatbuffers::Vector<flatbuffers::Offset<om::Task>>& task
                                                   arg.size(), ") exceeds its space (", limit,
                                                   " bytes)"));
     }
+    // The output descriptors name the task's last arguments, byte for byte.
+    if (const auto* outputs = task.outputs()) {
+      if (outputs->size() > task.args()->size())
+        return makeError(Errc::invalid_model, cat(task_where, ": ", outputs->size(),
+                                                  " outputs, but ", task.args()->size(),
+                                                  " arguments"));
+      const uint32_t first = task.args()->size() - outputs->size();
+      for (uint32_t o = 0; o < outputs->size(); ++o) {
+        const std::string output_where = cat(task_where, ": output ", o);
+        Status status = checkTensor(*outputs->Get(o), output_where);
+        if (!status.ok()) return status;
+        if (outputs->Get(o)->size() != task.args()->Get(first + o)->size())
+          return makeError(Errc::invalid_model,
+                           cat(output_where, ": ", outputs->Get(o)->size(), " bytes, argument ",
+                               first + o, " has ", task.args()->Get(first + o)->size()));
+      }
+    }
   }
   return Status::success();
 }

@@ -74,7 +74,11 @@ flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<om::Task>>> buildTas
     std::vector<om::TaskArg> args;
     for (const TaskArgInfo& arg : task.args)
       args.emplace_back(arg.space, arg.index, arg.offset, arg.size);
-    offsets.push_back(om::CreateTask(fbb, task.kernel, fbb.CreateVectorOfStructs(args)));
+    std::vector<flatbuffers::Offset<om::TensorDesc>> outputs;
+    for (const TensorInfo& output : task.outputs) outputs.push_back(buildTensor(fbb, withSize(output)));
+    auto args_offset = fbb.CreateVectorOfStructs(args);
+    offsets.push_back(om::CreateTask(fbb, task.kernel, args_offset,
+                                     outputs.empty() ? 0 : fbb.CreateVector(outputs)));
   }
   return fbb.CreateVector(offsets);
 }
@@ -292,8 +296,9 @@ uint32_t OmWriter::addKernel(KernelInfo kernel) {
   return static_cast<uint32_t>(kernels_.size() - 1);
 }
 
-uint32_t OmWriter::addTask(uint32_t kernel_index, std::vector<TaskArgInfo> args) {
-  tasks_.push_back({kernel_index, std::move(args)});
+uint32_t OmWriter::addTask(uint32_t kernel_index, std::vector<TaskArgInfo> args,
+                           std::vector<TensorInfo> outputs) {
+  tasks_.push_back({kernel_index, std::move(args), std::move(outputs)});
   return static_cast<uint32_t>(tasks_.size() - 1);
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "l2_impl.h"
 #include "load3d.h"
 #include "vector.h"
 
@@ -133,14 +134,7 @@ bool Core::resolve(const Instruction& ins, uint32_t pc, uint32_t block_idx,
 // Bytes of [lo, hi) an ideal L2 holds: what this block touched before, or
 // what the kernels before this one left resident.
 uint64_t Core::l2Covered(uint64_t lo, uint64_t hi) const {
-  auto fromResident = [&](uint64_t a, uint64_t b) {
-    if (!timing_->l2_resident || a >= b) return uint64_t(0);
-    const std::vector<HostRange>& r = *timing_->l2_resident;
-    auto it = std::upper_bound(r.begin(), r.end(), a, [](uint64_t v, const HostRange& x) { return v < x.hi; });
-    uint64_t n = 0;
-    for (; it != r.end() && it->lo < b; ++it) n += std::min(b, it->hi) - std::max(a, it->lo);
-    return n;
-  };
+  auto fromResident = [&](uint64_t a, uint64_t b) { return timing_->l2 ? timing_->l2->covered(a, b) : 0; };
   uint64_t covered = 0, at = lo;
   auto it = std::upper_bound(touched_.begin(), touched_.end(), lo, [](uint64_t v, const HostRange& x) { return v < x.hi; });
   for (; it != touched_.end() && it->lo < hi; ++it) {

@@ -36,11 +36,11 @@ struct HostRange {
 };
 
 // What every block of one kernel shares: the lanes' costs and the L2's
-// content when the kernel starts (sorted, disjoint).
+// content when the kernel starts (read-only while the blocks run).
 struct KernelTiming {
   const soc::SocSpec* soc = nullptr;
   LaneParams lanes[kNumLanes];
-  const std::vector<HostRange>* l2_resident = nullptr;
+  const L2Model::Impl* l2 = nullptr;
 };
 
 struct BlockResult {

@@ -104,7 +104,7 @@ bool runKernel(const Program& p, uint32_t block_dim, const std::vector<GmRegion>
   timing.soc = &soc;
   for (unsigned l = 0; l < detail::kNumLanes; ++l)
     timing.lanes[l] = detail::resolveLane(soc, detail::Lane(l), active);
-  timing.l2_resident = opt.l2 ? &opt.l2->impl().snapshot : nullptr;
+  timing.l2 = opt.l2 ? &opt.l2->impl() : nullptr;
 
   std::unique_ptr<CorePool> own_pool;
   CorePool* pool = opt.pool;

@@ -15,14 +15,27 @@ uint64_t L2Model::residentBytes() const { return impl_->bytes; }
 
 void L2Model::Impl::clear() {
   resident.clear();
-  snapshot.clear();
+  by_age.clear();
   bytes = 0;
   next_age = 1;
 }
 
+void L2Model::Impl::insert(uint64_t lo, Entry e) {
+  resident.emplace(lo, e);
+  by_age.emplace(e.age, lo);
+  bytes += e.hi - lo;
+}
+
+std::map<uint64_t, L2Model::Impl::Entry>::iterator L2Model::Impl::erase(
+    std::map<uint64_t, Entry>::iterator it) {
+  by_age.erase({it->second.age, it->first});
+  bytes -= it->second.hi - it->first;
+  return resident.erase(it);
+}
+
 void L2Model::Impl::touch(const std::vector<HostRange>& ranges, uint64_t capacity) {
   for (const HostRange& r : ranges) {
-    uint64_t lo = r.lo, hi = r.hi;
+    const uint64_t lo = r.lo, hi = r.hi;
     if (lo >= hi) continue;
     const uint64_t age = next_age++;
     // Cut the entries [lo, hi) overlaps, keeping their parts outside it.
@@ -31,47 +44,32 @@ void L2Model::Impl::touch(const std::vector<HostRange>& ranges, uint64_t capacit
     while (it != resident.end() && it->first < hi) {
       const uint64_t elo = it->first;
       const Entry e = it->second;
-      it = resident.erase(it);
-      bytes -= e.hi - elo;
-      if (elo < lo) {
-        resident.emplace(elo, Entry{lo, e.age});
-        bytes += lo - elo;
-      }
-      if (e.hi > hi) {
-        it = resident.emplace(hi, Entry{e.hi, e.age}).first;
-        bytes += e.hi - hi;
-      }
+      it = erase(it);
+      if (elo < lo) insert(elo, Entry{lo, e.age});
+      if (e.hi > hi) insert(hi, Entry{e.hi, e.age});
     }
-    resident.emplace(lo, Entry{hi, age});
-    bytes += hi - lo;
+    insert(lo, Entry{hi, age});
   }
-  if (bytes > capacity) {
-    // Oldest first, trimming the last one evicted to what still fits.
-    std::vector<std::map<uint64_t, Entry>::iterator> order;
-    order.reserve(resident.size());
-    for (auto it = resident.begin(); it != resident.end(); ++it) order.push_back(it);
-    std::sort(order.begin(), order.end(), [](auto a, auto b) { return a->second.age < b->second.age; });
-    for (auto it : order) {
-      if (bytes <= capacity) break;
-      const uint64_t len = it->second.hi - it->first;
-      const uint64_t excess = bytes - capacity;
-      if (len <= excess) {
-        bytes -= len;
-        resident.erase(it);
-      } else {  // keep the upper part of the range
-        const uint64_t lo = it->first + excess;
-        const Entry e = it->second;
-        resident.erase(it);
-        resident.emplace(lo, e);
-        bytes -= excess;
-      }
-    }
+  // Oldest first, trimming the last one evicted to what still fits (its
+  // upper part stays).
+  while (bytes > capacity) {
+    const auto it = resident.find(by_age.begin()->second);
+    const uint64_t len = it->second.hi - it->first, excess = bytes - capacity;
+    const Entry e = it->second;
+    const uint64_t lo = it->first;
+    erase(it);
+    if (len > excess) insert(lo + excess, e);
   }
-  snapshot.clear();
-  for (const auto& [lo, e] : resident) {
-    if (!snapshot.empty() && snapshot.back().hi == lo) snapshot.back().hi = e.hi;
-    else snapshot.push_back(HostRange{lo, e.hi});
-  }
+}
+
+uint64_t L2Model::Impl::covered(uint64_t lo, uint64_t hi) const {
+  if (lo >= hi) return 0;
+  auto it = resident.upper_bound(lo);
+  if (it != resident.begin() && std::prev(it)->second.hi > lo) --it;
+  uint64_t n = 0;
+  for (; it != resident.end() && it->first < hi; ++it)
+    n += std::min(hi, it->second.hi) - std::max(lo, it->first);
+  return n;
 }
 
 }  // namespace vinci::sim

@@ -88,6 +88,13 @@ void computePortable(const float* af, const float* bp, float* c, uint32_t mpad, 
 // ---- AVX2 + FMA + F16C --------------------------------------------------------
 #ifdef VINCI_HAVE_X86_DISPATCH
 
+// A result as arithmetic stores it: a NaN becomes the positive quiet NaN
+// (what mmad's scan of the accumulators does on the portable path).
+__attribute__((target("avx2,fma"))) inline __m256 canonicalNan(__m256 v) {
+  return _mm256_blendv_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)),
+                          _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+
 template <unsigned MR>
 __attribute__((target("avx2,fma"))) void microAvx2(const float* af, size_t lda, const float* bp,
                                                    float* c, uint32_t k, bool init) {
@@ -107,8 +114,8 @@ __attribute__((target("avx2,fma"))) void microAvx2(const float* af, size_t lda, 
     }
   }
   for (unsigned r = 0; r < MR; ++r) {
-    _mm256_storeu_ps(c + r * 16, acc0[r]);
-    _mm256_storeu_ps(c + r * 16 + 8, acc1[r]);
+    _mm256_storeu_ps(c + r * 16, canonicalNan(acc0[r]));
+    _mm256_storeu_ps(c + r * 16 + 8, canonicalNan(acc1[r]));
   }
 }
 
@@ -136,9 +143,9 @@ __attribute__((target("avx2,fma"))) void microAvx2<6>(const float* af, size_t ld
     VINCI_ROW(0) VINCI_ROW(1) VINCI_ROW(2) VINCI_ROW(3) VINCI_ROW(4) VINCI_ROW(5)
 #undef VINCI_ROW
   }
-#define VINCI_ACC_STORE(r)                 \
-  _mm256_storeu_ps(c + r * 16, c##r##0);   \
-  _mm256_storeu_ps(c + r * 16 + 8, c##r##1);
+#define VINCI_ACC_STORE(r)                               \
+  _mm256_storeu_ps(c + r * 16, canonicalNan(c##r##0));   \
+  _mm256_storeu_ps(c + r * 16 + 8, canonicalNan(c##r##1));
   VINCI_ACC_STORE(0) VINCI_ACC_STORE(1) VINCI_ACC_STORE(2) VINCI_ACC_STORE(3) VINCI_ACC_STORE(4) VINCI_ACC_STORE(5)
 #undef VINCI_ACC_STORE
 }
@@ -292,7 +299,7 @@ void mmad(const uint8_t* a, const uint8_t* b, uint8_t* c, uint32_t m, uint32_t n
   if (out == DType::F16) {
     uint16_t* c16 = reinterpret_cast<uint16_t*>(c);
     for (size_t i = 0; i < c_elems; ++i) c16[i] = f16Result(acc[i]);
-  } else {
+  } else if (!fast) {  // the AVX2 kernels store canonical NaNs themselves
     for (size_t i = 0; i < c_elems; ++i)
       if (acc[i] != acc[i]) acc[i] = bitsFloat(0x7FC00000u);
   }

@@ -193,26 +193,27 @@ struct Stream {
   bool write;
 };
 
-// Blocks of a strided operand with `esize`-byte elements that hold active lanes.
+// Blocks of a strided operand with `esize`-byte elements that hold active
+// lanes (the mask's 128 bits; a block's lanes never straddle its two words).
 uint32_t activeBlocks(const Instruction& ins, uint32_t lanes, uint32_t esize) {
   const uint32_t per_block = 32 / esize;
   uint32_t mask = 0;
-  for (uint32_t l = 0; l < lanes; ++l)
-    if ((ins.mask[l >> 6] >> (l & 63)) & 1) mask |= 1u << (l / per_block);
+  for (uint32_t first = 0, b = 0; first < lanes && first < 128; first += per_block, ++b) {
+    const uint32_t n = std::min(per_block, lanes - first);
+    const uint64_t bits = n >= 64 ? ~0ull : (1ull << n) - 1;
+    if ((ins.mask[first >> 6] >> (first & 63)) & bits) mask |= 1u << b;
+  }
   return mask;
 }
 
-// The most masks among `m[0..n)` that share one bit.
+// The most masks among `m[0..n)` that share one bit: at_least[j] holds the
+// bits j + 1 of the masks seen so far share.
 uint32_t maxCover(const uint32_t* m, unsigned n) {
-  uint32_t any = 0;
-  for (unsigned i = 0; i < n; ++i) any |= m[i];
-  uint32_t worst = 0;
-  for (; any; any &= any - 1) {
-    const uint32_t bit = any & (~any + 1);
-    uint32_t c = 0;
-    for (unsigned i = 0; i < n; ++i) c += (m[i] & bit) != 0;
-    worst = std::max(worst, c);
-  }
+  uint32_t at_least[kMaxOperands + 1] = {};
+  for (unsigned i = 0; i < n; ++i)
+    for (unsigned j = i + 1; j-- > 0;) at_least[j] |= (j ? at_least[j - 1] : ~0u) & m[i];
+  unsigned worst = 0;
+  while (worst < n && at_least[worst]) ++worst;
   return worst;
 }
 
@@ -382,11 +383,33 @@ uint64_t bankConflictCycles(const Instruction& ins, const uint64_t ub_offset[kMa
     }
   }
 
-  // The bank-group pattern has period `groups` in the repeat index.
+  // The bank-group pattern has period `groups` in the repeat index. It is
+  // often shorter: repeat r + p meets the groups repeat r did when every
+  // stream's p repeats span whole rounds of the groups and no stream leaves
+  // its bank over the repeats counted. The reference counts all of them.
   const uint64_t period = std::min<uint64_t>(repeats, groups);
+  uint64_t short_period = period;
+  if (!reference) {
+    const uint64_t round = uint64_t(groups) * row_bytes;
+    bool one_bank = true;
+    for (unsigned i = 0; i < n && one_bank; ++i) {
+      const Stream& st = streams[i];
+      const uint64_t hi = st.base + (period - 1) * st.rep + uint64_t(st.blocks - 1) * st.blk + 32;
+      one_bank = st.base / span == (hi - 1) / span;
+    }
+    for (uint64_t p = 1; one_bank && p < period; p *= 2) {
+      bool whole = true;
+      for (unsigned i = 0; i < n && whole; ++i) whole = (p * streams[i].rep) % round == 0;
+      if (whole) {
+        short_period = p;
+        break;
+      }
+    }
+  }
   uint64_t cycles_of[32] = {};
-  for (uint64_t r = 0; r < period; ++r)
+  for (uint64_t r = 0; r < short_period; ++r)
     cycles_of[r] = repeatCycles(streams, n, r, groups, row_bytes, span, reference);
+  for (uint64_t r = short_period; r < period; ++r) cycles_of[r] = cycles_of[r % short_period];
   uint64_t one_period = 0;
   for (uint64_t r = 0; r < period; ++r) one_period += cycles_of[r];
   uint64_t total = (repeats / period) * one_period;

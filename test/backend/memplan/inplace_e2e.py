@@ -11,6 +11,10 @@ over which input, from the task arguments that vinci-info prints:
              not write over it; the final add over a dying input may
   bias       add of a [1, 1, N] broadcast and a full [.., N] input, both
              dying: in place over the full input only
+The models compile with SoftmaxPrologueFusion off: with it, a softmax
+takes the elementwise kernel in front of it as its prologue (one row
+kernel, which the planner offers no in-place reuse), and these cases are
+about the elementwise kernels.
 The simulator's hazard detector tracks GM per kernel argument, so it cannot
 see an input and an output that share bytes. A read-after-write mistake
 would show up here as a wrong result, not as a hazard. Every model ends in
@@ -29,6 +33,8 @@ import re
 import subprocess
 import sys
 import tempfile
+
+import json
 
 import numpy as np
 import torch
@@ -104,6 +110,9 @@ def main():
     torch.manual_seed(0)
     passed = failed = 0
     with tempfile.TemporaryDirectory() as work:
+        switches = os.path.join(work, "no_prologue.json")
+        with open(switches, "w") as f:
+            json.dump({"Switch": {"UBFusion": {"SoftmaxPrologueFusion": "off"}}}, f)
         for name, model, shapes, suffix, expected in CASES:
             inputs = [torch.randn(*shape) * INPUT_SCALE for shape in shapes]
             onnx = os.path.join(work, name + ".onnx")
@@ -117,7 +126,7 @@ def main():
                 np.save(files[-1], tensor.numpy())
             why = ""
             steps = [[os.path.join(args.bin, "vinci-compile"), "--model", onnx, "--emit=om",
-                      "--output", om],
+                      "--output", om, "--fusion_switch_file", switches],
                      [os.path.join(args.bin, "vinci-run"), "--model", om, "--hazards", "fatal",
                       "--input", *files, "--output_dir", os.path.join(work, name + ".out")]]
             for step in steps:

@@ -107,6 +107,29 @@ module {
 
 // -----
 
+// One output channel: its bias is a one-element constant inside the
+// kernel, which the conv still reads from GM (not as an epilogue scalar),
+// so it becomes an argument like the weight; before, the bias row was read
+// from the kernel's first argument, the feature map.
+// CHECK-LABEL: dv.kernel @k0_conv
+// CHECK-SAME: (%{{.+}}: !dv.gm<1x16x8x8xf16>, %{{.+}}: !dv.gm<1x1x16x16xf16>, %[[B:.+]]: !dv.gm<1xf16>, %{{.+}}: !dv.gm<1x1x8x8xf16>)
+// CHECK: dv.copy %[[B]] to %{{.+}} {burst_bytes = 2 : i64} : !dv.gm<1xf16> to !dv.buf<ub, 1xf16>
+module {
+  func.func @graph(%x: tensor<1x16x8x8xf16>) -> tensor<1x1x8x8xf16> {
+    %y = call @k0_conv(%x) : (tensor<1x16x8x8xf16>) -> tensor<1x1x8x8xf16>
+    return %y : tensor<1x1x8x8xf16>
+  }
+  func.func private @k0_conv(%a: tensor<1x16x8x8xf16>) -> tensor<1x1x8x8xf16>
+      attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
+    %w = vg.constant dense<0.5> : tensor<1x16x1x1xf16>
+    %b = vg.constant dense<-1.0> : tensor<1xf16>
+    %c = vg.conv %a, %w, %b : (tensor<1x16x8x8xf16>, tensor<1x16x1x1xf16>, tensor<1xf16>) -> tensor<1x1x8x8xf16>
+    return %c : tensor<1x1x8x8xf16>
+  }
+}
+
+// -----
+
 // Near misses: groups (depthwise is the Vector unit's), a weight computed
 // at run time (no FRACTAL_Z at compile time), an epilogue step the template
 // has no form for.

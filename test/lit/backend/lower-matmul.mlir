@@ -132,88 +132,82 @@ func.func private @k1_sigmoid(%arg0: tensor<20x48xf32>) -> tensor<20x48xf32>
 
 // -----
 
-// Tiled to the SoC's buffers: 512 x 1000 x 768 f16 on a 2-D grid of 4 row
-// parts x 2 column parts (block b: rows 128 * (b floordiv 2), columns
-// 384 * (b mod 2)), which reads A twice and B four times (8 row parts: B
-// eight times). Tiles 128 x 128 with K steps of 128 in two slots of
-// L1/L0A/L0B each (2 x 128 x 128 x 2 B = 64 KiB of L0B): step s loads into
-// slot s mod 2 while the Cube reads the other; 8 steps (7 x 128 and a tail
-// of 104, padded to 112). The block's A panel (128 x 1000, padded to 1008)
-// is loaded into L1 once for its 3 N tiles. Each tile's epilogue runs
-// within the next tile's K steps: its move out of L0C before the next
-// tile's first mmad, its store after it; the last tile's after its steps.
-// The weight is a constant, so the .om stores it in FRACTAL_NZ
-// ([48][1008][16]): a B tile is one copy with a 128-row burst per 16
-// columns (the K tail reads the zero padding).
+// Tiled to the SoC's buffers: 512 x 1000 x 768 f16 on a 2-D grid of 2 row
+// parts x 4 column parts (block b: rows 256 * (b floordiv 4), columns
+// 192 * (b mod 4)). Tiles 128 x 96 with K steps of 128 in two slots of
+// L0A/L0B each: step s gathers into slot s mod 2 while the Cube reads the
+// other; 8 steps (7 x 128 and a tail of 104, padded to 112). A row of
+// tiles' A panel (128 x 1000, padded to 1008) is loaded into L1 once for
+// its 2 N tiles. The block's B columns (1008 x 192, 378 KiB) stay in L1:
+// each N tile's [6][1008][16] part of the FRACTAL_NZ weight ([48][1008]
+// [16]) is one 6-burst copy in the first row of tiles, and the second row
+// reads L1 only, so B leaves GM once per block instead of once per row of
+// tiles. A step's B fractals are a view of the strip at its tile's column
+// group and K offset (63 fractals from one column group to the next). Each
+// tile's epilogue runs within the next tile's K steps: its move out of L0C
+// before the next tile's first mmad, its store after it; the last tile's
+// after its steps.
 // CHECK-LABEL: dv.kernel @k0_matmul
 // CHECK-SAME: ([[A:%[a-z0-9_]+]]: !dv.gm<512x1000xf16>, [[B:%[a-z0-9_]+]]: !dv.gm<48x1008x16xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<512x768xf16>)
 // CHECK-SAME: attributes {block_dim = 8 : i64, dv.nz_weights = array<i64: 1>, kind = "cube"
 // CHECK-NEXT: [[BID:%.+]] = dv.block_idx
 // CHECK-NEXT: [[L1A:%.+]] = dv.alloc : !dv.buf<l1, 128x1008xf16, nz>
-// CHECK-NEXT: [[L1B0:%.+]] = dv.alloc : !dv.buf<l1, 128x128xf16, nz>
+// CHECK-NEXT: [[STRIP:%.+]] = dv.alloc : !dv.buf<l1, 1008x192xf16, nz>
 // CHECK-NEXT: [[L0A0:%.+]] = dv.alloc : !dv.buf<l0a, 128x128xf16, nz>
-// CHECK-NEXT: [[L0B0:%.+]] = dv.alloc : !dv.buf<l0b, 128x128xf16, nz>
-// CHECK-NEXT: [[L1B1:%.+]] = dv.alloc : !dv.buf<l1, 128x128xf16, nz>
+// CHECK-NEXT: [[L0B0:%.+]] = dv.alloc : !dv.buf<l0b, 128x96xf16, nz>
 // CHECK-NEXT: [[L0A1:%.+]] = dv.alloc : !dv.buf<l0a, 128x128xf16, nz>
-// CHECK-NEXT: [[L0B1:%.+]] = dv.alloc : !dv.buf<l0b, 128x128xf16, nz>
-// CHECK-NEXT: [[L0C:%.+]] = dv.alloc : !dv.buf<l0c, 128x128xf32, nz>
-// CHECK-NEXT: [[OUT:%.+]] = dv.alloc : !dv.buf<ub, 128x128xf16, nz>
-// CHECK-NEXT: [[GA:%.+]] = dv.view [[A]][([[BID]] floordiv 2) * 128000] : !dv.gm<512x1000xf16> to !dv.gm<128000xf16>
+// CHECK-NEXT: [[L0B1:%.+]] = dv.alloc : !dv.buf<l0b, 128x96xf16, nz>
+// CHECK-NEXT: [[L0C:%.+]] = dv.alloc : !dv.buf<l0c, 128x96xf32, nz>
+// CHECK-NEXT: [[OUT:%.+]] = dv.alloc : !dv.buf<ub, 128x96xf16, nz>
+// CHECK-NEXT: [[GA:%.+]] = dv.view [[A]][([[BID]] floordiv 4) * 256000] : !dv.gm<512x1000xf16> to !dv.gm<128000xf16>
 // CHECK-NEXT: dv.copy_nd2nz [[GA]] to [[L1A]] {cols = 1000 : i64, dst_cols = 1008 : i64, dst_rows = 128 : i64, rows = 128 : i64, src_row_stride = 1000 : i64}
-// The first tile: steps 0 and 1 straight, in slots 0 and 1.
-// CHECK-NEXT: dv.view [[B]][([[BID]] mod 2) * 387072] : !dv.gm<48x1008x16xf16> to !dv.gm<114944xf16>
-// CHECK-NEXT: dv.copy {{%.+}} to [[L1B0]] {burst_bytes = 4096 : i64, bursts = 8 : i64, src_gap = 28160 : i64}
+// The first tile's B columns, all of K, into the strip's first half.
+// CHECK-NEXT: [[GB:%.+]] = dv.view [[B]][([[BID]] mod 4) * 193536] : !dv.gm<48x1008x16xf16> to !dv.gm<96768xf16>
+// CHECK-NEXT: [[S0:%.+]] = dv.view [[STRIP]][0] : !dv.buf<l1, 1008x192xf16, nz> to !dv.buf<l1, 1008x96xf16, nz>
+// CHECK-NEXT: dv.copy [[GB]] to [[S0]] {burst_bytes = 32256 : i64, bursts = 6 : i64}
+// Steps 0 and 1 straight, in slots 0 and 1.
 // CHECK-NEXT: dv.view [[L1A]][0] : !dv.buf<l1, 128x1008xf16, nz> to !dv.buf<l1, 128x128xf16, nz>
 // CHECK-NEXT: dv.load_fractals {{%.+}} to [[L0A0]]
-// CHECK-NEXT: dv.load_fractals [[L1B0]] to [[L0B0]]
-// CHECK-NEXT: dv.mmad [[L0A0]], [[L0B0]] to [[L0C]] {init, k = 128 : i64, m = 128 : i64, n = 128 : i64}
-// CHECK-NEXT: dv.view [[B]][([[BID]] mod 2) * 387072 + 2048]
-// CHECK-NEXT: dv.copy {{%.+}} to [[L1B1]]
+// CHECK-NEXT: [[B0:%.+]] = dv.view [[STRIP]][0] : !dv.buf<l1, 1008x192xf16, nz> to !dv.buf<l1, 82688xf16>
+// CHECK-NEXT: dv.load_fractals [[B0]] to [[L0B0]] {dst_inner_stride = 1 : i64, dst_outer_stride = 6 : i64, inner = 6 : i64, outer = 8 : i64, src_inner_stride = 63 : i64, src_outer_stride = 1 : i64, transpose}
+// CHECK-NEXT: dv.mmad [[L0A0]], [[L0B0]] to [[L0C]] {init, k = 128 : i64, m = 128 : i64, n = 96 : i64}
 // CHECK-NEXT: dv.view [[L1A]][16384]
 // CHECK-NEXT: dv.load_fractals {{%.+}} to [[L0A1]]
-// CHECK-NEXT: dv.load_fractals [[L1B1]] to [[L0B1]]
-// CHECK-NEXT: dv.mmad [[L0A1]], [[L0B1]] to [[L0C]] {k = 128 : i64, m = 128 : i64, n = 128 : i64}
+// CHECK-NEXT: dv.view [[STRIP]][2048]
+// CHECK-NEXT: dv.load_fractals {{%.+}} to [[L0B1]]
+// CHECK-NEXT: dv.mmad [[L0A1]], [[L0B1]] to [[L0C]] {k = 128 : i64, m = 128 : i64, n = 96 : i64}
 // Steps 2..5 in a loop of pairs (slot 0, then slot 1).
 // CHECK-NEXT: dv.loop [[K:%.+]] trip 2 {
-// CHECK-NEXT: dv.view [[B]][([[BID]] mod 2) * 387072 + [[K]] * 4096 + 4096]
-// CHECK-NEXT: dv.copy {{%.+}} to [[L1B0]]
 // CHECK-NEXT: dv.view [[L1A]][[[K]] * 32768 + 32768]
-// CHECK: dv.mmad [[L0A0]], [[L0B0]] to [[L0C]] {k = 128 : i64, m = 128 : i64, n = 128 : i64}
-// CHECK-NEXT: dv.view [[B]][([[BID]] mod 2) * 387072 + [[K]] * 4096 + 6144]
-// CHECK-NEXT: dv.copy {{%.+}} to [[L1B1]]
-// CHECK: dv.mmad [[L0A1]], [[L0B1]] to [[L0C]] {k = 128 : i64, m = 128 : i64, n = 128 : i64}
+// CHECK-NEXT: dv.load_fractals {{%.+}} to [[L0A0]]
+// CHECK-NEXT: dv.view [[STRIP]][[[K]] * 4096 + 4096]
+// CHECK: dv.mmad [[L0A0]], [[L0B0]] to [[L0C]] {k = 128 : i64, m = 128 : i64, n = 96 : i64}
+// CHECK: dv.mmad [[L0A1]], [[L0B1]] to [[L0C]] {k = 128 : i64, m = 128 : i64, n = 96 : i64}
 // CHECK-NEXT: }
-// Steps 6 and 7 (the tail, views of slot 1) straight.
-// CHECK-NEXT: dv.view [[B]][([[BID]] mod 2) * 387072 + 12288]
-// CHECK-NEXT: dv.copy {{%.+}} to [[L1B0]]
-// CHECK: dv.mmad [[L0A0]], [[L0B0]] to [[L0C]] {k = 128 : i64, m = 128 : i64, n = 128 : i64}
-// CHECK: dv.copy {{.*}} {burst_bytes = 3584 : i64, bursts = 8 : i64, src_gap = 28672 : i64} : !dv.gm<114688xf16> to !dv.buf<l1, 112x128xf16, nz>
+// The tail step (104 rows of K, padded to 112) reads views of slot 1.
 // CHECK: dv.view [[L1A]][114688] : !dv.buf<l1, 128x1008xf16, nz> to !dv.buf<l1, 128x112xf16, nz>
-// CHECK: dv.mmad {{.*}} to [[L0C]] {k = 112 : i64, m = 128 : i64, n = 128 : i64}
-// N tiles 2 and 3: a loop whose iteration j runs tile j + 1 with tile j's
-// epilogue: the move out of L0C first, the store after the first mmad.
-// CHECK-NEXT: dv.loop [[J:%.+]] trip 2 {
-// CHECK-NEXT: dv.move_l0c_ub [[L0C]] to [[OUT]] {burst_elems = 16384 : i64}
-// CHECK-NEXT: dv.view [[B]][([[BID]] mod 2) * 387072 + [[J]] * 129024 + 129024]
-// CHECK-NEXT: dv.copy {{%.+}} to [[L1B0]]
-// CHECK-NEXT: dv.view [[L1A]][0]
-// CHECK-NEXT: dv.load_fractals
-// CHECK-NEXT: dv.load_fractals
-// CHECK-NEXT: dv.mmad [[L0A0]], [[L0B0]] to [[L0C]] {init, k = 128 : i64, m = 128 : i64, n = 128 : i64}
-// CHECK-NEXT: [[GC:%.+]] = dv.view [[C]][([[BID]] floordiv 2) * 98304 + ([[BID]] mod 2) * 384 + [[J]] * 128] : !dv.gm<512x768xf16> to !dv.gm<97664xf16>
-// CHECK-NEXT: dv.copy_nz2nd [[OUT]] to [[GC]] {cols = 128 : i64, dst_row_stride = 768 : i64, rows = 128 : i64, src_rows = 128 : i64}
-// CHECK: dv.loop {{%.+}} trip 2 {
-// CHECK: dv.mmad {{.*}} to [[L0C]] {k = 112 : i64, m = 128 : i64, n = 128 : i64}
-// CHECK-NEXT: }
-// The last tile's epilogue.
-// CHECK-NEXT: dv.move_l0c_ub [[L0C]] to [[OUT]] {burst_elems = 16384 : i64}
-// CHECK-NEXT: [[GL:%.+]] = dv.view [[C]][([[BID]] floordiv 2) * 98304 + ([[BID]] mod 2) * 384 + 256]
-// CHECK-NEXT: dv.copy_nz2nd [[OUT]] to [[GL]]
+// CHECK: dv.view [[STRIP]][14336] : !dv.buf<l1, 1008x192xf16, nz> to !dv.buf<l1, 82432xf16>
+// CHECK: dv.mmad {{.*}} to [[L0C]] {k = 112 : i64, m = 128 : i64, n = 96 : i64}
+// The second N tile: the first one's move out of L0C, its own B columns
+// into the strip's second half, the first one's store after its first mmad.
+// CHECK-NEXT: dv.move_l0c_ub [[L0C]] to [[OUT]] {burst_elems = 12288 : i64}
+// CHECK-NEXT: dv.view [[B]][([[BID]] mod 4) * 193536 + 96768]
+// CHECK-NEXT: dv.view [[STRIP]][96768] : !dv.buf<l1, 1008x192xf16, nz> to !dv.buf<l1, 1008x96xf16, nz>
+// CHECK-NEXT: dv.copy
+// CHECK: dv.mmad {{.*}} {init, k = 128 : i64, m = 128 : i64, n = 96 : i64}
+// CHECK-NEXT: dv.view [[C]][([[BID]] floordiv 4) * 196608 + ([[BID]] mod 4) * 192] : !dv.gm<512x768xf16> to !dv.gm<97632xf16>
+// CHECK-NEXT: dv.copy_nz2nd [[OUT]] to {{%.+}} {cols = 96 : i64, dst_row_stride = 768 : i64, rows = 128 : i64, src_rows = 128 : i64}
+// The second row of tiles: its A panel, then B from the strip only.
+// CHECK: dv.view [[A]][([[BID]] floordiv 4) * 256000 + 128000]
+// CHECK-NEXT: dv.copy_nd2nz
+// CHECK-NOT: dv.view [[B]]
+// CHECK: dv.view [[C]][([[BID]] floordiv 4) * 196608 + ([[BID]] mod 4) * 192 + 98400]
+// CHECK-NEXT: dv.copy_nz2nd
 // CHECK-NEXT: dv.return
 // SYNC-LABEL: func.func @tiled
 // SYNC: dv.kernel @k0_matmul
-// SYNC: dv.alloc offset 0 : !dv.buf<l0b, 128x128xf16, nz>
-// SYNC: dv.alloc offset 32768 : !dv.buf<l0b, 128x128xf16, nz>
+// SYNC: dv.alloc offset 0 : !dv.buf<l0b, 128x96xf16, nz>
+// SYNC: dv.alloc offset 24576 : !dv.buf<l0b, 128x96xf16, nz>
 // SYNC: dv.loop
 // SYNC: dv.mmad
 // SYNC: dv.return
@@ -271,6 +265,40 @@ func.func private @k0_matmul(%arg0: tensor<4x40x24xf16>, %arg1: tensor<4x40x200x
     attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul"]} {
   %0 = vg.matmul %arg0, %arg1 {transpose_a = true} : (tensor<4x40x24xf16>, tensor<4x40x200xf16>) -> tensor<4x24x200xf16>
   return %0 : tensor<4x24x200xf16>
+}
+
+// -----
+
+// A batched transpose_a operand by a 2-D weight (torch's
+// x.transpose(-1, -2) @ W): a batch's rows are columns of its [K, M] slab,
+// so the batch cannot fold into the rows; 12 batches run as 6 blocks of 2
+// and every batch reads the same weight (batch stride 0). The weight stays
+// in L1 ([40, 48] at offset 0, loaded once with the first batch); the
+// second batch's K steps read A and the strip, not GM's B.
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK-SAME: ([[A:%[a-z0-9_]+]]: !dv.gm<12x40x24xf16>, [[B:%[a-z0-9_]+]]: !dv.gm<40x48xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<12x24x48xf16>)
+// CHECK-SAME: attributes {block_dim = 6 : i64, kind = "cube"
+// CHECK: dv.view [[A]][[[BID:%.+]] * 1920] : !dv.gm<12x40x24xf16> to !dv.gm<960xf16>
+// CHECK: dv.view [[B]][0] : !dv.gm<40x48xf16> to !dv.gm<1920xf16>
+// CHECK-NEXT: dv.copy_nd2nz {{.*}} {cols = 48 : i64, dst_cols = 48 : i64, dst_rows = 48 : i64, rows = 40 : i64, src_row_stride = 48 : i64}
+// CHECK: dv.view [[A]][[[BID]] * 1920 + 960] : !dv.gm<12x40x24xf16> to !dv.gm<960xf16>
+// CHECK-NOT: dv.view [[B]]
+// CHECK: dv.view [[C]][[[BID]] * 2304] : !dv.gm<12x24x48xf16> to !dv.gm<1152xf16>
+// CHECK-NOT: dv.view [[B]]
+// CHECK: dv.view [[C]][[[BID]] * 2304 + 1152] : !dv.gm<12x24x48xf16> to !dv.gm<1152xf16>
+// CHECK-NEXT: dv.copy_nz2nd {{.*}} {cols = 48 : i64, dst_row_stride = 48 : i64, rows = 24 : i64, src_rows = 32 : i64}
+// CHECK-NEXT: dv.return
+// SYNC-LABEL: func.func @batched_ta_by_weight
+// SYNC: dv.kernel @k0_matmul
+// SYNC: dv.return
+func.func @batched_ta_by_weight(%x: tensor<12x40x24xf16>, %w: tensor<40x48xf16>) -> tensor<12x24x48xf16> {
+  %0 = call @k0_matmul(%x, %w) : (tensor<12x40x24xf16>, tensor<40x48xf16>) -> tensor<12x24x48xf16>
+  return %0 : tensor<12x24x48xf16>
+}
+func.func private @k0_matmul(%arg0: tensor<12x40x24xf16>, %arg1: tensor<40x48xf16>) -> tensor<12x24x48xf16>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/MatMul"]} {
+  %0 = vg.matmul %arg0, %arg1 {transpose_a = true} : (tensor<12x40x24xf16>, tensor<40x48xf16>) -> tensor<12x24x48xf16>
+  return %0 : tensor<12x24x48xf16>
 }
 
 // -----

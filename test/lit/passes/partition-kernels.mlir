@@ -8,8 +8,10 @@
 // CHECK-DAG: [[B:%.+]] = vg.constant dense_resource<b> : tensor<32xf32>
 // CHECK: [[R:%.+]] = call @k0_matmul([[X]], [[W]], [[B]])
 // CHECK-NEXT: return [[R]]
+// Each result is named node:index after the op and result that produce it
+// (the .om's per-task outputs, vinci-run --dump).
 // CHECK: func.func private @k0_matmul
-// CHECK-SAME: attributes {vinci.kernel = "cube", vinci.source_nodes = ["mm", "bias", "act"]}
+// CHECK-SAME: attributes {vinci.kernel = "cube", vinci.output_nodes = ["act:0"], vinci.source_nodes = ["mm", "bias", "act"]}
 // CHECK: vg.matmul
 // CHECK-NEXT: vg.add
 // CHECK-NEXT: vg.relu

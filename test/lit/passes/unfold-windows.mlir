@@ -20,6 +20,26 @@ func.func @cube_template_keeps_window(%x: tensor<1x2x4x4xf32>) -> tensor<1x3x2x2
 
 // -----
 
+// The pools the pooling template takes (poolTemplateMismatch: f16 in GM,
+// here between two ReLUs) keep their window too; the average that does not
+// count its pads (a divisor per position) unfolds beside it.
+// CHECK-LABEL: func.func @pool_template_keeps_window
+// CHECK: vg.max_pool
+// CHECK-NOT: vg.average_pool
+// CHECK: vg.pad
+// CHECK-NOT: vg.max_pool
+// CHECK: return
+func.func @pool_template_keeps_window(%x: tensor<1x2x6x6xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x6x6xf32>) {
+  %r = vg.relu %x : tensor<1x2x6x6xf32>
+  %m = vg.max_pool %r {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x6x6xf32>) -> tensor<1x2x3x3xf32>
+  %a = vg.average_pool %r {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x6x6xf32>) -> tensor<1x2x6x6xf32>
+  %y = vg.relu %m : tensor<1x2x3x3xf32>
+  %z = vg.relu %a : tensor<1x2x6x6xf32>
+  return %y, %z : tensor<1x2x3x3xf32>, tensor<1x2x6x6xf32>
+}
+
+// -----
+
 
 // 3x3, stride 2, pad 1, bias (a tiny output: the bias stays an add): pad; the four phases of the stride-2 grid
 // decimated once; nine taps (ki, kj) row-major as unit-step slices of their

@@ -7,12 +7,12 @@
 
 #include "om_sample.h"
 #include "rt_models.h"
-#include "tensor_file.h"
+#include "vinci/tensor_file.h"
 #include "vinci/format/writer.h"
 
 namespace {
 
-using vinci_run::HostTensor;
+using vinci::tensorio::HostTensor;
 
 bool writeFile(const std::string& path, const std::vector<uint8_t>& bytes) {
   vinci::format::Status status = vinci::format::writeFileAtomically(path, bytes.data(), bytes.size());
@@ -88,26 +88,26 @@ int main(int argc, char** argv) {
   // Rich metadata with placeholder programs: fails at program decoding,
   // after every metadata check (a fuzzer seed, not a runnable model).
   ok &= writeFile(dir + "/sample_placeholder_programs.om", vinci::test::sampleBytes());
-  ok &= writeFile(dir + "/x.npy", vinci_run::encodeNpy(halfTensor(data.x, shape)));
-  ok &= writeFile(dir + "/y.npy", vinci_run::encodeNpy(halfTensor(data.y, shape)));
+  ok &= writeFile(dir + "/x.npy", vinci::tensorio::encodeNpy(halfTensor(data.x, shape)));
+  ok &= writeFile(dir + "/y.npy", vinci::tensorio::encodeNpy(halfTensor(data.y, shape)));
   ok &= writeFile(dir + "/x.pb", tensorProto("x", data.x, shape, /*raw=*/true));
   ok &= writeFile(dir + "/y.pb", tensorProto("y", data.y, shape, /*raw=*/false));
-  ok &= writeFile(dir + "/expected_z.npy", vinci_run::encodeNpy(halfTensor(data.z, shape)));
-  ok &= writeFile(dir + "/expected_t.npy", vinci_run::encodeNpy(halfTensor(data.t, shape)));
+  ok &= writeFile(dir + "/expected_z.npy", vinci::tensorio::encodeNpy(halfTensor(data.z, shape)));
+  ok &= writeFile(dir + "/expected_t.npy", vinci::tensorio::encodeNpy(halfTensor(data.t, shape)));
   // The first row of x and y: the inputs of the batch-1 gear.
   const size_t row = vinci::test::kAddCols;
   const std::vector<int64_t> one_row = {1, shape[1]};
-  ok &= writeFile(dir + "/x_row.npy", vinci_run::encodeNpy(halfTensor(
+  ok &= writeFile(dir + "/x_row.npy", vinci::tensorio::encodeNpy(halfTensor(
                                           std::vector<uint16_t>(data.x.begin(), data.x.begin() + row), one_row)));
-  ok &= writeFile(dir + "/y_row.npy", vinci_run::encodeNpy(halfTensor(
+  ok &= writeFile(dir + "/y_row.npy", vinci::tensorio::encodeNpy(halfTensor(
                                           std::vector<uint16_t>(data.y.begin(), data.y.begin() + row), one_row)));
   ok &= writeFile(dir + "/expected_z_row.npy",
-                  vinci_run::encodeNpy(halfTensor(
+                  vinci::tensorio::encodeNpy(halfTensor(
                       std::vector<uint16_t>(data.z.begin(), data.z.begin() + row), one_row)));
   ok &= writeFile(dir + "/x_transposed.npy",
-                  vinci_run::encodeNpy(halfTensor(data.x, {shape[1], shape[0]})));
+                  vinci::tensorio::encodeNpy(halfTensor(data.x, {shape[1], shape[0]})));
   HostTensor as_float = halfTensor(data.x, {shape[0], shape[1] / 2});
   as_float.dtype = VINCI_DTYPE_F32;  // same bytes, wrong dtype
-  ok &= writeFile(dir + "/x_float32.npy", vinci_run::encodeNpy(as_float));
+  ok &= writeFile(dir + "/x_float32.npy", vinci::tensorio::encodeNpy(as_float));
   return ok ? 0 : 1;
 }

@@ -17,11 +17,12 @@ m=$work/m
 # Whether NAME's failure is the expected one: exit status 1, exactly one
 # stderr line starting with 'vinci-run: error: ' and containing MESSAGE (a
 # fixed string), no outputs. Prints what is wrong; returns 1 if anything is.
+# (EXPECTED: the exit status, 1 unless given: 2 for a bad option.)
 error_mismatch() {
-  name=$1 message=$2 status=$3
+  name=$1 message=$2 status=$3 expected=${4:-1}
   out_dir=$work/$name
   wrong=0
-  [ "$status" -eq 1 ] || { echo "$name: exit status $status, expected 1"; wrong=1; }
+  [ "$status" -eq "$expected" ] || { echo "$name: exit status $status, expected $expected"; wrong=1; }
   [ "$(wc -l <"$work/$name.stderr")" -eq 1 ] || { echo "$name: stderr is not one line: $(cat "$work/$name.stderr")"; wrong=1; }
   grep -q '^vinci-run: error: ' "$work/$name.stderr" || { echo "$name: no 'vinci-run: error:' prefix"; wrong=1; }
   grep -qF -- "$message" "$work/$name.stderr" || { echo "$name: the error is not '$message': $(cat "$work/$name.stderr")"; wrong=1; }
@@ -30,11 +31,14 @@ error_mismatch() {
 }
 
 # Expects a failure with MESSAGE: expect_error NAME MESSAGE COMMAND...
-expect_error() {
-  name=$1 message=$2; shift 2
+# (expect_usage_error: a bad option, exit 2).
+expect_error() { expect_status 1 "$@"; }
+expect_usage_error() { expect_status 2 "$@"; }
+expect_status() {
+  expected=$1 name=$2 message=$3; shift 3
   "$@" --output_dir "$work/$name" >"$work/$name.stdout" 2>"$work/$name.stderr"
   status=$?
-  if why=$(error_mismatch "$name" "$message" "$status"); then
+  if why=$(error_mismatch "$name" "$message" "$status" "$expected"); then
     echo "ok: $name: $(cat "$work/$name.stderr")"
   else
     fail "$why"
@@ -120,6 +124,20 @@ expect_error hazard_fatal "task 0 (kernel 'add'): block 0: hazard: pc 3 vadd (V,
   "$run" --model "$m/add_missing_wait.om" --input "$m/x.npy,$m/y.npy" --hazards fatal
 expect_error corrupt_model "truncated.om: file is truncated: 300 of" \
   "$run" --model "$work/truncated.om" --input "$m/x.npy,$m/y.npy"
+
+# Bad options and values: one line, exit 2 (CLI11's own two lines and 105
+# before).
+expect_usage_error loop_zero "--loop: Value 0 not in range" \
+  "$run" --model "$m/add.om" --input "$m/x.npy,$m/y.npy" --loop 0
+expect_usage_error bad_hazards "--hazards: sometimes not in {fatal,warn}" \
+  "$run" --model "$m/add.om" --input "$m/x.npy,$m/y.npy" --hazards sometimes
+expect_usage_error unknown_option "The following argument was not expected: --frobnicate" \
+  "$run" --model "$m/add.om" --input "$m/x.npy,$m/y.npy" --frobnicate
+
+# --dump: the task outputs and their index (the rt_make_models .om files
+# record none, as a writer before Task.outputs would: a one-line error).
+expect_error dump_without_outputs "records no task outputs" \
+  "$run" --model "$m/add.om" --input "$m/x.npy,$m/y.npy" --dump "$work/dump_none"
 
 # The near-miss: the wrong-shape run checked against the wrong-dtype message
 # (a real error, but not that one) must not pass.

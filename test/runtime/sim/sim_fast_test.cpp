@@ -180,6 +180,40 @@ TEST(SimFast, ElementwiseOpsMatchTheReference) {
   }
 }
 
+// The bank-conflict count's shortcuts (consecutive rows as bit masks, a
+// pattern shorter than 16 repeats) against the row-by-row count, on operands
+// that start just below a 64 KiB bank boundary and walk across it, with
+// repeat strides that are whole rounds of the 16 bank groups or not.
+TEST(SimFast, BankConflictCountsMatchTheReference) {
+  std::mt19937 rng(512);
+  const uint32_t q = 65536;
+  const uint32_t reps[] = {0, 1, 2, 4, 8, 16, 32, 3, 24};  // in 32-byte blocks
+  for (int i = 0; i < 400; ++i) {
+    const DType t = rng() % 2 ? DType::F16 : DType::F32;
+    const uint32_t lanes = 256 / dtypeBytes(t);
+    VecParams vp;
+    vp.repeat = 1 + rng() % 40;
+    vp.dst_rep = reps[rng() % std::size(reps)];
+    vp.src0_rep = rng() % 2 ? vp.dst_rep : reps[rng() % std::size(reps)];
+    vp.src1_rep = rng() % 2 ? vp.dst_rep : reps[rng() % std::size(reps)];
+    vp.dst_blk = vp.src0_blk = vp.src1_blk = 1;
+    if (rng() % 4 == 0) vp.src0_blk = 1 + rng() % 4;
+    if (rng() % 3 == 0) vp.maskCount(1 + rng() % lanes);
+    // Below the boundary of quarters 1, 2, 3: some repeats on each side of it.
+    auto near = [&](unsigned quarter) { return int64_t(quarter) * q - 32 * int64_t(rng() % 200); };
+    const int64_t dst = near(1), src0 = near(2), src1 = rng() % 4 ? near(3) : dst;
+    const Opcode op = kBinary[rng() % std::size(kBinary)];
+    const std::string what = std::string(dtypeName(t)) + " " + opcodeName(op) + " repeat " +
+                             std::to_string(vp.repeat) + " rep " + std::to_string(vp.dst_rep) + "/" +
+                             std::to_string(vp.src0_rep) + "/" + std::to_string(vp.src1_rep) + " at " +
+                             std::to_string(dst) + "," + std::to_string(src0) + "," + std::to_string(src1);
+    expectSame(randomImage(rng, t), [&](ProgramBuilder& b) {
+      b.vbinary(op, t, Addr::ub(dst), Addr::ub(src0), Addr::ub(src1), vp);
+    }, what);
+    if (HasFailure()) return;
+  }
+}
+
 TEST(SimFast, ConversionsMatchTheReference) {
   std::mt19937 rng(77);
   for (int i = 0; i < 300; ++i) {

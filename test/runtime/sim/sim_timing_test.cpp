@@ -192,6 +192,52 @@ TEST(SimTiming, AnIdealL2ServesRereadBytes) {
   EXPECT_EQ(again.profile.cycles_ideal_l2, cold.profile.cycles_ideal_l2);
 }
 
+// The L2 keeps the most recently touched bytes: at a capacity of three
+// units, reading A, B, then A again and a new C evicts B, not A; and the two
+// parts of a range a later touch cut in the middle share its age and leave
+// lowest address first.
+TEST(SimTiming, TheIdealL2EvictsTheLeastRecentlyTouchedBytes) {
+  constexpr uint32_t unit = 4096;
+  soc::SocSpec small = soc310();
+  small.timing.l2_bytes = {3.0 * unit, 3.0 * unit, 3.0 * unit, "test"};
+  std::vector<uint8_t> gm(8 * unit);
+  auto reader = [](uint32_t unit_index, uint32_t units) {
+    ProgramBuilder b;
+    b.copy(Addr::ub(0), Addr::gm(0, int64_t(unit_index) * unit), Burst::contiguous(units * unit));
+    return b.finish();
+  };
+  L2Model l2;
+  RunOptions opt = fatal();
+  opt.l2 = &l2;
+  // Whether unit u is resident: its read's ideal-L2 figure is below a cold
+  // read's. A probe touches what it reads, so each scenario probes its
+  // resident units first and its one evicted unit last.
+  l2.reset();
+  const uint64_t cold = run(reader(7, 1), {&gm}, 1, opt, &small).profile.cycles_ideal_l2;
+  auto warm = [&](uint32_t u) {
+    const uint64_t c = run(reader(u, 1), {&gm}, 1, opt, &small).profile.cycles_ideal_l2;
+    EXPECT_LE(c, cold);
+    return c < cold;
+  };
+
+  l2.reset();
+  for (uint32_t u : {0u, 1u, 0u, 2u, 3u}) ASSERT_TRUE(run(reader(u, 1), {&gm}, 1, opt, &small).ok);
+  // Unit 1, the least recently touched, made room for unit 3.
+  EXPECT_EQ(l2.residentBytes(), 3u * unit);
+  EXPECT_TRUE(warm(3));
+  EXPECT_TRUE(warm(2));
+  EXPECT_TRUE(warm(0));
+  EXPECT_FALSE(warm(1));
+
+  l2.reset();
+  ASSERT_TRUE(run(reader(0, 3), {&gm}, 1, opt, &small).ok);  // units 0-2, age 1
+  ASSERT_TRUE(run(reader(1, 1), {&gm}, 1, opt, &small).ok);  // unit 1 newer: 0 and 2 keep age 1
+  ASSERT_TRUE(run(reader(5, 1), {&gm}, 1, opt, &small).ok);  // one unit over: unit 0 goes
+  EXPECT_EQ(l2.residentBytes(), 3u * unit);
+  EXPECT_TRUE(warm(2));
+  EXPECT_FALSE(warm(0));
+}
+
 TEST(SimTiming, BoundsBracketTheNominalFigures) {
   kernels::MatmulConfig cfg;
   std::vector<uint8_t> mm;

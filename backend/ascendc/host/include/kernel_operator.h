@@ -137,6 +137,38 @@ struct LoadData2DParams {
   uint8_t addrMode = 0;
 };
 
+/// LoadData (3-D, Load3Dv1): img2col of a feature map in A1/B1, planes
+/// [C1][l1H][l1W][C0] (C0 = 32 / sizeof(T)), into A2/B2 fractals of 16
+/// windows x C0 channels (512 bytes, row-major). Windows walk the padded
+/// map's output rows from (leftTopH, leftTopW); tap (kh, kw) of the window
+/// at (h, w) reads pixel (h + kh * dilationFilterH, w + kw * dilationFilterW)
+/// of plane c1, padValue outside the map. repeatMode 0: repeatTime fractals
+/// of the same windows, the tap stepping kw, kh, then the plane from
+/// (c1Index, fetchFilterH, fetchFilterW); 1: that tap fixed, 16 more windows
+/// a fractal, fractals jumpStride fractals apart. padList is {left, right,
+/// top, bottom}.
+template <typename T> struct LoadData3DParamsV1 {
+  uint8_t padList[4] = {0, 0, 0, 0};
+  uint16_t l1H = 0;
+  uint16_t l1W = 0;
+  uint16_t c1Index = 0;
+  uint8_t fetchFilterW = 0;
+  uint8_t fetchFilterH = 0;
+  int16_t leftTopW = 0;
+  int16_t leftTopH = 0;
+  uint8_t strideW = 1;
+  uint8_t strideH = 1;
+  uint8_t filterW = 1;
+  uint8_t filterH = 1;
+  uint8_t dilationFilterW = 1;
+  uint8_t dilationFilterH = 1;
+  uint8_t jumpStride = 1;
+  uint8_t repeatMode = 0;
+  uint8_t repeatTime = 1;
+  uint8_t cSize = 0;
+  T padValue = T(0);
+};
+
 /// Mmad: C (m x n, CO1) = [C +] A (m x k, A2) x B (k x n, B2). cmatrixInitVal
 /// starts from zero instead of accumulating; cmatrixSource must be false on
 /// this core (no bias from C2).
@@ -196,6 +228,17 @@ void dataCopy(const Span &dst, const Span &src, const AscendC::DataCopyParams &p
 void dataCopyCo1(const Span &dst, const Span &src, const AscendC::DataCopyParams &params,
                  const AscendC::DataCopyEnhancedParams &enhanced);
 void loadData2d(const Span &dst, const Span &src, const AscendC::LoadData2DParams &params);
+/// LoadData3DParamsV1 without its element type: the pad value as its bytes.
+struct Load3dV1 {
+  uint8_t pads[4];
+  uint16_t l1H, l1W, c1Index;
+  uint8_t fetchW, fetchH;
+  int16_t leftTopW, leftTopH;
+  uint8_t strideW, strideH, filterW, filterH, dilationW, dilationH, jumpStride, repeatMode,
+      repeatTime, cSize;
+  uint8_t padValue[4];
+};
+void loadData3dV1(const Span &dst, const Span &src, const Load3dV1 &params);
 void mmad(const Span &c, const Span &a, const Span &b, const AscendC::MmadParams &params);
 
 enum class VecOp : uint8_t {
@@ -369,6 +412,16 @@ void DataCopy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const DataCo
 template <typename T>
 void LoadData(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LoadData2DParams &p) {
   host::loadData2d(dst.span(), src.span(), p);
+}
+template <typename T>
+void LoadData(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LoadData3DParamsV1<T> &p) {
+  static_assert(sizeof(T) <= 4, "the pad value is one element");
+  host::Load3dV1 q{{p.padList[0], p.padList[1], p.padList[2], p.padList[3]},
+                   p.l1H, p.l1W, p.c1Index, p.fetchFilterW, p.fetchFilterH, p.leftTopW,
+                   p.leftTopH, p.strideW, p.strideH, p.filterW, p.filterH, p.dilationFilterW,
+                   p.dilationFilterH, p.jumpStride, p.repeatMode, p.repeatTime, p.cSize, {}};
+  __builtin_memcpy(q.padValue, &p.padValue, sizeof(T));
+  host::loadData3dV1(dst.span(), src.span(), q);
 }
 
 // ---- Cube -----------------------------------------------------------------

@@ -3,6 +3,7 @@
 // the data layouts of docs/isa.md (L0A ZZ, L0B ZN, L0C NZ).
 #include <cmath>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include <fp16.h>
@@ -168,6 +169,89 @@ void loadData2d(const Span &dst, const Span &src, const AscendC::LoadData2DParam
     for (unsigned r = 0; r < 16; ++r)
       for (unsigned c = 0; c < 16; ++c) out[c * 16 + r] = in[r * 16 + c];
     std::memcpy(d, out, kFractal);
+  }
+}
+
+void loadData3dV1(const Span &dst, const Span &src, const Load3dV1 &p) {
+  const char *call = "LoadData (Load3Dv1)";
+  TPosition sp = TPosition(src.position), dp = TPosition(dst.position);
+  if (!((sp == TPosition::A1 && dp == TPosition::A2) || (sp == TPosition::B1 && dp == TPosition::B2) ||
+        (sp == TPosition::A1 && dp == TPosition::B2)))
+    fault(std::string(call) + ": img2col loads A1 -> A2 or B1 -> B2, not " +
+          positionName(src.position) + " -> " + positionName(dst.position));
+  if (src.elt != dst.elt || (src.elt != Elt::F16 && src.elt != Elt::S8 && src.elt != Elt::U8))
+    fault(std::string(call) + ": takes half, int8_t or uint8_t in and out, not " +
+          eltName(src.elt) + " -> " + eltName(dst.elt));
+  const unsigned es = eltBytes(src.elt), c0 = kBlock / es;
+  const int64_t padL = p.pads[0], padR = p.pads[1], padT = p.pads[2];
+  if (p.l1H == 0 || p.l1W == 0 || p.l1W > 32767 || p.l1H > 32767)
+    fault(std::string(call) + ": l1H and l1W are 1..32767");
+  if (p.strideW < 1 || p.strideW > 63 || p.strideH < 1 || p.strideH > 63)
+    fault(std::string(call) + ": strideW and strideH are 1..63");
+  if (p.filterW < 1 || p.filterH < 1 || p.dilationW < 1 || p.dilationH < 1)
+    fault(std::string(call) + ": filter and dilation are 1..255");
+  if (p.repeatTime < 1 || p.repeatMode > 1 || p.c1Index > 4095 || p.jumpStride < 1 ||
+      p.jumpStride > 127)
+    fault(std::string(call) + ": repeatTime 1..255, repeatMode 0 or 1, c1Index 0..4095, "
+          "jumpStride 1..127");
+  if (p.fetchW >= p.filterW || p.fetchH >= p.filterH)
+    fault(std::string(call) + ": the first tap (fetchFilterW, fetchFilterH) lies outside the filter");
+  const int64_t span = int64_t(p.dilationW) * (p.filterW - 1) + 1;
+  const int64_t paddedW = int64_t(p.l1W) + padL + padR;
+  if (paddedW < span)
+    fault(std::string(call) + ": the filter is wider than the padded feature map");
+  const int64_t rowWindows = (paddedW - span) / p.strideW + 1;
+  const int64_t lastW = -padL + (rowWindows - 1) * p.strideW;
+  if (p.leftTopW < -padL || p.leftTopW > lastW || p.leftTopH < -padT)
+    fault(std::string(call) + ": leftTopW/leftTopH is not a window of the padded map");
+  checkAligned(dst, kFractal, call);
+  checkAligned(src, kBlock, call);
+  const uint64_t plane = uint64_t(p.l1H) * p.l1W * kBlock;
+  const uint64_t fractals = p.repeatMode == 0 ? p.repeatTime : (p.repeatTime - 1) * p.jumpStride + 1;
+  checkRange(dst, fractals * kFractal, true, call);
+  // The planes read: mode 0 steps the tap through kw, kh, then the plane.
+  uint64_t lastPlane = p.c1Index;
+  if (p.repeatMode == 0) {
+    uint64_t taps = uint64_t(p.filterW) * p.filterH;
+    uint64_t firstTap = uint64_t(p.fetchH) * p.filterW + p.fetchW;
+    lastPlane += (firstTap + p.repeatTime - 1) / taps;
+  }
+  checkRange(src, (lastPlane + 1) * plane, false, call);
+  // The window counter: right by strideW, past the row's last window back
+  // to -padL one strideH lower; it runs on below the last output row.
+  std::vector<std::pair<int64_t, int64_t>> windows(p.repeatMode == 0 ? 16 : 16 * p.repeatTime);
+  int64_t h = p.leftTopH, w = p.leftTopW;
+  for (auto &window : windows) {
+    window = {h, w};
+    w += p.strideW;
+    if (w > lastW) {
+      w = -padL;
+      h += p.strideH;
+    }
+  }
+  auto fractal = [&](uint8_t *out, size_t firstWindow, uint64_t c1, int64_t kh, int64_t kw) {
+    for (size_t row = 0; row < 16; ++row) {
+      const int64_t y = windows[firstWindow + row].first + kh * p.dilationH;
+      const int64_t x = windows[firstWindow + row].second + kw * p.dilationW;
+      uint8_t *d = out + row * kBlock;
+      if (y < 0 || y >= p.l1H || x < 0 || x >= p.l1W) {
+        for (unsigned c = 0; c < c0; ++c) std::memcpy(d + c * es, p.padValue, es);
+        continue;
+      }
+      std::memcpy(d, src.ptr + c1 * plane + (uint64_t(y) * p.l1W + uint64_t(x)) * kBlock, kBlock);
+    }
+  };
+  for (uint32_t r = 0; r < p.repeatTime; ++r) {
+    if (p.repeatMode == 0) {
+      uint64_t tap = uint64_t(p.fetchH) * p.filterW + p.fetchW + r;
+      uint64_t taps = uint64_t(p.filterW) * p.filterH;
+      uint64_t c1 = p.c1Index + tap / taps;
+      fractal(dst.ptr + r * kFractal, 0, c1, int64_t(tap % taps / p.filterW),
+              int64_t(tap % p.filterW));
+    } else {
+      fractal(dst.ptr + uint64_t(r) * p.jumpStride * kFractal, size_t(r) * 16, p.c1Index, p.fetchH,
+              p.fetchW);
+    }
   }
 }
 

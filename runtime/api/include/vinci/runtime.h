@@ -153,6 +153,21 @@ typedef struct vinci_model_info {
   double clock_hz;      /* the simulated SoC's clock */
 } vinci_model_info;
 
+/* One tensor a task wrote, as a task observer sees it: its descriptor
+ * (named "node:index", the source node's output it is) and its bytes, in
+ * the work memory or the caller's output buffer, valid during the call. */
+typedef struct vinci_task_output {
+  vinci_tensor_desc desc;
+  const void* data;
+} vinci_task_output;
+
+/* Called after each task of vinci_context_run (vinci-run --dump): the
+ * task's index, its kernel's name, and the tensors it wrote (none for a
+ * model written before the .om held per-task outputs). It must not call
+ * back into the context. */
+typedef void (*vinci_task_observer)(void* user, uint32_t task, const char* kernel,
+                                    const vinci_task_output* outputs, uint32_t num_outputs);
+
 typedef struct vinci_context_options {
   /* Caller-owned work memory (the arena): at least `work_size` bytes from
    * vinci_model_query_size, 64-byte aligned, alive and unused by anyone else
@@ -177,6 +192,9 @@ typedef struct vinci_context_options {
    * scalar code) instead of its fast one. Slower; outputs and profiles are
    * identical by design (the equivalence tests compare them). */
   int reference_paths;
+  /* Non-NULL: called after each task of every run, with `task_observer_user`. */
+  vinci_task_observer task_observer;
+  void* task_observer_user;
 } vinci_context_options;
 
 typedef struct vinci_const_buffer {

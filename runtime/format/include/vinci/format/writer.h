@@ -63,6 +63,8 @@ struct BufferInfo {
 struct TaskInfo {
   uint32_t kernel = 0;
   std::vector<TaskArgInfo> args;
+  // The tensors of its last outputs.size() args (om.fbs Task.outputs).
+  std::vector<TensorInfo> outputs;
 };
 
 // An input or output at one gear (format 1.1): its concrete shape, storage
@@ -120,7 +122,8 @@ class OmWriter {
   uint64_t weightOffset(uint32_t weight_index) const { return weights_[weight_index].offset; }
   uint64_t weightsSectionSize() const { return weights_size_; }
   uint32_t addKernel(KernelInfo kernel);
-  uint32_t addTask(uint32_t kernel_index, std::vector<TaskArgInfo> args);
+  uint32_t addTask(uint32_t kernel_index, std::vector<TaskArgInfo> args,
+                   std::vector<TensorInfo> outputs = {});
   uint32_t addBuffer(BufferInfo buffer);
   // A model with gears (format 1.1, header flag kFlagGears): the inputs and
   // outputs added above carry -1 in the dims that gears set and the largest

@@ -1,4 +1,4 @@
-#include "tensor_file.h"
+#include "vinci/tensor_file.h"
 
 #include <cerrno>
 #include <cstring>
@@ -6,7 +6,7 @@
 #include <iterator>
 #include <limits>
 
-namespace vinci_run {
+namespace vinci::tensorio {
 namespace {
 
 bool readWholeFile(const std::string& path, std::vector<uint8_t>& bytes, std::string& error) {
@@ -383,4 +383,4 @@ std::vector<uint8_t> encodeNpy(const HostTensor& tensor) {
   return bytes;
 }
 
-}  // namespace vinci_run
+}  // namespace vinci::tensorio

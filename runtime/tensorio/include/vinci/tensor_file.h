@@ -1,6 +1,7 @@
-// Host tensors for vinci-run: .npy files (NumPy format 1.0-3.0, C order,
-// little-endian) and ONNX TensorProto .pb files (read with a minimal
-// protobuf wire-format reader: the tool needs seven fields, not libprotobuf).
+// Host tensors as files, for vinci-run and vinci-compile's --calibration:
+// .npy files (NumPy format 1.0-3.0, C order, little-endian) and ONNX
+// TensorProto .pb files (read with a minimal protobuf wire-format reader:
+// the readers need seven fields, not libprotobuf).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,7 @@
 
 #include "vinci/runtime.h"
 
-namespace vinci_run {
+namespace vinci::tensorio {
 
 struct HostTensor {
   vinci_dtype dtype = VINCI_DTYPE_UNKNOWN;
@@ -29,4 +30,4 @@ bool readTensorFile(const std::string& path, HostTensor& out, std::string& error
 // is written as '<u2' (the raw bit patterns).
 std::vector<uint8_t> encodeNpy(const HostTensor& tensor);
 
-}  // namespace vinci_run
+}  // namespace vinci::tensorio

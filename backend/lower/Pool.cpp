@@ -1,0 +1,458 @@
+//===- Pool.cpp - the pooling template (windows reduced in UB) ------------===//
+//
+//  - pool (Vector): a vector kernel of one 2-D vg.max_pool or
+//    vg.average_pool that KernelRules' poolTemplateMismatch accepts (f16 in
+//    GM, every window holding an input element, one divisor for every
+//    position of an average). No window is unfolded through GM: a band of
+//    input rows of one channel group comes into UB as NC1HWC0 pixels (16
+//    channels, 32 bytes, one Vector block each), the kernel rows of each
+//    output row are reduced into a row of W pixels (vmax / vadd over whole
+//    rows), and the kernel columns of that row into the output row by
+//    vector ops whose source block stride is the window's column stride
+//    (8 output pixels a repeat). An average is then scaled by 1 / count.
+//
+// Pads: a tap outside the input is left out, never read: the rows a band
+// loads are the real ones its windows touch, a row window keeps its taps
+// inside them, and each column tap covers the output columns whose tap
+// lies inside the row (the output row starts at -inf for max, 0 for sum,
+// so every window reduces its own taps whatever the pads). Leaving a tap out
+// is what max pooling asks and what a counted pad of an average adds (0).
+//
+// Layout in GM: NCHW (copy_nchw2nc1hwc0 into UB; the result goes out by a
+// vtranspose of each 16 x 16 block and copy_nz2nd, like the conv
+// template's) or NC1HWC0 (one burst a band). A channel group is 16
+// channels, or fewer (8, 4, 2, 1: the lanes above stay zero) when that
+// gives idle cores work: 64 channels at batch 1 are 8 groups of 8 on 8
+// cores instead of 4 planes on 4.
+//
+// Blocks: batch parts x channel-group parts (block = (b floordiv G, b mod
+// G)); each block loops over its images and groups, and each group over
+// bands of output rows: bands of one shape (the ones away from the pads)
+// are a loop of pairs, the two input and output buffers alternating so
+// that the next band loads while this one is reduced and the last stored.
+//
+//===----------------------------------------------------------------------===//
+#include "backend/lower/ConvCommon.h"
+#include "backend/lower/LowerCommon.h"
+#include "backend/lower/TileBuilder.h"
+#include "passes/KernelRules.h"
+
+#include "dv/DvOps.h"
+#include "vg/VgOps.h"
+#include "vinci/soc.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <limits>
+
+using namespace mlir;
+
+namespace vinci::lower {
+namespace {
+
+constexpr int64_t kC0 = 16;
+constexpr int64_t kPixelBytes = 32; // 16 f16 channels: one Vector block
+constexpr int64_t kPixelsPerRepeat = 8;
+
+//===----------------------------------------------------------------------===//
+// Analysis
+//===----------------------------------------------------------------------===//
+
+struct PoolInfo {
+  ConvGeometry g;
+  bool isMax = true;
+  double scale = 1.0; // an average's 1 / count
+};
+
+Operation *poolOf(func::FuncOp func) {
+  if (auto max = soleOp<vg::MaxPoolOp>(func, /*skipConstants=*/true))
+    return max;
+  return soleOp<vg::AveragePoolOp>(func, /*skipConstants=*/true);
+}
+
+std::string analyzePool(func::FuncOp func, func::CallOp call, PoolInfo &info) {
+  Operation *pool = poolOf(func);
+  if (!pool)
+    return "the pooling template needs a kernel of one vg.max_pool or vg.average_pool";
+  if (std::string why = poolWindowMismatch(pool); !why.empty())
+    return why;
+  auto arg = dyn_cast<BlockArgument>(pool->getOperand(0));
+  if (!arg || arg.getArgNumber() != 0)
+    return "the pool's input must be the kernel's first argument";
+  if (call) {
+    GmSignature signature = gmSignature(call);
+    for (Type element : signature.elements)
+      if (!element.isF16())
+        return "the pooling template reads and writes f16 in GM";
+  }
+  info.g = *poolGeometry(pool);
+  info.isMax = isa<vg::MaxPoolOp>(pool);
+  info.scale = info.isMax ? 1.0 : 1.0 / double(info.g.kh * info.g.kw);
+  return {};
+}
+
+std::optional<std::string> poolTemplateMismatchOf(func::FuncOp func) {
+  bool hasPool = false;
+  func.walk([&](Operation *op) { hasPool |= isa<vg::MaxPoolOp, vg::AveragePoolOp>(op); });
+  if (!hasPool)
+    return std::nullopt;
+  PoolInfo info;
+  return analyzePool(func, soleCall(func), info);
+}
+
+//===----------------------------------------------------------------------===//
+// Plan
+//===----------------------------------------------------------------------===//
+
+/// A band of output rows: it loads input rows [inRow0, inRow0 + inRows)
+/// (all real) and output row r reduces the band's local input rows taps[r].
+struct Band {
+  int64_t outRow0 = 0, outRows = 0, inRow0 = 0, inRows = 0;
+  SmallVector<SmallVector<int64_t, 4>> taps;
+  bool sameShape(const Band &o) const {
+    return outRows == o.outRows && inRows == o.inRows && taps == o.taps;
+  }
+};
+
+struct PoolPlan {
+  int64_t cg = kC0;      // channels a group
+  int64_t groups = 1;    // per image
+  int64_t batchParts = 1, groupParts = 1, blockDim = 1;
+  int64_t bandRows = 1;  // output rows a full band
+  SmallVector<Band> bands;
+  int64_t maxInRows = 1;
+};
+
+Band makeBand(const ConvGeometry &g, int64_t outRow0, int64_t outRows) {
+  Band bd;
+  bd.outRow0 = outRow0;
+  bd.outRows = outRows;
+  int64_t first = std::numeric_limits<int64_t>::max(), last = -1;
+  SmallVector<SmallVector<int64_t, 4>> rows(outRows);
+  for (int64_t r = 0; r < outRows; ++r)
+    for (int64_t k = 0; k < g.kh; ++k) {
+      int64_t ih = (outRow0 + r) * g.sh - g.padTop + k * g.dh;
+      if (ih < 0 || ih >= g.h)
+        continue;
+      rows[r].push_back(ih);
+      first = std::min(first, ih);
+      last = std::max(last, ih);
+    }
+  bd.inRow0 = first;
+  bd.inRows = last - first + 1;
+  for (auto &list : rows) {
+    for (int64_t &ih : list)
+      ih -= first;
+    bd.taps.push_back(list);
+  }
+  return bd;
+}
+
+/// UB bytes a plan with bands of `outRows` output rows (reading at most
+/// `inRows` input rows) needs.
+int64_t ubBytes(const ConvGeometry &g, int64_t outRows, int64_t inRows, bool ncOut) {
+  int64_t slack = kPixelsPerRepeat * std::max(g.sw, int64_t(1)); // a masked repeat's envelope
+  int64_t in = 2 * (inRows * g.w + slack);
+  int64_t rowsBuf = g.kh > 1 ? outRows * g.w + slack : 0;
+  int64_t outPx = roundUp(outRows * g.ow, 16) + kPixelsPerRepeat;
+  int64_t out = 2 * outPx * (ncOut ? 1 : 2);
+  return (in + rowsBuf + out) * kPixelBytes;
+}
+
+bool planPool(const PoolInfo &info, ActLayout xLayout, ActLayout yLayout, const soc::SocSpec &soc,
+              PoolPlan &plan) {
+  const ConvGeometry &g = info.g;
+  int64_t cores = soc.ai_core_count;
+  bool nchw = xLayout == ActLayout::NCHW && yLayout == ActLayout::NCHW;
+  // The widest channel group that gives every core a part (NCHW on both
+  // sides: an NC1HWC0 pixel is one 32-byte burst of 16 channels).
+  auto split = [&](int64_t cg, int64_t &bp, int64_t &gp) {
+    int64_t groups = (g.c + cg - 1) / cg;
+    bp = 1, gp = 1;
+    for (int64_t b = 1; b <= std::min(cores, g.n); ++b)
+      for (int64_t p = 1; p * b <= cores && p <= groups; ++p) {
+        if (g.n % b || groups % p || (p > 1 && g.c % cg))
+          continue;
+        if (b * p > bp * gp)
+          bp = b, gp = p;
+      }
+    return bp * gp;
+  };
+  plan.cg = kC0;
+  int64_t bp = 1, gp = 1;
+  split(kC0, bp, gp);
+  if (nchw)
+    for (int64_t cg = kC0 / 2; cg >= 1 && bp * gp < cores; cg /= 2) {
+      if (g.c % cg)
+        continue;
+      int64_t b2, p2;
+      if (split(cg, b2, p2) > bp * gp)
+        plan.cg = cg, bp = b2, gp = p2;
+    }
+  plan.groups = (g.c + plan.cg - 1) / plan.cg;
+  plan.batchParts = bp;
+  plan.groupParts = gp;
+  plan.blockDim = bp * gp;
+
+  // Bands: as many output rows as the buffers leave room for, then equal.
+  int64_t budget = int64_t(soc.bufferBytes(soc::Space::UB)) - 1024;
+  auto inRowsOf = [&](int64_t outRows) { return (outRows - 1) * g.sh + (g.kh - 1) * g.dh + 1; };
+  bool ncOut = yLayout == ActLayout::NC1HWC0;
+  int64_t rows = 1;
+  while (rows < g.oh && ubBytes(g, rows + 1, inRowsOf(rows + 1), ncOut) <= budget)
+    ++rows;
+  if (ubBytes(g, rows, inRowsOf(rows), ncOut) > budget)
+    return false;
+  // A band's positions are one copy_nz2nd (at most 65535 columns).
+  rows = std::max<int64_t>(1, std::min(rows, 65535 / g.ow));
+  int64_t nbands = (g.oh + rows - 1) / rows;
+  plan.bandRows = (g.oh + nbands - 1) / nbands;
+  for (int64_t r = 0; r < g.oh; r += plan.bandRows) {
+    plan.bands.push_back(makeBand(g, r, std::min(plan.bandRows, g.oh - r)));
+    plan.maxInRows = std::max(plan.maxInRows, plan.bands.back().inRows);
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Emission
+//===----------------------------------------------------------------------===//
+
+class PoolEmitter {
+public:
+  PoolEmitter(OpBuilder &b, Location loc, const PoolInfo &info, const PoolPlan &plan,
+              ArrayRef<Value> gm, ActLayout xLayout, ActLayout yLayout, const soc::SocSpec &soc)
+      : t(b, loc), b(b), loc(loc), info(info), g(info.g), plan(plan), x(gm[0]), y(gm[1]),
+        xLayout(xLayout), yLayout(yLayout), soc(soc), f16(b.getF16Type()) {}
+
+  void emit() {
+    if (plan.blockDim > 1)
+      bid = dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult();
+    allocate();
+    int64_t images = g.n / plan.batchParts, groups = plan.groups / plan.groupParts;
+    t.loop(images, false, [&](Affine image) {
+      Affine n = blockImage(images) + image;
+      // A partial last group (channels not a multiple of the group) is
+      // static: only one block holds groups then.
+      int64_t partial = g.c % plan.cg ? 1 : 0;
+      t.loop(groups - partial, false, [&](Affine group) {
+        emitGroup(n, blockGroup(groups) + group, plan.cg);
+      });
+      if (partial)
+        emitGroup(n, Affine(plan.groups - 1), g.c - (plan.groups - 1) * plan.cg);
+    });
+  }
+
+private:
+  Affine blockImage(int64_t images) {
+    if (plan.batchParts == 1)
+      return Affine();
+    return plan.groupParts == 1 ? Affine::of(bid, images)
+                                : Affine::floorDiv(bid, plan.groupParts, images);
+  }
+  Affine blockGroup(int64_t groups) {
+    if (plan.groupParts == 1)
+      return Affine();
+    return plan.batchParts == 1 ? Affine::of(bid, groups)
+                                : Affine::mod(bid, plan.groupParts, groups);
+  }
+
+  int64_t slack() const { return kPixelsPerRepeat * g.sw; }
+  int64_t outPixels(int64_t rows) const { return roundUp(rows * g.ow, 16); }
+
+  void allocate() {
+    for (Value &buf : in)
+      buf = t.alloc(dv::MemSpace::UB, (plan.maxInRows * g.w + slack()) * kC0, f16);
+    if (g.kh > 1)
+      rowBuf = t.alloc(dv::MemSpace::UB, (plan.bandRows * g.w + slack()) * kC0, f16);
+    for (Value &buf : out)
+      buf = t.alloc(dv::MemSpace::UB, (outPixels(plan.bandRows) + kPixelsPerRepeat) * kC0, f16);
+    if (yLayout == ActLayout::NCHW)
+      for (Value &buf : nz)
+        buf = t.alloc(dv::MemSpace::UB, outPixels(plan.bandRows) * kC0, f16);
+  }
+
+  DenseI64ArrayAttr none() { return DenseI64ArrayAttr(); }
+  DenseI64ArrayAttr attr(ArrayRef<int64_t> v) { return b.getDenseI64ArrayAttr(v); }
+
+  /// `pixels` pixels of `buf` from pixel `p0` (a view fit for the strided
+  /// footprint: the buffers carry a repeat's slack).
+  Value pixels(Value buf, int64_t p0, int64_t count) { return t.view(buf, p0 * kC0, count * kC0); }
+
+  /// The kernel's reduction: dst = dst op src over `count` pixels, src's
+  /// pixels `stride` apart (8 a repeat; the last repeat masked).
+  void reduce(Value dst, int64_t d0, Value src0, int64_t s0, Value src1, int64_t s1,
+              int64_t count, int64_t stride) {
+    int64_t full = count / kPixelsPerRepeat, tail = count % kPixelsPerRepeat;
+    auto one = [&](int64_t at, int64_t repeats, DenseI64ArrayAttr mask) {
+      int64_t src1Span = ((repeats - 1) * kPixelsPerRepeat + kPixelsPerRepeat - 1) * stride + 1;
+      int64_t span = repeats * kPixelsPerRepeat;
+      Value d = pixels(dst, d0 + at, span), a = pixels(src0, s0 + at, span),
+            c = pixels(src1, s1 + at * stride, src1Span);
+      DenseI64ArrayAttr blk = stride == 1 ? none() : attr({1, 1, stride});
+      DenseI64ArrayAttr rep = stride == 1 ? none() : attr({8, 8, 8 * stride});
+      if (info.isMax)
+        dv::VMaxOp::create(b, loc, a, c, d, t.i64(repeats), blk, rep, mask);
+      else
+        dv::VAddOp::create(b, loc, a, c, d, t.i64(repeats), blk, rep, mask);
+    };
+    for (int64_t at = 0; at < full * kPixelsPerRepeat;) {
+      int64_t repeats = std::min<int64_t>(full - at / kPixelsPerRepeat, soc.max_repeat);
+      one(at, repeats, none());
+      at += repeats * kPixelsPerRepeat;
+    }
+    if (tail) {
+      int64_t lanes = tail * kC0; // < 128
+      uint64_t lo = lanes >= 64 ? ~uint64_t(0) : (uint64_t(1) << lanes) - 1;
+      uint64_t hi = lanes > 64 ? (uint64_t(1) << (lanes - 64)) - 1 : 0;
+      one(full * kPixelsPerRepeat, 1, attr({int64_t(lo), int64_t(hi)}));
+    }
+  }
+
+  /// `elems` elements of `buf` from element 0 set to `value`, then scaled.
+  void fill(Value buf, int64_t elems, double value) {
+    TileBuilder::chunks(elems, 128, soc.max_repeat, [&](int64_t off, int64_t n) {
+      dv::VDupOp::create(b, loc, b.getF32FloatAttr(float(value)), t.view(buf, off, n * 128),
+                         t.i64(n), none(), none(), none());
+    });
+  }
+  void scale(Value buf, int64_t elems) {
+    TileBuilder::chunks(elems, 128, soc.max_repeat, [&](int64_t off, int64_t n) {
+      Value v = t.view(buf, off, n * 128);
+      dv::VMulsOp::create(b, loc, v, b.getF32FloatAttr(float(info.scale)), v, t.i64(n), none(),
+                          none(), none());
+    });
+  }
+
+  void emitGroup(const Affine &n, const Affine &group, int64_t channels) {
+    const SmallVector<Band> &bands = plan.bands;
+    size_t i = 0;
+    while (i < bands.size()) {
+      size_t j = i + 1;
+      while (j < bands.size() && bands[j].sameShape(bands[i]))
+        ++j;
+      int64_t run = int64_t(j - i), parity0 = int64_t(i % 2);
+      int64_t pairs = run >= 4 ? run / 2 : 0;
+      int64_t step = plan.bandRows;
+      t.loop(pairs, false, [&](Affine pair) {
+        for (int64_t k = 0; k < 2; ++k) {
+          Affine outRow0 = pair * (2 * step) + Affine(bands[i].outRow0 + k * step);
+          Affine inRow0 = pair * (2 * step * g.sh) + Affine(bands[i].inRow0 + k * step * g.sh);
+          emitBand(n, group, channels, bands[i], outRow0, inRow0, (parity0 + k) % 2);
+        }
+      });
+      for (size_t k = i + size_t(2 * pairs); k < j; ++k)
+        emitBand(n, group, channels, bands[k], Affine(bands[k].outRow0), Affine(bands[k].inRow0),
+                 int64_t(k % 2));
+      i = j;
+    }
+  }
+
+  void emitBand(const Affine &n, const Affine &group, int64_t channels, const Band &bd,
+                const Affine &outRow0, const Affine &inRow0, int64_t which) {
+    Value src = in[which], dst = out[which];
+    int64_t hw = g.h * g.w, ohw = g.oh * g.ow;
+    // Input rows, GM -> UB as NC1HWC0 pixels.
+    if (xLayout == ActLayout::NC1HWC0) {
+      Affine at = ((n * plan.groups + group) * g.h + inRow0) * (g.w * kC0);
+      dv::CopyOp::create(b, loc, t.view(x, at, bd.inRows * g.w * kC0),
+                         pixels(src, 0, bd.inRows * g.w), 1, uint64_t(bd.inRows * g.w * kPixelBytes),
+                         0, 0);
+    } else {
+      Affine at = (n * g.c + group * plan.cg) * hw + inRow0 * g.w;
+      dv::CopyNchw2Nc1hwc0Op::create(
+          b, loc, t.view(x, at, (channels - 1) * hw + bd.inRows * g.w),
+          t.view(src, 0, {bd.inRows * g.w, kC0}, dv::Layout::NC1HWC0), t.i64(channels),
+          t.i64(bd.inRows * g.w), t.i64(hw));
+    }
+    int64_t positions = bd.outRows * g.ow, mp = outPixels(bd.outRows);
+    fill(dst, mp * kC0, info.isMax ? -std::numeric_limits<double>::infinity() : 0.0);
+    for (int64_t r = 0; r < bd.outRows; ++r) {
+      // The window's rows into one row of W pixels (or the input row itself).
+      ArrayRef<int64_t> rows = bd.taps[r];
+      Value rowSrc = src;
+      int64_t rowAt = rows[0] * g.w;
+      if (rows.size() > 1) {
+        rowSrc = rowBuf;
+        rowAt = r * g.w;
+        reduce(rowBuf, rowAt, src, rows[0] * g.w, src, rows[1] * g.w, g.w, 1);
+        for (int64_t k = 2; k < int64_t(rows.size()); ++k)
+          reduce(rowBuf, rowAt, rowBuf, rowAt, src, rows[k] * g.w, g.w, 1);
+      }
+      // The window's columns: tap kj covers the output columns whose input
+      // column ow * sw - pad_left + kj * dw is inside the row.
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        int64_t offset = kj * g.dw - g.padLeft;
+        int64_t lo = std::max<int64_t>(0, (-offset + g.sw - 1) / g.sw);
+        if (offset >= 0)
+          lo = 0;
+        int64_t hi = std::min<int64_t>(g.ow - 1, (g.w - 1 - offset) / g.sw);
+        if (g.w - 1 - offset < 0 || hi < lo)
+          continue;
+        int64_t o0 = r * g.ow + lo;
+        reduce(dst, o0, dst, o0, rowSrc, rowAt + lo * g.sw + offset, hi - lo + 1, g.sw);
+      }
+    }
+    if (!info.isMax && info.scale != 1.0)
+      scale(dst, mp * kC0);
+    // The band's output positions, UB -> GM.
+    if (yLayout == ActLayout::NC1HWC0) {
+      Affine at = ((n * plan.groups + group) * ohw + outRow0 * g.ow) * kC0;
+      dv::CopyOp::create(b, loc, pixels(dst, 0, positions), t.view(y, at, positions * kC0), 1,
+                         uint64_t(positions * kPixelBytes), 0, 0);
+      return;
+    }
+    // NCHW: each 16 x 16 block (16 positions x 16 channels) transposed into
+    // NZ of [channels][positions], then copy_nz2nd.
+    Value blocks = nz[which];
+    TileBuilder::chunks(mp * kC0, 256, soc.max_repeat, [&](int64_t off, int64_t tiles) {
+      dv::VTransposeOp::create(b, loc, t.view(dst, off, tiles * 256),
+                               t.view(blocks, off, tiles * 256), t.i64(tiles));
+    });
+    Affine at = (n * g.c + group * plan.cg) * ohw + outRow0 * g.ow;
+    dv::CopyNz2NdOp::create(b, loc, t.view(blocks, 0, {kC0, mp}, dv::Layout::NZ),
+                            t.view(y, at, (channels - 1) * ohw + positions), uint64_t(channels),
+                            uint64_t(positions), uint64_t(ohw), uint64_t(kC0));
+  }
+
+  TileBuilder t;
+  OpBuilder &b;
+  Location loc;
+  const PoolInfo &info;
+  const ConvGeometry &g;
+  const PoolPlan &plan;
+  Value x, y;
+  ActLayout xLayout, yLayout;
+  const soc::SocSpec &soc;
+  Type f16;
+  Value bid;
+  Value in[2], rowBuf, out[2], nz[2];
+};
+
+LogicalResult lowerPool(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
+  PoolInfo info;
+  if (std::string why = analyzePool(func, call, info); !why.empty())
+    return func.emitError() << why;
+  GmSignature signature = gmSignature(call);
+  if (signature.types.size() != 2)
+    return func.emitError() << "kernel " << func.getSymName()
+                            << ": a pool kernel has one input and one output";
+  ActLayout xLayout = activationLayout(call, 0), yLayout = activationLayout(call, 1);
+  for (unsigned i = 0; i < 2; ++i)
+    signature.types[i] = layoutGmType(call, i, signature.types[i]);
+  PoolPlan plan;
+  if (!planPool(info, xLayout, yLayout, soc, plan))
+    return func.emitError() << "kernel " << func.getSymName()
+                            << ": no pooling band fits the SoC's UB";
+  OpBuilder b(func.getContext());
+  Block *entry = beginKernel(b, func, signature.types, plan.blockDim, "vector");
+  SmallVector<Value> gmArgs(entry->getArguments());
+  PoolEmitter(b, func.getLoc(), info, plan, gmArgs, xLayout, yLayout, soc).emit();
+  return finishKernel(entry, func, call);
+}
+
+} // namespace
+
+extern const KernelTemplate kPoolTemplate = {"pool", poolTemplateMismatchOf, lowerPool};
+
+} // namespace vinci::lower
