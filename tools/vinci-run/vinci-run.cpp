@@ -92,11 +92,11 @@ void dumpTask(void* user, uint32_t task, const char* kernel, const vinci_task_ou
     if (dense)
       tensor.shape.assign(output.desc.dims, output.desc.dims + output.desc.rank);
     else
-      tensor.shape = {static_cast<int64_t>(output.desc.size / vinci_run::dtypeBytes(output.desc.dtype))};
+      tensor.shape = {static_cast<int64_t>(output.desc.size / vinci::tensorio::dtypeBytes(output.desc.dtype))};
     const uint8_t* bytes = static_cast<const uint8_t*>(output.data);
     tensor.data.assign(bytes, bytes + output.desc.size);
     const std::string file = fmt::format("{:04}_{}.npy", task, fileStem(output.desc.name));
-    const std::vector<uint8_t> npy = vinci_run::encodeNpy(tensor);
+    const std::vector<uint8_t> npy = vinci::tensorio::encodeNpy(tensor);
     vinci::format::Status status =
         vinci::format::writeFileAtomically(dump.dir + "/" + file, npy.data(), npy.size());
     if (!status.ok()) {
