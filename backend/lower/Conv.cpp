@@ -193,14 +193,19 @@ struct Band {
   int64_t outRow0 = 0, outRows = 0;
   int64_t inRow0 = 0; // input row of buffer row 0 (negative in the top pad)
   int64_t zeroTop = 0, realRows = 0, zeroBottom = 0;
+  /// A row split's band group: 0 the edge block's top rows, 1 its bottom rows.
+  int64_t group = 0;
   bool sameShape(const Band &o) const {
     return outRows == o.outRows && zeroTop == o.zeroTop && realRows == o.realRows &&
-           zeroBottom == o.zeroBottom;
+           zeroBottom == o.zeroBottom && group == o.group;
   }
 };
 
 struct ConvPlan {
   int64_t batchParts = 1, ocParts = 1, blockDim = 1;
+  /// Output-row parts (planRowSplit: then batchParts = ocParts = 1), the
+  /// edge block's top rows, and the buffer rows above a band's first row.
+  int64_t rowParts = 1, topRows = 0, marginTop = 0;
   int64_t images = 1;   // per block
   int64_t ocn = 1;      // channel fractals per block
   int64_t nt = 1;       // channel fractals per tile
@@ -262,12 +267,89 @@ std::vector<Band> planBands(const ConvGeometry &g, int64_t rowsPerBand, int64_t 
 
 /// Everything of a plan but the bands, for one block split and channel tile.
 struct Candidate {
-  int64_t batchParts, ocParts, nt, kf;
+  int64_t batchParts, ocParts, rowParts, nt, kf;
   bool panelResident;
   double cycles; // estimated per block
 };
 
-bool planConv(const ConvInfo &info, Type xStorage, const soc::SocSpec &soc, ConvPlan &plan) {
+/// The bands of a row split (plan.rowParts = P > 1, R = oh / P output rows
+/// a block), or false when this split cannot be one uniform program.
+///
+/// Every block runs the same instructions, and an address may depend on
+/// block_idx only as c1 (b mod G) + c2 (b floordiv G) (one G an operand):
+/// with G = P - 1 that is linear in b for blocks 0 .. P-2 and anything for
+/// block P-1. So blocks 0 .. P-2 ("middle") own the rows [T + b R, T + (b +
+/// 1) R), which read no pad, and block P-1 ("edge") owns the first T rows
+/// and the last R - T: its first band is the top one and its last band the
+/// bottom one, the only bands with pad rows. Their counts must not differ
+/// from the middle blocks', so every block writes the pad's zero rows at
+/// fixed buffer rows and then loads all of a band's input rows: the middle
+/// blocks' load overwrites the zeros, the edge block's is shifted (source
+/// and destination alike) by the pad's rows past them (down for the top,
+/// up for the bottom: the buffer has that margin).
+bool planRowSplit(const ConvGeometry &g, ConvPlan &plan) {
+  int64_t P = plan.rowParts, R = g.oh / P;
+  int64_t rowsPerBand = plan.tilesPerBand * plan.rowsT;
+  SmallVector<Band> local;
+  for (int64_t r = 0; r < R; r += rowsPerBand) {
+    Band b;
+    b.outRow0 = r;
+    b.outRows = std::min(rowsPerBand, R - r);
+    local.push_back(b);
+  }
+  if (local.size() < 2)
+    return false;
+  int64_t topBands = int64_t(local.size() + 1) / 2;
+  plan.topRows = local[topBands].outRow0;
+  // The geometry of the band of `outRows` rows from global row `outRow0`.
+  auto bandAt = [&](int64_t outRow0, int64_t outRows) {
+    Band b;
+    b.outRow0 = outRow0;
+    b.outRows = outRows;
+    b.inRow0 = outRow0 * g.sh - g.padTop;
+    int64_t need = inputRows(g, outRows);
+    b.zeroTop = std::max<int64_t>(0, -b.inRow0);
+    int64_t realStart = b.inRow0 + b.zeroTop;
+    b.realRows = std::max<int64_t>(0, std::min(b.inRow0 + need, g.h) - realStart);
+    b.zeroBottom = need - b.zeroTop - b.realRows;
+    return b;
+  };
+  int64_t T = plan.topRows, zt = 0, zb = 0;
+  for (size_t i = 0; i < local.size(); ++i) {
+    const Band &l = local[i];
+    int64_t need = inputRows(g, l.outRows);
+    // Middle blocks 0 and P - 2 bound the others.
+    for (int64_t m : {int64_t(0), P - 2}) {
+      Band mid = bandAt(T + m * R + l.outRow0, l.outRows);
+      if (mid.zeroTop || mid.zeroBottom)
+        return false;
+    }
+    bool top = int64_t(i) < topBands;
+    Band edge = bandAt(top ? l.outRow0 : g.oh - R + l.outRow0, l.outRows);
+    bool first = i == 0, last = i + 1 == local.size();
+    if ((edge.zeroTop && !first) || (edge.zeroBottom && !last) || edge.realRows == 0)
+      return false;
+    if (first && edge.zeroTop && need > g.h)
+      return false; // the shifted load reads rows [0, need)
+    if (last && edge.zeroBottom && edge.inRow0 - edge.zeroBottom < 0)
+      return false;
+    Band b = l;
+    b.group = top ? 0 : 1;
+    b.zeroTop = first ? edge.zeroTop : 0;
+    b.zeroBottom = last ? edge.zeroBottom : 0;
+    b.realRows = need; // loaded by every block
+    zt = std::max(zt, b.zeroTop);
+    zb = std::max(zb, b.zeroBottom);
+    plan.bands.push_back(b);
+  }
+  plan.marginTop = zb;
+  plan.bufRows = zb + inputRows(g, rowsPerBand) + zt;
+  plan.slackRows = (plan.tilesPerBand - 1) * plan.rowsT * g.sh + zb;
+  return true;
+}
+
+bool planConv(const ConvInfo &info, Type xStorage, const soc::SocSpec &soc, ConvPlan &plan,
+              bool allowRowSplit = true) {
   const ConvGeometry &g = info.g;
   auto bytes = [&](soc::Space s) { return int64_t(soc.bufferBytes(s)); };
   // M tiles of whole output rows.
@@ -275,58 +357,74 @@ bool planConv(const ConvInfo &info, Type xStorage, const soc::SocSpec &soc, Conv
   int64_t mp = mpOf(plan.rowsT, g.ow), m1 = mp / 16;
   if (m1 > int64_t(soc.max_repeat))
     return false;
-  int64_t tilesPerImage = (g.oh + plan.rowsT - 1) / plan.rowsT;
   int64_t k1 = info.c1 * info.taps;
   int64_t planeRowBytes = g.w * 32;
-  auto bandBytes = [&](int64_t tilesPerBand) {
-    int64_t rows = inputRows(g, tilesPerBand * plan.rowsT);
-    int64_t slack = (tilesPerBand - 1) * plan.rowsT * g.sh;
+  // A band buffer of whole tiles (with the row split's pad margins).
+  auto bandBytes = [&](int64_t tilesPerBand, bool split) {
+    int64_t margin = split ? g.padTop + g.padBottom : 0;
+    int64_t rows = inputRows(g, tilesPerBand * plan.rowsT) + margin;
+    int64_t slack = (tilesPerBand - 1) * plan.rowsT * g.sh + margin;
     return (rows * info.c1 + slack) * planeRowBytes;
   };
   int64_t l1 = bytes(soc::Space::L1) - 2 * mp * 32 - kMaxChannelFractals * 512 * 8 - 4096;
 
-  // Each block split (batch parts x channel parts) and channel tile is
-  // estimated per block: the Cube's fractal steps (and each mmad's start),
-  // MTE1's load_3d and B moves, and the GM bytes of all blocks at the
-  // chip's bandwidth (each channel part reads its images' maps, and the
-  // weight slice once when it stays in L1, else once per M tile).
+  // Each block split (batch parts x channel parts, or output-row parts) and
+  // channel tile is estimated per block: the Cube's fractal steps (and each
+  // mmad's start), MTE1's load_3d and B moves, and the GM bytes of all
+  // blocks at the chip's bandwidth (each block reads the map rows of its
+  // output rows with their halo, for each of its images, and its weight
+  // slice once when it stays in L1, else once per M tile): the GM-bytes and
+  // roofline rule of the matmul's planGrid (MatmulPlan.h).
   using C = PlanCosts;
   double gmPerCycle = soc.gm_bytes_per_second / soc.clock_hz;
-  double fmapBytes = double(g.h) * g.w * info.c1 * 16 * (xStorage.isF32() ? 4 : 2);
+  double rowBytes = double(g.w) * info.c1 * 16 * (xStorage.isF32() ? 4 : 2);
   double outBytes = double(g.n) * g.oh * g.ow * info.oc1 * 32;
   std::optional<Candidate> best;
   int64_t cores = soc.ai_core_count;
-  for (int64_t bp = 1; bp <= std::min(cores, g.n); ++bp) {
-    if (g.n % bp)
+  for (int64_t rp = 1; rp <= (allowRowSplit ? std::min(cores, g.oh) : 1); ++rp) {
+    if (g.oh % rp)
       continue;
-    for (int64_t op = 1; op * bp <= cores && op <= info.oc1; ++op) {
-      if (info.oc1 % op || (op > 1 && g.oc % 16))
+    int64_t rowsPerBlock = g.oh / rp;
+    int64_t tilesPerBlock = (rowsPerBlock + plan.rowsT - 1) / plan.rowsT;
+    // Rows split over blocks only when nothing else is: two bands a block.
+    if (rp > 1 && tilesPerBlock < 2)
+      continue;
+    double fmapBytes =
+        rowBytes * (rp == 1 ? g.h : std::min(g.h, inputRows(g, rowsPerBlock) + tilesPerBlock));
+    for (int64_t bp = 1; bp <= std::min(cores / rp, g.n); ++bp) {
+      if (g.n % bp || (rp > 1 && bp > 1))
         continue;
-      int64_t ocn = info.oc1 / op, images = g.n / bp, blocks = bp * op;
-      bool panel = 2 * bandBytes(1) + k1 * ocn * 512 <= l1;
-      for (int64_t nt = std::min(ocn, kMaxChannelFractals); nt >= 1; --nt) {
-        int64_t l0aFractals = (bytes(soc::Space::L0A) - mp * 32) / (2 * mp * 32);
-        int64_t l0bFractals = (bytes(soc::Space::L0B) - nt * 512) / (2 * nt * 512);
-        if (l0aFractals < 1 || l0bFractals < 1 || mp * nt * 16 * 4 > bytes(soc::Space::L0C))
+      for (int64_t op = 1; op * bp * rp <= cores && op <= info.oc1; ++op) {
+        if (info.oc1 % op || (op > 1 && g.oc % 16) || (rp > 1 && op > 1))
           continue;
-        int64_t kf = kStepFractals(info.taps, info.c1,
-                                   std::min({l0aFractals, l0bFractals, int64_t(soc.max_repeat)}));
-        int64_t steps = (k1 + kf - 1) / kf, ocTiles = (ocn + nt - 1) / nt;
-        double tiles = double(images) * tilesPerImage * ocTiles;
-        double cube = tiles * (steps * (m1 * nt * kf / soc.timing.cube_fractals_per_cycle.value + C::mmadStartup) +
-                               m1 * nt);
-        double mte1 = tiles * steps *
-                      (m1 * (C::onChipStartup + kf * 512 / C::load3dRate) + C::onChipStartup +
-                       kf * nt * 512 / C::l1ToL0bRate);
-        double weightBytes = double(k1) * ocn * 512 * (panel ? 1 : images * tilesPerImage);
-        double gm = blocks * (images * fmapBytes + weightBytes) / gmPerCycle + outBytes / gmPerCycle;
-        // A streamed weight is one DMA a K step, each paying MTE2's start-up.
-        double mte2 = gm + (panel ? 4 : tiles * steps) * C::gmStartup;
-        double cycles = std::max({cube, mte1, mte2});
-        bool better = !best || cycles < best->cycles * 0.97 ||
-                      (cycles < best->cycles * 1.03 && blocks > best->batchParts * best->ocParts);
-        if (better)
-          best = Candidate{bp, op, nt, kf, panel, cycles};
+        int64_t ocn = info.oc1 / op, images = g.n / bp, blocks = bp * op * rp;
+        bool panel = 2 * bandBytes(1, rp > 1) + k1 * ocn * 512 <= l1;
+        for (int64_t nt = std::min(ocn, kMaxChannelFractals); nt >= 1; --nt) {
+          int64_t l0aFractals = (bytes(soc::Space::L0A) - mp * 32) / (2 * mp * 32);
+          int64_t l0bFractals = (bytes(soc::Space::L0B) - nt * 512) / (2 * nt * 512);
+          if (l0aFractals < 1 || l0bFractals < 1 || mp * nt * 16 * 4 > bytes(soc::Space::L0C))
+            continue;
+          int64_t kf = kStepFractals(info.taps, info.c1,
+                                     std::min({l0aFractals, l0bFractals, int64_t(soc.max_repeat)}));
+          int64_t steps = (k1 + kf - 1) / kf, ocTiles = (ocn + nt - 1) / nt;
+          double tiles = double(images) * tilesPerBlock * ocTiles;
+          double cube =
+              tiles * (steps * (m1 * nt * kf / soc.timing.cube_fractals_per_cycle.value + C::mmadStartup) +
+                       m1 * nt);
+          double mte1 = tiles * steps *
+                        (m1 * (C::onChipStartup + kf * 512 / C::load3dRate) + C::onChipStartup +
+                         kf * nt * 512 / C::l1ToL0bRate);
+          double weightBytes = double(k1) * ocn * 512 * (panel ? 1 : images * tilesPerBlock);
+          double gm = blocks * (images * fmapBytes + weightBytes) / gmPerCycle + outBytes / gmPerCycle;
+          // A streamed weight is one DMA a K step, each paying MTE2's start-up.
+          double mte2 = gm + (panel ? 4 : tiles * steps) * C::gmStartup;
+          double cycles = std::max({cube, mte1, mte2});
+          int64_t bestBlocks = best ? best->batchParts * best->ocParts * best->rowParts : 0;
+          bool better = !best || cycles < best->cycles * 0.97 ||
+                        (cycles < best->cycles * 1.03 && blocks > bestBlocks);
+          if (better)
+            best = Candidate{bp, op, rp, nt, kf, panel, cycles};
+        }
       }
     }
   }
@@ -334,7 +432,8 @@ bool planConv(const ConvInfo &info, Type xStorage, const soc::SocSpec &soc, Conv
     return false;
   plan.batchParts = best->batchParts;
   plan.ocParts = best->ocParts;
-  plan.blockDim = plan.batchParts * plan.ocParts;
+  plan.rowParts = best->rowParts;
+  plan.blockDim = plan.batchParts * plan.ocParts * plan.rowParts;
   plan.images = g.n / plan.batchParts;
   plan.ocn = info.oc1 / plan.ocParts;
   plan.nt = best->nt;
@@ -343,18 +442,29 @@ bool planConv(const ConvInfo &info, Type xStorage, const soc::SocSpec &soc, Conv
 
   // Bands: as many whole tiles as two band buffers (and the resident
   // weight slice) leave room for in L1.
+  bool split = plan.rowParts > 1;
+  int64_t rows = g.oh / plan.rowParts;
+  int64_t tilesPerPart = (rows + plan.rowsT - 1) / plan.rowsT;
   int64_t budget = l1 - (plan.panelResident ? k1 * plan.ocn * 512 : 0);
   plan.tilesPerBand = 1;
-  while (plan.tilesPerBand < tilesPerImage && 2 * bandBytes(plan.tilesPerBand + 1) <= budget)
+  while (plan.tilesPerBand < tilesPerPart && 2 * bandBytes(plan.tilesPerBand + 1, split) <= budget)
     ++plan.tilesPerBand;
-  if (2 * bandBytes(plan.tilesPerBand) > budget)
+  if (2 * bandBytes(plan.tilesPerBand, split) > budget)
     return false;
   // At least two bands when a block holds one image, so that a band loads
-  // while the Cube works on the other; bands of equal size otherwise.
-  int64_t nbands = (tilesPerImage + plan.tilesPerBand - 1) / plan.tilesPerBand;
-  if (nbands == 1 && tilesPerImage > 1 && plan.images == 1)
+  // while the Cube works on the other (and a row split's edge block has a
+  // top and a bottom band); bands of equal size otherwise.
+  int64_t nbands = (tilesPerPart + plan.tilesPerBand - 1) / plan.tilesPerBand;
+  if (nbands == 1 && tilesPerPart > 1 && (plan.images == 1 || split))
     nbands = 2;
-  plan.tilesPerBand = (tilesPerImage + nbands - 1) / nbands;
+  plan.tilesPerBand = (tilesPerPart + nbands - 1) / nbands;
+  if (split) {
+    if (planRowSplit(g, plan))
+      return true;
+    // Not one uniform program: plan again without the row split.
+    plan = ConvPlan();
+    return planConv(info, xStorage, soc, plan, /*allowRowSplit=*/false);
+  }
   int64_t rowsPerBand = plan.tilesPerBand * plan.rowsT;
   plan.bufRows = inputRows(g, rowsPerBand);
   plan.slackRows = (plan.tilesPerBand - 1) * plan.rowsT * g.sh;
@@ -602,6 +712,22 @@ private:
   }
 
 
+  /// The first output row of the band at block row `localRow` of `group`
+  /// (planRowSplit: block b < P - 1 owns rows T + b R .., the edge block
+  /// P - 1 the first T rows, group 0, and the last R - T, group 1).
+  Affine bandRow(int64_t localRow, int64_t group) {
+    if (plan.rowParts == 1)
+      return Affine(localRow);
+    int64_t R = g.oh / plan.rowParts, T = plan.topRows;
+    int64_t edgeRow0 = group == 0 ? 0 : g.oh - R;
+    return Affine(T + localRow) + Affine::mod(bid, plan.rowParts - 1, R) +
+           onEdge(edgeRow0 - T);
+  }
+  /// `coef` on the row split's edge block, 0 on the others: b floordiv (P - 1).
+  Affine onEdge(int64_t coef) {
+    return plan.rowParts == 1 ? Affine() : Affine::floorDiv(bid, plan.rowParts - 1, coef);
+  }
+
   void emitBands(const Affine &n) {
     // Runs of bands of one shape: the first and the last are usually alone
     // (pads); a middle run alternates the two buffers in pairs.
@@ -617,12 +743,12 @@ private:
       int64_t step = plan.tilesPerBand * plan.rowsT; // output rows a band
       t.loop(pairs, false, [&](Affine pair) {
         for (int64_t k = 0; k < 2; ++k) {
-          Affine outRow0 = pair * (2 * step) + Affine(bands[i].outRow0 + k * step);
+          Affine outRow0 = pair * (2 * step) + bandRow(bands[i].outRow0 + k * step, bands[i].group);
           emitBand(n, bands[i], outRow0, (parity0 + k) % 2);
         }
       });
       for (size_t k = i + size_t(2 * pairs); k < j; ++k)
-        emitBand(n, bands[k], Affine(bands[k].outRow0), int64_t(k % 2));
+        emitBand(n, bands[k], bandRow(bands[k].outRow0, bands[k].group), int64_t(k % 2));
       i = j;
     }
   }
@@ -643,10 +769,21 @@ private:
              rows * rowElems * 2);
       });
     };
-    zeros(0, bd.zeroTop);
-    zeros(bd.zeroTop + bd.realRows, bd.zeroBottom);
-    if (bd.realRows)
-      loadRows(n, inRow, bd.realRows, buf, bd.zeroTop);
+    if (plan.rowParts > 1) {
+      // planRowSplit: the pad's zero rows at fixed buffer rows, then all of
+      // the band's input rows, which the edge block shifts past the zeros.
+      int64_t need = bd.realRows, margin = plan.marginTop;
+      zeros(margin, bd.zeroTop);
+      zeros(margin + need - bd.zeroBottom, bd.zeroBottom);
+      int64_t shift = bd.zeroTop - bd.zeroBottom; // at most one is not 0
+      loadRows(n, outRow0 * g.sh + Affine(-g.padTop) + onEdge(shift), need, buf,
+               Affine(margin) + onEdge(shift));
+    } else {
+      zeros(0, bd.zeroTop);
+      zeros(bd.zeroTop + bd.realRows, bd.zeroBottom);
+      if (bd.realRows)
+        loadRows(n, inRow, bd.realRows, buf, Affine(bd.zeroTop));
+    }
 
     int64_t fullTiles = bd.outRows / plan.rowsT, tailRows = bd.outRows % plan.rowsT;
     t.loop(fullTiles, false, [&](Affine tile) {
@@ -659,13 +796,13 @@ private:
 
   /// `rows` input rows of every plane from row `inRow` of image `n` into
   /// `buf` from buffer row `dstRow`.
-  void loadRows(const Affine &n, const Affine &inRow, int64_t rows, Value buf, int64_t dstRow) {
+  void loadRows(const Affine &n, const Affine &inRow, int64_t rows, Value buf, const Affine &dstRow) {
     Value x = gm[info.xArg];
     int64_t rowElems = g.w * kC0, hw = g.h * g.w;
     if (xLayout == ActLayout::NC1HWC0) {
       Affine src = (n * (info.c1 * g.h) + inRow) * rowElems;
       copy(t.view(x, src, ((info.c1 - 1) * g.h + rows) * rowElems),
-           t.view(buf, Affine(dstRow * rowElems), ((info.c1 - 1) * plan.bufRows + rows) * rowElems),
+           t.view(buf, dstRow * rowElems, ((info.c1 - 1) * plan.bufRows + rows) * rowElems),
            info.c1, rows * rowElems * 2, (g.h - rows) * rowElems * 2,
            (plan.bufRows - rows) * rowElems * 2);
       return;
@@ -676,7 +813,7 @@ private:
       if (xStorage().isF16()) {
         dv::CopyNchw2Nc1hwc0Op::create(
             b, loc, t.view(x, channel0 * hw + inRow * g.w, (channels - 1) * hw + rows * g.w),
-            fmap(buf, p * planeElems() + Affine(dstRow * rowElems), rows * rowElems),
+            fmap(buf, p * planeElems() + dstRow * rowElems, rows * rowElems),
             t.i64(channels), t.i64(rows * g.w), t.i64(hw));
         return;
       }
@@ -687,7 +824,7 @@ private:
             fmap(uIn32, 0, count * rowElems), t.i64(channels), t.i64(count * g.w), t.i64(hw));
         convert(uIn32, uIn16, roundUp(count * rowElems, 64));
         copy(t.view(uIn16, 0, count * rowElems),
-             t.view(buf, p * planeElems() + (row + Affine(dstRow)) * rowElems, count * rowElems), 1,
+             t.view(buf, p * planeElems() + (row + dstRow) * rowElems, count * rowElems), 1,
              count * rowElems * 2);
       };
       int64_t full = rows / chunkRows, tail = rows % chunkRows;
@@ -759,7 +896,8 @@ private:
              int64_t count, int64_t which) {
     int64_t lastPlane = (tap0 + count - 1) / info.taps;
     int64_t planes = lastPlane + 1;
-    Affine base = plane * planeElems() + shiftRows * (g.sh * g.w * kC0);
+    Affine base = plane * planeElems() + shiftRows * (g.sh * g.w * kC0) +
+                  Affine(plan.marginTop * g.w * kC0);
     Value src = t.view(buf, base, planes * planeElems());
     for (int64_t f = 0; f < mpT / 16; ++f) {
       int64_t position = 16 * f, row = position / g.ow, col = position % g.ow;

@@ -431,9 +431,30 @@ LogicalResult ViewOp::verify() {
                            << " bytes) in every term";
   }
 
-  // The range over all iterations and blocks.
+  // The range over all iterations and blocks: loop terms independently,
+  // block_idx's terms together over every block (b mod G and b floordiv G
+  // of one b are not independent: a row split's edge block is the last).
   int64_t lo = base, hi = base;
+  std::optional<int64_t> blockLo, blockHi;
+  for (unsigned dim = 0; dim < isBlock.size(); ++dim) {
+    if (!isBlock[dim])
+      continue;
+    for (int64_t block = 0; block <= maxValue[dim]; ++block) {
+      int64_t at = 0;
+      for (const AffineTerm &t : terms)
+        if (t.dim == dim)
+          at += t.coef * (t.kind == AffineTerm::Whole ? block
+                          : t.kind == AffineTerm::Mod ? block % t.divisor
+                                                      : block / t.divisor);
+      blockLo = std::min(blockLo.value_or(at), at);
+      blockHi = std::max(blockHi.value_or(at), at);
+    }
+  }
+  lo += blockLo.value_or(0);
+  hi += blockHi.value_or(0);
   for (const AffineTerm &t : terms) {
+    if (isBlock[t.dim])
+      continue;
     int64_t m = maxValue[t.dim];
     int64_t range = t.kind == AffineTerm::Whole ? m
                     : t.kind == AffineTerm::Mod ? std::min(m, t.divisor - 1)

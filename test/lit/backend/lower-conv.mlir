@@ -130,6 +130,75 @@ module {
 
 // -----
 
+// Batch 1 and one channel fractal: the 64 output rows split over 8 blocks
+// (8 rows each, two bands of 4). Blocks 0-6 own rows 4 + 8 b .. and read no
+// pad; block 7 (b floordiv 7 = 1) owns rows 0-3 and 60-63. Every block
+// writes one zero row at buffer row 1 (top band) and row 6 (bottom band),
+// then loads all 6 input rows: block 7's top load reads rows 0-5 into
+// buffer rows 2-7 (past the zero row), its bottom load rows 58-63 into
+// rows 0-5, the others' overwrite the zeros. load_3d reads from buffer row
+// 1 with fmap_h = 8 (the margins) in every block.
+// CHECK-LABEL: dv.kernel @k0_conv
+// CHECK-SAME: block_dim = 8 : i64
+// CHECK: %[[BID:.+]] = dv.block_idx
+// CHECK: %[[BAND0:.+]] = dv.alloc : !dv.buf<l1, 4608xf16>
+// CHECK: %[[BAND1:.+]] = dv.alloc : !dv.buf<l1, 4608xf16>
+// CHECK: dv.view %[[BAND0]][512] : !dv.buf<l1, 4608xf16> to !dv.buf<l1, 512xf16>
+// CHECK: %[[TOPDST:.+]] = dv.view %[[BAND0]][(%[[BID]] floordiv 7) * 512 + 512] : !dv.buf<l1, 4608xf16> to !dv.buf<l1, 192x16xf16, nc1hwc0>
+// CHECK: %[[TOPSRC:.+]] = dv.view %arg0[(%[[BID]] mod 7) * 256 - (%[[BID]] floordiv 7) * 96 + 96]
+// CHECK: dv.copy_nchw2nc1hwc0 %[[TOPSRC]] to %[[TOPDST]] {channels = 16 : i64, spatial = 192 : i64, src_channel_stride = 2048 : i64}
+// CHECK: dv.view %[[BAND0]][512] : !dv.buf<l1, 4608xf16> to !dv.buf<l1, 4096xf16>
+// CHECK: dv.load_3d taps {{.+}}fmap_h = 8 : i64, fmap_w = 32 : i64, left_top = array<i64: -1, 0>
+// CHECK: %[[OUT0:.+]] = dv.view %arg3[(%[[BID]] mod 7) * 256 - (%[[BID]] floordiv 7) * 128 + 128]
+// CHECK: dv.copy_nz2nd %{{.+}} to %[[OUT0]]
+// CHECK: dv.view %[[BAND1]][3072] : !dv.buf<l1, 4608xf16> to !dv.buf<l1, 512xf16>
+// CHECK: %[[BOTDST:.+]] = dv.view %[[BAND1]][(%[[BID]] floordiv 7) * -512 + 512]
+// CHECK: %[[BOTSRC:.+]] = dv.view %arg0[(%[[BID]] mod 7) * 256 + (%[[BID]] floordiv 7) * 1632 + 224]
+// CHECK: dv.copy_nchw2nc1hwc0 %[[BOTSRC]] to %[[BOTDST]]
+// CHECK: %[[OUT1:.+]] = dv.view %arg3[(%[[BID]] mod 7) * 256 + (%[[BID]] floordiv 7) * 1664 + 256]
+// CHECK: dv.copy_nz2nd %{{.+}} to %[[OUT1]]
+module {
+  func.func @graph(%x: tensor<1x16x64x32xf16>) -> tensor<1x16x64x32xf16> {
+    %w = vg.constant dense<0.5> : tensor<16x16x3x3xf16>
+    %b = vg.constant dense<0.25> : tensor<16xf16>
+    %y = call @k0_conv(%x, %w, %b) : (tensor<1x16x64x32xf16>, tensor<16x16x3x3xf16>, tensor<16xf16>) -> tensor<1x16x64x32xf16>
+    return %y : tensor<1x16x64x32xf16>
+  }
+  func.func private @k0_conv(%a: tensor<1x16x64x32xf16>, %w: tensor<16x16x3x3xf16>, %b: tensor<16xf16>) -> tensor<1x16x64x32xf16>
+      attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
+    %c = vg.conv %a, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x64x32xf16>, tensor<16x16x3x3xf16>, tensor<16xf16>) -> tensor<1x16x64x32xf16>
+    %y = vg.relu %c : tensor<1x16x64x32xf16>
+    return %y : tensor<1x16x64x32xf16>
+  }
+}
+
+// -----
+
+// Near miss of the row split: the same conv at batch 8 splits the batch
+// (one image a block, no block_idx floordiv in any offset).
+// CHECK-LABEL: dv.kernel @k0_conv
+// CHECK-SAME: (%[[X:[^:]+]]: !dv.gm<8x16x64x32xf16>
+// CHECK-SAME: block_dim = 8 : i64
+// CHECK: %[[BID:.+]] = dv.block_idx
+// CHECK-NOT: floordiv
+// CHECK: dv.view %[[X]][%[[BID]] * 32768]
+// CHECK-NOT: floordiv
+// CHECK: dv.view %[[X]][%[[BID]] * 32768 + 992]
+module {
+  func.func @graph(%x: tensor<8x16x64x32xf16>) -> tensor<8x16x64x32xf16> {
+    %w = vg.constant dense<0.5> : tensor<16x16x3x3xf16>
+    %y = call @k0_conv(%x, %w) : (tensor<8x16x64x32xf16>, tensor<16x16x3x3xf16>) -> tensor<8x16x64x32xf16>
+    return %y : tensor<8x16x64x32xf16>
+  }
+  func.func private @k0_conv(%a: tensor<8x16x64x32xf16>, %w: tensor<16x16x3x3xf16>) -> tensor<8x16x64x32xf16>
+      attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
+    %c = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<8x16x64x32xf16>, tensor<16x16x3x3xf16>) -> tensor<8x16x64x32xf16>
+    return %c : tensor<8x16x64x32xf16>
+  }
+}
+
+// -----
+
 // Near misses: groups (depthwise is the Vector unit's), a weight computed
 // at run time (no FRACTAL_Z at compile time), an epilogue step the template
 // has no form for.

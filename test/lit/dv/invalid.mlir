@@ -294,6 +294,17 @@ dv.kernel @view_two_splits(%a: !dv.gm<256xf16>) attributes {block_dim = 4 : i64,
 
 // -----
 
+// Block 7 of a G = 7 split: (7 mod 7) * 256 + (7 floordiv 7) * 1761 + 96
+// = 1857, and 1857 + 192 elements pass the source's 2048.
+dv.kernel @view_edge_block_beyond(%x: !dv.gm<2048xf16>) attributes {block_dim = 8 : i64, kind = "cube"} {
+  %bid = dv.block_idx
+  // expected-error @below {{'dv.view' op view bytes [192, 4098) exceed the source's 4096 bytes}}
+  %rows = dv.view %x[(%bid mod 7) * 256 + (%bid floordiv 7) * 1761 + 96] : !dv.gm<2048xf16> to !dv.gm<192xf16>
+  dv.return
+}
+
+// -----
+
 dv.kernel @view_bad_index(%a: !dv.gm<256xf16>) attributes {block_dim = 1 : i64, kind = "mix"} {
   %c = builtin.unrealized_conversion_cast to index
   // expected-error @below {{'dv.view' op indices must be dv.loop induction variables or dv.block_idx}}

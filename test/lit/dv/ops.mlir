@@ -52,6 +52,20 @@ dv.kernel @block_grid(%c: !dv.gm<256x256xf16>) attributes {block_dim = 8 : i64, 
 
 // -----
 
+// A conv's row split (8 blocks, G = 7): blocks 0-6 at 256 b + 96, block 7
+// (b mod 7 = 0, b floordiv 7 = 1) at 1856. The block terms are bounded
+// together over the blocks: block 6's 1632 and block 7's 1856 (+ 192) fit
+// the 2048 elements, their independent maxima 1536 + 1760 + 96 would not.
+// CHECK-LABEL: dv.kernel @row_split_edge_block
+// CHECK: dv.view %{{.*}}[(%[[B:.*]] mod 7) * 256 + (%[[B]] floordiv 7) * 1760 + 96]
+dv.kernel @row_split_edge_block(%x: !dv.gm<2048xf16>) attributes {block_dim = 8 : i64, kind = "cube"} {
+  %bid = dv.block_idx
+  %rows = dv.view %x[(%bid mod 7) * 256 + (%bid floordiv 7) * 1760 + 96] : !dv.gm<2048xf16> to !dv.gm<192xf16>
+  dv.return
+}
+
+// -----
+
 // Buffers that end exactly at each space's size (Ascend310P3).
 // CHECK-LABEL: dv.kernel @full_spaces
 // CHECK: dv.alloc offset 0 : !dv.buf<l1, 524288xf16>
