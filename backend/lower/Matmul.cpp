@@ -90,6 +90,8 @@ using namespace matmul;
 /// The fewest instructions of an epilogue group placed between two K steps
 /// of the next tile (the Vector queue holds 8).
 constexpr int64_t kEpilogueGroup = 4;
+/// Bytes a Vector repeat reads from each operand.
+constexpr int64_t kRepeatBytes = 256;
 
 std::string str(const Twine &t) { return t.str(); }
 
@@ -455,6 +457,9 @@ private:
       }
       bufs.value = allocNd(roundUp(Nt, 128), outType);
       bufs.raw = t == outType ? bufs.value : allocNd(roundUp(Nt, 128), t);
+      if (e.kind == Epilogue::Row)
+        bufs.pattern = allocNd(roundUp(Nt, 16) / 16 * kRepeatBytes / dv::elementBytes(outType),
+                               outType);
       if (e.kind == Epilogue::Elem && !ubBcast)
         ubBcast = allocNd(256 / dv::elementBytes(outType), outType);
     }
@@ -855,13 +860,14 @@ private:
         bool one = e.kind == Epilogue::Elem;
         if (bufs.raw != bufs.value)
           convert(bufs.raw, bufs.value, roundUp(one ? 1 : t.ns, 64));
-        Value row = bufs.value;
-        if (one) {
-          dv::VBrcbOp::create(b, loc, ndView(bufs.value, 0, 16), ubBcast, I(1),
-                              DenseI64ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr());
-          row = ubBcast;
+        if (!one) {
+          rowPattern(bufs.value, bufs.pattern, Np);
+          patternOp(e, out, bufs.pattern, Mp, Np);
+          break;
         }
-        rowOp(e, out, row, Mp, Np, one);
+        dv::VBrcbOp::create(b, loc, ndView(bufs.value, 0, 16), ubBcast, I(1), DenseI64ArrayAttr(),
+                            DenseI64ArrayAttr(), DenseI64ArrayAttr());
+        elemOp(e, out, ubBcast, Mp, Np);
         break;
       }
       case Epilogue::Full: {
@@ -902,18 +908,48 @@ private:
                             I(t.ms), I(t.ns), I(storeRowStride), I(Mp));
   }
 
-  void rowOp(const Epilogue &e, Value out, Value row, int64_t Mp, int64_t Np, bool scalar) {
+  /// The row operand's Np columns (ND in UB) -> `pattern`: per fractal
+  /// column, its 16 values repeated over the rows of one 256-byte repeat
+  /// of the NZ tile (4 rows in f32, 8 in f16), by one UB -> UB copy per
+  /// repeated row (a burst of 16 values per fractal column).
+  void rowPattern(Value row, Value pattern, int64_t Np) {
+    int64_t es = dv::elementBytes(outType), rowBytes = 16 * es;
+    int64_t rowsPerRepeat = kRepeatBytes / rowBytes, groupElems = kRepeatBytes / es;
+    for (int64_t r = 0; r < rowsPerRepeat; ++r)
+      dv::CopyOp::create(b, loc, ndView(row, 0, Np),
+                         ndView(pattern, r * 16, (Np / 16 - 1) * groupElems + 16), I(Np / 16),
+                         I(rowBytes), I(0), I(kRepeatBytes - rowBytes));
+  }
+
+  /// out (op)= the row operand over every row of the NZ tile: one
+  /// instruction per fractal column, its Mp x 16 elements contiguous, the
+  /// pattern's 256 bytes read by every repeat (repeat stride 0). The row
+  /// read in place with block stride 0 put a repeat's 8 blocks in one UB
+  /// bank group: two instructions of 16 repeats, 152 cycles each, per
+  /// fractal column of a 128-row f32 tile, where the pattern takes one of
+  /// 32 repeats, 72 cycles (BERT-base's attention mask and matmul biases).
+  void patternOp(const Epilogue &e, Value out, Value pattern, int64_t Mp, int64_t Np) {
+    int64_t groupElems = kRepeatBytes / dv::elementBytes(outType);
+    int64_t repeats = Mp * 16 / groupElems;
+    for (int64_t n1 = 0; n1 < Np / 16; ++n1)
+      flat.binary(e.op, ndView(out, n1 * Mp * 16, Mp * 16),
+                  ndView(pattern, n1 * groupElems, groupElems), e.left, repeats, {1, 1}, {8, 0});
+  }
+
+  /// out (op)= a one-element operand, broadcast by vbrcb into `bcast`'s
+  /// first blocks, read with block stride 0.
+  void elemOp(const Epilogue &e, Value out, Value bcast, int64_t Mp, int64_t Np) {
     int64_t repeats = Mp / 8; // 8 rows of 16 per repeat
     for (int64_t n1 = 0; n1 < Np / 16; ++n1) {
-      int64_t at = scalar ? 0 : n1 * 16;
+      int64_t at = 0;
       if (outType.isF16()) {
-        flat.binary(e.op, ndView(out, n1 * Mp * 16, Mp * 16), ndView(row, at, 16), e.left, repeats,
-                    {1, 0}, {8, 0});
+        flat.binary(e.op, ndView(out, n1 * Mp * 16, Mp * 16), ndView(bcast, at, 16), e.left,
+                    repeats, {1, 0}, {8, 0});
         continue;
       }
       for (int64_t h = 0; h < 2; ++h)
         flat.binary(e.op, ndView(out, n1 * Mp * 16 + h * 8, Mp * 16 - 8),
-                    ndView(row, at + h * 8, 8), e.left, repeats, {2, 0}, {16, 0});
+                    ndView(bcast, at + h * 8, 8), e.left, repeats, {2, 0}, {16, 0});
     }
   }
 
@@ -1120,6 +1156,9 @@ private:
   /// the output's type (the same buffer when the types agree).
   struct OperandBufs {
     Value raw, value;
+    /// A row operand's repeat pattern (rowPattern): per fractal column,
+    /// its 16 values over the rows of one 256-byte repeat.
+    Value pattern;
   };
 
   OpBuilder &b;

@@ -68,6 +68,9 @@ bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, un
       int64_t raw = e.kind == Epilogue::Unary || e.kind == Epilogue::Scalar ? 0 : eBytes(e.arg);
       if (e.kind == Epilogue::Row || e.kind == Epilogue::Elem)
         ub += roundUp(Nt, 128) * (4 + (raw == 4 ? 0 : raw)) + 256;
+      // A row operand's repeat pattern: 256 bytes per fractal column.
+      if (e.kind == Epilogue::Row)
+        ub += roundUp(Nt, 16) / 16 * 256;
       if (e.kind == Epilogue::Full)
         ub += Mt * Nt * (4 + (raw == 4 ? 0 : raw));
     }

@@ -887,8 +887,13 @@ int Compilation::run(GearSource &source, llvm::raw_ostream &out) {
   if (source.prepare) {
     std::vector<std::string> errors;
     if (!source.prepare(context, errors)) {
+      // The model file's own errors (compiler/onnx/ModelFile.cpp) name the file.
       for (const std::string &message : errors)
-        err << kTool << ": error: " << options.model << ": " << message << "\n";
+        err << kTool << ": error: "
+            << (llvm::StringRef(message).starts_with("'" + options.model + "'")
+                    ? ""
+                    : options.model + ": ")
+            << message << "\n";
       return 2;
     }
   }

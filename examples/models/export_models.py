@@ -10,7 +10,9 @@ Models (all with static shapes, eval mode, torch.manual_seed(0), random
 weights -- no downloads, torchvision weights=None):
 
   resnet18   torchvision.models.resnet18, input "input" float32 1x3x224x224,
-             opset 14.
+             opset 14; its BatchNorm statistics and affine parameters drawn
+             deterministically (resnet18_model), so that a dropped scale or
+             shift changes the output.
   bert_base  hand-written 12-layer BERT-base-style encoder: hidden 768,
              12 heads, FFN 3072, GELU via erf, post-LN; embeddings word
              (30522) + position (512) + token type (2), LayerNorm. Inputs
@@ -183,10 +185,29 @@ def _export(model, args, path, input_names, output_names, opset=OPSET):
             verbose=False)
 
 
-def export_resnet18(path):
+def batch_norms_drawn(model, seed):
+    """Running statistics and affine parameters drawn from a seeded generator:
+    weights=None leaves mean 0, variance 1, scale 1 and shift 0, which a
+    compiler that dropped the whole batch norm would reproduce."""
+    g = torch.Generator().manual_seed(seed)
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            n = m.num_features
+            m.running_mean.copy_(torch.randn(n, generator=g) * 0.1)
+            m.running_var.copy_(torch.rand(n, generator=g) + 0.5)
+            m.weight.data.copy_(torch.rand(n, generator=g) + 0.5)
+            m.bias.data.copy_(torch.randn(n, generator=g) * 0.1)
+    return model
+
+
+def resnet18_model():
     import torchvision
     torch.manual_seed(0)
-    model = torchvision.models.resnet18(weights=None).eval()
+    return batch_norms_drawn(torchvision.models.resnet18(weights=None), seed=1).eval()
+
+
+def export_resnet18(path):
+    model = resnet18_model()
     x = torch.randn(1, 3, 224, 224)
     _export(model, (x,), path, ["input"], ["output"])
 

@@ -29,6 +29,10 @@ from torch import nn
 
 from e2e_common import cosine, error_figures, mismatch, rejects
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "examples", "models"))
+import export_models  # noqa: E402
+
 # Relative L2 error allowed against torch fp32 (force_fp16 storage): 5x what
 # was measured (1e-4 to 6e-4 for the small models and ResNet-18, 1.5e-2 for
 # MobileNetV2, whose 17 depthwise stages compound fp16 rounding); a halved
@@ -144,17 +148,8 @@ class BatchedConvs(nn.Module):
         return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(y, 1), 1))
 
 
-def batch_norms_randomised(model, seed):
-    """Non-trivial running statistics, so that folding them is tested."""
-    g = torch.Generator().manual_seed(seed)
-    for m in model.modules():
-        if isinstance(m, nn.BatchNorm2d):
-            n = m.num_features
-            m.running_mean.copy_(torch.randn(n, generator=g) * 0.1)
-            m.running_var.copy_(torch.rand(n, generator=g) + 0.5)
-            m.weight.data.copy_(torch.rand(n, generator=g) + 0.5)
-            m.bias.data.copy_(torch.randn(n, generator=g) * 0.1)
-    return model
+# Non-trivial running statistics, so that folding them is tested.
+batch_norms_randomised = export_models.batch_norms_drawn
 
 
 def resnet18():

@@ -1,6 +1,6 @@
 #!/bin/sh
 # ctest python_examples: the README's two examples, as a user runs them.
-#  1. examples/python/compile_and_run.py (PyTorch module -> .om -> run -> top-5)
+#  1. examples/python/compile_and_run.py (ResNet-18 nn.Module -> .om -> run -> top-5)
 #  2. examples/embed: the runtime installed alone, the C program built against
 #     it with find_package(VinciRuntime), run on the MLP .om; its top-5 must
 #     match what the Python package computes from the same model and input.

@@ -71,8 +71,9 @@ func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) 
 // A Linear layer as Gemm exports it (transB = 1) with a [N] bias and a relu:
 // the weight and bias are f16 in GM (no vconv on load), B^T in L1 is
 // already L0B's n-major fractal (no transpose). The epilogue runs in f32
-// (L0C's precision): the bias row is widened, added half a row (8 f32, one
-// 32-byte block, stride 0) at a time with block stride 2, then vrelu and one
+// (L0C's precision): the bias row is widened and repeated into a 256-byte
+// pattern (its 16 values over 4 rows: one UB -> UB copy a row) that one
+// vadd per fractal column reads with repeat stride 0, then vrelu and one
 // vconv to the f16 intermediate; rows 20 pad to 32 in L1/L0, 20 are written.
 // CHECK-LABEL: dv.kernel @k0_matmul
 // CHECK-SAME: ({{%[a-z0-9_]+}}: !dv.gm<20x64xf32>, [[W:%[a-z0-9_]+]]: !dv.gm<48x64xf16>, [[BIAS:%[a-z0-9_]+]]: !dv.gm<48xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<20x48xf16>)
@@ -82,6 +83,7 @@ func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) 
 // CHECK-NEXT: [[OUT16:%.+]] = dv.alloc : !dv.buf<ub, 32x16xf16, nz>
 // CHECK-NEXT: [[ROW:%.+]] = dv.alloc : !dv.buf<ub, 128xf32>
 // CHECK-NEXT: [[ROW16:%.+]] = dv.alloc : !dv.buf<ub, 128xf16>
+// CHECK-NEXT: [[PAT:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
 // CHECK: dv.copy_nd2nz {{.*}} {cols = 64 : i64, dst_cols = 64 : i64, dst_rows = 32 : i64, rows = 20 : i64, src_row_stride = 64 : i64} : !dv.gm<1280xf32> to !dv.buf<ub, 32x64xf32, nz>
 // CHECK: [[GW:%.+]] = dv.view [[W]][[[BID:%.+]] * 1024] : !dv.gm<48x64xf16> to !dv.gm<1024xf16>
 // CHECK-NEXT: dv.copy_nd2nz [[GW]] to [[L1B]] {cols = 64 : i64, dst_cols = 64 : i64, dst_rows = 16 : i64, rows = 16 : i64, src_row_stride = 64 : i64}
@@ -94,10 +96,10 @@ func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) 
 // CHECK-NEXT: dv.copy [[GBIAS]] to [[UB16]] {burst_bytes = 32 : i64}
 // CHECK-NEXT: dv.move_l0c_ub {{%.+}} to [[OUT]] {burst_elems = 512 : i64} : !dv.buf<l0c, 32x16xf32, nz> to !dv.buf<ub, 32x16xf32, nz>
 // CHECK: dv.vconv {{.*}} {rep = array<i64: 8, 4>, repeat = 1 : i64} : !dv.buf<ub, 64xf16> to !dv.buf<ub, 64xf32>
-// CHECK: dv.vadd {{.*}} {blk = array<i64: 2, 2, 0>, rep = array<i64: 16, 16, 0>, repeat = 4 : i64} : !dv.buf<ub, 504xf32>, !dv.buf<ub, 8xf32> to !dv.buf<ub, 504xf32>
-// CHECK: [[R8:%.+]] = dv.view [[ROW]][8] : !dv.buf<ub, 128xf32> to !dv.buf<ub, 8xf32>
-// CHECK-NEXT: [[O8:%.+]] = dv.view [[OUT]][8] : !dv.buf<ub, 32x16xf32, nz> to !dv.buf<ub, 504xf32>
-// CHECK-NEXT: dv.vadd [[O8]], [[R8]] to [[O8]] {blk = array<i64: 2, 2, 0>, rep = array<i64: 16, 16, 0>, repeat = 4 : i64}
+// CHECK-COUNT-4: dv.copy {{%.+}} to {{%.+}} {burst_bytes = 64 : i64, dst_gap = 192 : i64} : !dv.buf<ub, 16xf32> to !dv.buf<ub, 16xf32>
+// CHECK-NEXT: [[P:%.+]] = dv.view [[PAT]][0] : !dv.buf<ub, 64xf32> to !dv.buf<ub, 64xf32>
+// CHECK-NEXT: [[O:%.+]] = dv.view [[OUT]][0] : !dv.buf<ub, 32x16xf32, nz> to !dv.buf<ub, 512xf32>
+// CHECK-NEXT: dv.vadd [[O]], [[P]] to [[O]] {blk = array<i64: 1, 1, 1>, rep = array<i64: 8, 8, 0>, repeat = 8 : i64}
 // CHECK-NEXT: [[T:%.+]] = dv.view [[OUT]][0]
 // CHECK-NEXT: dv.vrelu [[T]] to [[T]] {repeat = 8 : i64}
 // CHECK: dv.vconv {{.*}} {rep = array<i64: 4, 8>, repeat = 8 : i64} : !dv.buf<ub, 512xf32> to !dv.buf<ub, 512xf16>
@@ -305,8 +307,8 @@ func.func private @k0_matmul(%arg0: tensor<12x40x24xf16>, %arg1: tensor<40x48xf1
 
 // A Linear layer over a batch ([2, 33, 64] x [64, 48]: rows 66) with a bias
 // and a residual add of a same-shape graph input, f32 output: the bias is
-// added half a row (8 f32, one 32-byte block) at a time with block stride 2,
-// the residual tile comes in through copy_nd2nz and vconv. The constant
+// added through its repeat pattern, one vadd a fractal column, the residual
+// tile comes in through copy_nd2nz and vconv. The constant
 // weight is stored f16 in FRACTAL_NZ: [48/16][64][16].
 // CHECK-LABEL: dv.kernel @k0_matmul
 // CHECK-SAME: %{{.+}}: !dv.gm<3x64x16xf16>
@@ -319,8 +321,7 @@ func.func private @k0_matmul(%arg0: tensor<12x40x24xf16>, %arg1: tensor<40x48xf1
 // CHECK-NEXT: dv.view
 // CHECK-NEXT: dv.copy_nd2nz {{.*}} {cols = 16 : i64, dst_cols = 16 : i64, dst_rows = 80 : i64, rows = 66 : i64, src_row_stride = 48 : i64} : !dv.gm<3136xf32> to !dv.buf<ub, 80x16xf32, nz>
 // CHECK-NEXT: dv.move_l0c_ub {{.*}} : !dv.buf<l0c, 80x16xf32, nz> to !dv.buf<ub, 80x16xf32, nz>
-// CHECK: dv.vadd {{.*}} {blk = array<i64: 2, 2, 0>, rep = array<i64: 16, 16, 0>, repeat = 10 : i64} : !dv.buf<ub, 1272xf32>, !dv.buf<ub, 8xf32> to !dv.buf<ub, 1272xf32>
-// CHECK: dv.vadd {{.*}} {blk = array<i64: 2, 2, 0>, rep = array<i64: 16, 16, 0>, repeat = 10 : i64}
+// CHECK: dv.vadd {{.*}} {blk = array<i64: 1, 1, 1>, rep = array<i64: 8, 8, 0>, repeat = 20 : i64} : !dv.buf<ub, 1280xf32>, !dv.buf<ub, 64xf32> to !dv.buf<ub, 1280xf32>
 // CHECK: dv.vadd {{.*}} {repeat = 20 : i64} : !dv.buf<ub, 1280xf32>, !dv.buf<ub, 1280xf32> to !dv.buf<ub, 1280xf32>
 // CHECK: dv.copy_nz2nd {{.*}} {cols = 16 : i64, dst_row_stride = 48 : i64, rows = 66 : i64, src_rows = 80 : i64}
 // SYNC-LABEL: func.func @linear_residual
@@ -354,7 +355,7 @@ func.func private @k0_matmul(%arg0: tensor<2x33x64xf32>, %arg1: tensor<64x48xf32
 // CHECK-NEXT: [[T:%.+]] = dv.view {{%.+}}[0] : !dv.buf<ub, 16x16xf32, nz> to !dv.buf<ub, 256xf32>
 // CHECK-NEXT: dv.vsub [[R]], [[T]] to [[T]] {repeat = 4 : i64}
 // CHECK: dv.vmuls {{%.+}}, 2.500000e-01 : f32 to
-// CHECK: dv.vdiv {{.*}} {blk = array<i64: 2, 0, 2>, rep = array<i64: 16, 0, 16>, repeat = 2 : i64}
+// CHECK: dv.vdiv {{.*}} {blk = array<i64: 1, 1, 1>, rep = array<i64: 8, 0, 8>, repeat = 4 : i64}
 // CHECK: dv.vneg
 // CHECK-NEXT: dv.view
 // CHECK-NEXT: dv.vexp
