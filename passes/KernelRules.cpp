@@ -320,8 +320,8 @@ std::string convCubeTemplateMismatch(Operation *op, bool constantWeight, bool co
   }
   if (g->groups != 1)
     return "grouped convs (groups " + std::to_string(g->groups) +
-           ") have no Cube conv template: they run as unfolded windows, which take batch 1 "
-           "only (no depthwise template yet)";
+           ") have no Cube conv template: a depthwise one (groups = channels, multiplier 1) "
+           "runs on the Vector depthwise template, others as unfolded windows (batch 1 only)";
   if (!constantWeight)
     return "the weight is computed at run time: the Cube conv template reads weights packed "
            "into FRACTAL_Z at compile time";
@@ -344,6 +344,63 @@ std::string convCubeTemplateMismatch(Operation *op, bool constantWeight, bool co
   if (rowBytes > smallestL1 / 4)
     return "one output row's input rows (" + std::to_string(rowBytes) +
            " bytes of all channels) exceed a quarter of L1";
+  return {};
+}
+
+bool isDepthwiseConv(Operation *op) {
+  std::optional<ConvGeometry> g = convGeometry(op);
+  return g && g->groups > 1 && g->groups == g->c && g->oc == g->c;
+}
+
+std::string depthwiseTemplateMismatch(Operation *op) {
+  auto conv = dyn_cast_or_null<vg::ConvOp>(op);
+  if (!conv)
+    return "not a vg.conv";
+  Value bias = conv.getBias();
+  if (std::string why = depthwiseWindowMismatch(
+          op, bool(conv.getWeight().getDefiningOp<vg::ConstantOp>()),
+          !bias || bias.getDefiningOp<vg::ConstantOp>());
+      !why.empty())
+    return why;
+  for (Value v : {conv.getInput(), conv.getResult()})
+    if (Type storage = storageElementType(v); !storage.isF16() && !storage.isF32())
+      return "the depthwise template reads and writes f16 or f32 in GM";
+  return {};
+}
+
+std::string depthwiseWindowMismatch(Operation *op, bool constantWeight, bool constantBias) {
+  auto conv = dyn_cast_or_null<vg::ConvOp>(op);
+  if (!conv)
+    return "not a vg.conv";
+  std::optional<ConvGeometry> g = convGeometry(op);
+  if (!g)
+    return "the depthwise template takes 2-D convs with static shapes";
+  if (!isDepthwiseConv(op))
+    return "the depthwise template takes groups = input channels = output channels (here " +
+           std::to_string(g->groups) + " groups, " + std::to_string(g->c) + " -> " +
+           std::to_string(g->oc) + " channels): a channel multiplier above 1 or another "
+           "grouping runs as unfolded windows";
+  for (Value v : {conv.getInput(), conv.getWeight(), conv.getResult()}) {
+    Type element = cast<RankedTensorType>(v.getType()).getElementType();
+    if (!element.isF16() && !element.isF32())
+      return "the depthwise template takes f16/f32 tensors";
+  }
+  if (!constantWeight)
+    return "the weight is computed at run time: the depthwise template reads a constant weight "
+           "(its taps broadcast over the vector lanes once per channel group)";
+  if (!constantBias)
+    return "the bias is computed at run time: the depthwise template reads a constant bias";
+  if (keepsOriginDtype(op))
+    return "the conv keeps fp32 (must_keep_origin_dtype or --keep_dtype): the depthwise "
+           "template computes in f16";
+  uint64_t smallestUb = UINT64_MAX;
+  for (const soc::SocSpec *spec : soc::allSocs())
+    smallestUb = std::min<uint64_t>(smallestUb, spec->bufferBytes(soc::Space::UB));
+  uint64_t padded = uint64_t(g->w + g->padLeft + g->padRight);
+  uint64_t rowBytes = uint64_t((g->kh - 1) * g->dh + 1) * padded * 32;
+  if (rowBytes > smallestUb / 4)
+    return "one output row's padded input rows (" + std::to_string(rowBytes) +
+           " bytes of a 16-channel group) exceed a quarter of the UB";
   return {};
 }
 

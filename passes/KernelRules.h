@@ -169,6 +169,30 @@ std::string convCubeTemplateMismatch(mlir::Operation *conv);
 std::string convCubeTemplateMismatch(mlir::Operation *conv, bool constantWeight,
                                      bool constantBias);
 
+/// The module attribute in which vinci-unfold-windows lists the windows it
+/// unfolded because no template takes them: an array of {node, op, reason}
+/// dictionaries (the compile report's "unfolded_windows").
+constexpr const char kUnfoldedWindowsAttr[] = "vinci.unfolded_windows";
+
+/// Whether `conv` is depthwise: groups = input channels = output channels
+/// (channel multiplier 1), more than one group.
+bool isDepthwiseConv(mlir::Operation *conv);
+
+/// Why the Vector depthwise template (backend/lower/Depthwise.cpp) cannot
+/// take the vg.conv `conv` ("" when it can): a 2-D depthwise conv (groups =
+/// C = OC) with static shapes, not kept in fp32 (its input and output f16
+/// in GM, or f32 as a graph input or output), a constant weight and bias,
+/// and one output row's padded input rows of a 16-channel group within a
+/// quarter of the smallest UB. vinci-unfold-windows leaves exactly these
+/// convs to the template, and lists the others with this reason in the
+/// module's vinci.unfolded_windows (the compile report shows it).
+std::string depthwiseTemplateMismatch(mlir::Operation *conv);
+/// The same but for the storage types and whether the weight and bias are
+/// constants, for a conv inside an outlined kernel (whose GM signature and
+/// call say them).
+std::string depthwiseWindowMismatch(mlir::Operation *conv, bool constantWeight,
+                                    bool constantBias);
+
 /// The geometry of a 2-D vg.max_pool or vg.average_pool with static shapes
 /// (oc = c), or nullopt. The end pads are grown so that every tap of every
 /// output position is inside the padded input (ceil_mode); `countedPads`,

@@ -187,19 +187,7 @@ std::optional<std::string> convTemplateMismatch(func::FuncOp func) {
 // Plan
 //===----------------------------------------------------------------------===//
 
-/// One band of output rows: its input rows in the band buffer are
-/// [zeroTop zeros][realRows of the map from row realStart][zeroBottom zeros].
-struct Band {
-  int64_t outRow0 = 0, outRows = 0;
-  int64_t inRow0 = 0; // input row of buffer row 0 (negative in the top pad)
-  int64_t zeroTop = 0, realRows = 0, zeroBottom = 0;
-  /// A row split's band group: 0 the edge block's top rows, 1 its bottom rows.
-  int64_t group = 0;
-  bool sameShape(const Band &o) const {
-    return outRows == o.outRows && zeroTop == o.zeroTop && realRows == o.realRows &&
-           zeroBottom == o.zeroBottom && group == o.group;
-  }
-};
+using Band = RowBand;
 
 struct ConvPlan {
   int64_t batchParts = 1, ocParts = 1, blockDim = 1;
@@ -219,11 +207,6 @@ struct ConvPlan {
 };
 
 int64_t mpOf(int64_t rows, int64_t wo) { return roundUp(rows * wo, 16); }
-
-/// Input rows the windows of `outRows` output rows read.
-int64_t inputRows(const ConvGeometry &g, int64_t outRows) {
-  return (outRows - 1) * g.sh + (g.kh - 1) * g.dh + 1;
-}
 
 /// K steps of `kf` fractals repeat their load_3d parameters (the first
 /// tap of each step) every `period` steps: whole planes, an even count (the
@@ -245,24 +228,6 @@ int64_t kStepFractals(int64_t taps, int64_t c1, int64_t limit) {
     if (kPeriod(kf, taps) <= kMaxPeriodSteps || (total + kf - 1) / kf <= kMaxPeriodSteps)
       return kf;
   return 1;
-}
-
-std::vector<Band> planBands(const ConvGeometry &g, int64_t rowsPerBand, int64_t bufRows) {
-  std::vector<Band> bands;
-  for (int64_t r = 0; r < g.oh; r += rowsPerBand) {
-    Band b;
-    b.outRow0 = r;
-    b.outRows = std::min(rowsPerBand, g.oh - r);
-    b.inRow0 = r * g.sh - g.padTop;
-    int64_t need = inputRows(g, b.outRows);
-    b.zeroTop = std::max<int64_t>(0, -b.inRow0);
-    int64_t realStart = b.inRow0 + b.zeroTop;
-    b.realRows = std::max<int64_t>(0, std::min(b.inRow0 + need, g.h) - realStart);
-    b.zeroBottom = need - b.zeroTop - b.realRows;
-    (void)bufRows;
-    bands.push_back(b);
-  }
-  return bands;
 }
 
 /// Everything of a plan but the bands, for one block split and channel tile.
@@ -301,23 +266,11 @@ bool planRowSplit(const ConvGeometry &g, ConvPlan &plan) {
     return false;
   int64_t topBands = int64_t(local.size() + 1) / 2;
   plan.topRows = local[topBands].outRow0;
-  // The geometry of the band of `outRows` rows from global row `outRow0`.
-  auto bandAt = [&](int64_t outRow0, int64_t outRows) {
-    Band b;
-    b.outRow0 = outRow0;
-    b.outRows = outRows;
-    b.inRow0 = outRow0 * g.sh - g.padTop;
-    int64_t need = inputRows(g, outRows);
-    b.zeroTop = std::max<int64_t>(0, -b.inRow0);
-    int64_t realStart = b.inRow0 + b.zeroTop;
-    b.realRows = std::max<int64_t>(0, std::min(b.inRow0 + need, g.h) - realStart);
-    b.zeroBottom = need - b.zeroTop - b.realRows;
-    return b;
-  };
+  auto bandAt = [&](int64_t outRow0, int64_t outRows) { return rowBandAt(g, outRow0, outRows); };
   int64_t T = plan.topRows, zt = 0, zb = 0;
   for (size_t i = 0; i < local.size(); ++i) {
     const Band &l = local[i];
-    int64_t need = inputRows(g, l.outRows);
+    int64_t need = windowInputRows(g, l.outRows);
     // Middle blocks 0 and P - 2 bound the others.
     for (int64_t m : {int64_t(0), P - 2}) {
       Band mid = bandAt(T + m * R + l.outRow0, l.outRows);
@@ -343,7 +296,7 @@ bool planRowSplit(const ConvGeometry &g, ConvPlan &plan) {
     plan.bands.push_back(b);
   }
   plan.marginTop = zb;
-  plan.bufRows = zb + inputRows(g, rowsPerBand) + zt;
+  plan.bufRows = zb + windowInputRows(g, rowsPerBand) + zt;
   plan.slackRows = (plan.tilesPerBand - 1) * plan.rowsT * g.sh + zb;
   return true;
 }
@@ -362,7 +315,7 @@ bool planConv(const ConvInfo &info, Type xStorage, const soc::SocSpec &soc, Conv
   // A band buffer of whole tiles (with the row split's pad margins).
   auto bandBytes = [&](int64_t tilesPerBand, bool split) {
     int64_t margin = split ? g.padTop + g.padBottom : 0;
-    int64_t rows = inputRows(g, tilesPerBand * plan.rowsT) + margin;
+    int64_t rows = windowInputRows(g, tilesPerBand * plan.rowsT) + margin;
     int64_t slack = (tilesPerBand - 1) * plan.rowsT * g.sh + margin;
     return (rows * info.c1 + slack) * planeRowBytes;
   };
@@ -390,7 +343,7 @@ bool planConv(const ConvInfo &info, Type xStorage, const soc::SocSpec &soc, Conv
     if (rp > 1 && tilesPerBlock < 2)
       continue;
     double fmapBytes =
-        rowBytes * (rp == 1 ? g.h : std::min(g.h, inputRows(g, rowsPerBlock) + tilesPerBlock));
+        rowBytes * (rp == 1 ? g.h : std::min(g.h, windowInputRows(g, rowsPerBlock) + tilesPerBlock));
     for (int64_t bp = 1; bp <= std::min(cores / rp, g.n); ++bp) {
       if (g.n % bp || (rp > 1 && bp > 1))
         continue;
@@ -466,10 +419,10 @@ bool planConv(const ConvInfo &info, Type xStorage, const soc::SocSpec &soc, Conv
     return planConv(info, xStorage, soc, plan, /*allowRowSplit=*/false);
   }
   int64_t rowsPerBand = plan.tilesPerBand * plan.rowsT;
-  plan.bufRows = inputRows(g, rowsPerBand);
+  plan.bufRows = windowInputRows(g, rowsPerBand);
   plan.slackRows = (plan.tilesPerBand - 1) * plan.rowsT * g.sh;
-  for (const Band &b : planBands(g, rowsPerBand, plan.bufRows))
-    plan.bands.push_back(b);
+  for (int64_t r = 0; r < g.oh; r += rowsPerBand)
+    plan.bands.push_back(rowBandAt(g, r, std::min(rowsPerBand, g.oh - r)));
   return true;
 }
 
@@ -570,11 +523,6 @@ private:
 
   DenseI64ArrayAttr none() { return DenseI64ArrayAttr(); }
 
-  /// `elems` elements of on-chip `buf` at `offset` as NC1HWC0 pixels.
-  Value fmap(Value buf, const Affine &offset, int64_t elems) {
-    return t.view(buf, offset, {elems / kC0, kC0}, dv::Layout::NC1HWC0);
-  }
-
   void vdup(Value buf, int64_t elems, double value, DenseI64ArrayAttr mask = {}) {
     Type element = dv::getElementType(buf.getType());
     int64_t lanes = 256 / dv::elementBytes(element);
@@ -584,15 +532,7 @@ private:
     });
   }
 
-  void convert(Value src, Value dst, int64_t elems) {
-    bool widen = dv::getElementType(dst.getType()).isF32();
-    auto rep = b.getDenseI64ArrayAttr(widen ? ArrayRef<int64_t>{8, 4} : ArrayRef<int64_t>{4, 8});
-    TileBuilder::chunks(elems, 64, soc.max_repeat, [&](int64_t off, int64_t n) {
-      dv::VConvOp::create(b, loc, t.view(src, off, n * 64), t.view(dst, off, n * 64),
-                          dv::RoundModeAttr::get(b.getContext(), dv::RoundMode::Rint), t.i64(n),
-                          none(), rep, none());
-    });
-  }
+  void convert(Value src, Value dst, int64_t elems) { t.convert(src, dst, elems, soc.max_repeat); }
 
   void copy(Value src, Value dst, int64_t bursts, int64_t burstBytes, int64_t srcGap = 0,
             int64_t dstGap = 0) {
@@ -811,17 +751,14 @@ private:
     auto plane = [&](const Affine &p, int64_t channels) {
       Affine channel0 = n * g.c + p * kC0;
       if (xStorage().isF16()) {
-        dv::CopyNchw2Nc1hwc0Op::create(
-            b, loc, t.view(x, channel0 * hw + inRow * g.w, (channels - 1) * hw + rows * g.w),
-            fmap(buf, p * planeElems() + dstRow * rowElems, rows * rowElems),
-            t.i64(channels), t.i64(rows * g.w), t.i64(hw));
+        t.loadNchwPixels(x, channel0 * hw + inRow * g.w, channels, rows * g.w, hw, buf,
+                         p * planeElems() + dstRow * rowElems);
         return;
       }
       // f32: through UB, chunkRows rows at a time, converted to f16.
       auto chunk = [&](const Affine &row, int64_t count) {
-        dv::CopyNchw2Nc1hwc0Op::create(
-            b, loc, t.view(x, channel0 * hw + (inRow + row) * g.w, (channels - 1) * hw + count * g.w),
-            fmap(uIn32, 0, count * rowElems), t.i64(channels), t.i64(count * g.w), t.i64(hw));
+        t.loadNchwPixels(x, channel0 * hw + (inRow + row) * g.w, channels, count * g.w, hw, uIn32,
+                         Affine(0));
         convert(uIn32, uIn16, roundUp(count * rowElems, 64));
         copy(t.view(uIn16, 0, count * rowElems),
              t.view(buf, p * planeElems() + (row + dstRow) * rowElems, count * rowElems), 1,
@@ -975,10 +912,8 @@ private:
       int64_t count = std::min<int64_t>(kC0, ct.channels - j * kC0);
       if (count <= 0)
         break;
-      Affine src = (n * g.oc + ct.first * kC0 + Affine(j * kC0)) * hw + m0;
-      dv::CopyNchw2Nc1hwc0Op::create(b, loc, t.view(v, src, (count - 1) * hw + mt),
-                                     fmap(dst, Affine(j * mpT * kC0), mt * kC0),
-                                     t.i64(count), t.i64(mt), t.i64(hw));
+      t.loadNchwPixels(v, (n * g.oc + ct.first * kC0 + Affine(j * kC0)) * hw + m0, count, mt, hw,
+                       dst, Affine(j * mpT * kC0));
     }
   }
 
@@ -994,23 +929,8 @@ private:
     }
     // NCHW: each 16 x 16 block (16 positions x 16 channels) transposed into
     // NZ of [channels][positions], then copy_nz2nd.
-    int64_t rowsNz = ct.nt * kC0, m1 = mpT / 16;
-    Value nz = t.view(uT, 0, rowsNz * mpT);
-    for (int64_t f = 0; f < m1; ++f)
-      for (int64_t j = 0; j < ct.nt; ++j)
-        dv::VTransposeOp::create(b, loc, t.view(out, Affine((j * mpT + 16 * f) * kC0), 256),
-                                 t.view(nz, Affine((f * rowsNz + j * kC0) * kC0), 256), t.i64(1));
-    Type yType = dv::getElementType(y.getType());
-    if (yType.isF32()) {
-      Value nz32 = t.view(uT32, 0, rowsNz * mpT);
-      convert(nz, nz32, rowsNz * mpT);
-      nz = nz32;
-    }
-    int64_t channels = ct.channels;
-    Affine dst = (n * g.oc + ct.first * kC0) * hw + m0;
-    dv::CopyNz2NdOp::create(b, loc, t.view(nz, 0, {rowsNz, mpT}, dv::Layout::NZ),
-                            t.view(y, dst, (channels - 1) * hw + mt), uint64_t(channels),
-                            uint64_t(mt), uint64_t(hw), uint64_t(rowsNz));
+    t.storeNchwPixels(out, uT, uT32, ct.nt, mpT, y, (n * g.oc + ct.first * kC0) * hw + m0,
+                      ct.channels, mt, hw, soc.max_repeat);
   }
 
   TileBuilder t;

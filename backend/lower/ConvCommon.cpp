@@ -22,4 +22,54 @@ Type layoutGmType(func::CallOp call, unsigned index, Type type) {
                          dv::getElementType(type));
 }
 
+int64_t windowInputRows(const ConvGeometry &g, int64_t outRows) {
+  return (outRows - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+}
+
+RowBand rowBandAt(const ConvGeometry &g, int64_t outRow0, int64_t outRows) {
+  RowBand b;
+  b.outRow0 = outRow0;
+  b.outRows = outRows;
+  b.inRow0 = outRow0 * g.sh - g.padTop;
+  int64_t need = windowInputRows(g, outRows);
+  b.zeroTop = std::max<int64_t>(0, -b.inRow0);
+  int64_t realStart = b.inRow0 + b.zeroTop;
+  b.realRows = std::max<int64_t>(0, std::min(b.inRow0 + need, g.h) - realStart);
+  b.zeroBottom = need - b.zeroTop - b.realRows;
+  return b;
+}
+
+ChannelGroupSplit splitChannelGroups(const ConvGeometry &g, int64_t cores, bool narrowGroups,
+                                     bool fewestPairs) {
+  constexpr int64_t kC0 = 16;
+  // Batch parts x group parts that divide the images and groups evenly
+  // (one program for every block), the most blocks first.
+  auto split = [&](int64_t cg) {
+    ChannelGroupSplit s;
+    s.cg = cg;
+    s.groups = (g.c + cg - 1) / cg;
+    for (int64_t b = 1; b <= std::min(cores, g.n); ++b)
+      for (int64_t p = 1; p * b <= cores && p <= s.groups; ++p) {
+        if (g.n % b || s.groups % p || (p > 1 && g.c % cg))
+          continue;
+        if (b * p > s.blocks())
+          s.batchParts = b, s.groupParts = p;
+      }
+    return s;
+  };
+  ChannelGroupSplit best = split(kC0);
+  if (narrowGroups)
+    for (int64_t cg = kC0 / 2; cg >= 1 && best.blocks() < cores; cg /= 2) {
+      if (g.c % cg)
+        continue;
+      ChannelGroupSplit s = split(cg);
+      int64_t pairs = s.pairsPerBlock(g.n), bestPairs = best.pairsPerBlock(g.n);
+      bool better = fewestPairs ? pairs < bestPairs || (pairs == bestPairs && s.blocks() > best.blocks())
+                                : s.blocks() > best.blocks();
+      if (better)
+        best = s;
+    }
+  return best;
+}
+
 } // namespace vinci::lower

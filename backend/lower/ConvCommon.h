@@ -9,6 +9,7 @@
 #ifndef VINCI_BACKEND_LOWER_CONVCOMMON_H
 #define VINCI_BACKEND_LOWER_CONVCOMMON_H
 
+#include "passes/KernelRules.h"
 #include "passes/Layouts.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,6 +24,47 @@ ActLayout activationLayout(mlir::func::CallOp call, unsigned index);
 /// `type` (the !dv.gm of argument `index` as gmSignature gives it) with the
 /// argument's storage shape: [N, C1, H, W, 16] for NC1HWC0.
 mlir::Type layoutGmType(mlir::func::CallOp call, unsigned index, mlir::Type type);
+
+/// Input rows the windows of `outRows` consecutive output rows read.
+int64_t windowInputRows(const ConvGeometry &g, int64_t outRows);
+
+/// A band of output rows and the input rows its windows read, in a buffer
+/// whose row 0 is input row inRow0 (negative in the top pad):
+/// [zeroTop zero rows][realRows rows of the map][zeroBottom zero rows].
+struct RowBand {
+  int64_t outRow0 = 0, outRows = 0;
+  int64_t inRow0 = 0;
+  int64_t zeroTop = 0, realRows = 0, zeroBottom = 0;
+  /// A row split's band group (Conv.cpp's planRowSplit): 0 the edge
+  /// block's top rows, 1 its bottom rows.
+  int64_t group = 0;
+  bool sameShape(const RowBand &o) const {
+    return outRows == o.outRows && zeroTop == o.zeroTop && realRows == o.realRows &&
+           zeroBottom == o.zeroBottom && group == o.group;
+  }
+};
+/// The band of `outRows` output rows from output row `outRow0`.
+RowBand rowBandAt(const ConvGeometry &g, int64_t outRow0, int64_t outRows);
+
+/// How a block grid shares the (image, channel group) pairs of a window
+/// over NC1HWC0 pixels: `cg` channels a group (16, or 8, 4, 2, 1 when
+/// `narrowGroups`: the lanes above a group's channels stay zero), batch
+/// parts x group parts blocks (block = (b floordiv groupParts, b mod
+/// groupParts)). By default the widest group that gives the most cores a
+/// part (a pool: a narrow group costs its few lanes little); with
+/// `fewestPairs` the split whose blocks hold the fewest pairs, then the
+/// most blocks, then the widest group (a depthwise conv: a pair's vector
+/// work is the same whatever its channels).
+struct ChannelGroupSplit {
+  int64_t cg = 16, groups = 1, batchParts = 1, groupParts = 1;
+  int64_t blocks() const { return batchParts * groupParts; }
+  /// (image, group) pairs a block holds.
+  int64_t pairsPerBlock(int64_t images) const {
+    return (images / batchParts) * (groups / groupParts);
+  }
+};
+ChannelGroupSplit splitChannelGroups(const ConvGeometry &g, int64_t cores, bool narrowGroups,
+                                     bool fewestPairs = false);
 
 } // namespace vinci::lower
 

@@ -37,6 +37,7 @@ struct KernelTemplate {
 };
 
 /// The templates, defined in their own files.
+extern const KernelTemplate kDepthwiseTemplate;   // Depthwise.cpp: depthwise conv, Vector unit
 extern const KernelTemplate kConvTemplate;        // Conv.cpp: conv on the Cube (load_3d)
 extern const KernelTemplate kPoolTemplate;        // Pool.cpp: max / average pools in UB
 extern const KernelTemplate kVectorMatmulTemplate; // VectorMatmul.cpp: fp32 matmul, Vector unit
@@ -53,6 +54,11 @@ extern const KernelTemplate kAippTemplate;        // Aipp.cpp: static AIPP (imag
 /// `kernel` launched by `call`: an fp32 matmul that keeps its type, which
 /// the 310P Cube cannot take. The task estimates ask it.
 bool matmulRunsOnVector(mlir::func::FuncOp kernel, mlir::func::CallOp call);
+
+/// Whether the depthwise template (Depthwise.cpp) lowers the Cube-kind
+/// `kernel`: a depthwise conv, which runs on the Vector unit. The task
+/// estimates ask it.
+bool depthwiseRunsOnVector(mlir::func::FuncOp kernel);
 
 int64_t roundUp(int64_t value, int64_t multiple);
 /// The number of elements of a shape.

@@ -36,6 +36,7 @@ namespace {
 
 /// Most specific first: the first template that takes a kernel lowers it.
 const lower::KernelTemplate *const kTemplates[] = {
+    &lower::kDepthwiseTemplate,    // Depthwise.cpp: depthwise conv taps on the Vector unit
     &lower::kConvTemplate,         // Conv.cpp: img2col by load_3d on the Cube
     &lower::kPoolTemplate,         // Pool.cpp: windows reduced over NC1HWC0 rows in UB
     &lower::kVectorMatmulTemplate, // before the Cube: fp32 matmuls that keep fp32

@@ -162,37 +162,15 @@ int64_t ubBytes(const ConvGeometry &g, int64_t outRows, int64_t inRows, bool ncO
 bool planPool(const PoolInfo &info, ActLayout xLayout, ActLayout yLayout, const soc::SocSpec &soc,
               PoolPlan &plan) {
   const ConvGeometry &g = info.g;
-  int64_t cores = soc.ai_core_count;
   bool nchw = xLayout == ActLayout::NCHW && yLayout == ActLayout::NCHW;
   // The widest channel group that gives every core a part (NCHW on both
   // sides: an NC1HWC0 pixel is one 32-byte burst of 16 channels).
-  auto split = [&](int64_t cg, int64_t &bp, int64_t &gp) {
-    int64_t groups = (g.c + cg - 1) / cg;
-    bp = 1, gp = 1;
-    for (int64_t b = 1; b <= std::min(cores, g.n); ++b)
-      for (int64_t p = 1; p * b <= cores && p <= groups; ++p) {
-        if (g.n % b || groups % p || (p > 1 && g.c % cg))
-          continue;
-        if (b * p > bp * gp)
-          bp = b, gp = p;
-      }
-    return bp * gp;
-  };
-  plan.cg = kC0;
-  int64_t bp = 1, gp = 1;
-  split(kC0, bp, gp);
-  if (nchw)
-    for (int64_t cg = kC0 / 2; cg >= 1 && bp * gp < cores; cg /= 2) {
-      if (g.c % cg)
-        continue;
-      int64_t b2, p2;
-      if (split(cg, b2, p2) > bp * gp)
-        plan.cg = cg, bp = b2, gp = p2;
-    }
-  plan.groups = (g.c + plan.cg - 1) / plan.cg;
-  plan.batchParts = bp;
-  plan.groupParts = gp;
-  plan.blockDim = bp * gp;
+  ChannelGroupSplit split = splitChannelGroups(g, soc.ai_core_count, nchw);
+  plan.cg = split.cg;
+  plan.groups = split.groups;
+  plan.batchParts = split.batchParts;
+  plan.groupParts = split.groupParts;
+  plan.blockDim = split.blocks();
 
   // Bands: as many output rows as the buffers leave room for, then equal.
   int64_t budget = int64_t(soc.bufferBytes(soc::Space::UB)) - 1024;
@@ -359,11 +337,8 @@ private:
                          pixels(src, 0, bd.inRows * g.w), 1, uint64_t(bd.inRows * g.w * kPixelBytes),
                          0, 0);
     } else {
-      Affine at = (n * g.c + group * plan.cg) * hw + inRow0 * g.w;
-      dv::CopyNchw2Nc1hwc0Op::create(
-          b, loc, t.view(x, at, (channels - 1) * hw + bd.inRows * g.w),
-          t.view(src, 0, {bd.inRows * g.w, kC0}, dv::Layout::NC1HWC0), t.i64(channels),
-          t.i64(bd.inRows * g.w), t.i64(hw));
+      t.loadNchwPixels(x, (n * g.c + group * plan.cg) * hw + inRow0 * g.w, channels,
+                       bd.inRows * g.w, hw, src, Affine(0));
     }
     int64_t positions = bd.outRows * g.ow, mp = outPixels(bd.outRows);
     fill(dst, mp * kC0, info.isMax ? -std::numeric_limits<double>::infinity() : 0.0);
@@ -404,15 +379,9 @@ private:
     }
     // NCHW: each 16 x 16 block (16 positions x 16 channels) transposed into
     // NZ of [channels][positions], then copy_nz2nd.
-    Value blocks = nz[which];
-    TileBuilder::chunks(mp * kC0, 256, soc.max_repeat, [&](int64_t off, int64_t tiles) {
-      dv::VTransposeOp::create(b, loc, t.view(dst, off, tiles * 256),
-                               t.view(blocks, off, tiles * 256), t.i64(tiles));
-    });
-    Affine at = (n * g.c + group * plan.cg) * ohw + outRow0 * g.ow;
-    dv::CopyNz2NdOp::create(b, loc, t.view(blocks, 0, {kC0, mp}, dv::Layout::NZ),
-                            t.view(y, at, (channels - 1) * ohw + positions), uint64_t(channels),
-                            uint64_t(positions), uint64_t(ohw), uint64_t(kC0));
+    t.storeNchwPixels(dst, nz[which], Value(), 1, mp, y,
+                      (n * g.c + group * plan.cg) * ohw + outRow0 * g.ow, channels, positions, ohw,
+                      soc.max_repeat);
   }
 
   TileBuilder t;

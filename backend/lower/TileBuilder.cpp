@@ -131,4 +131,57 @@ void TileBuilder::chunks(int64_t elems, int64_t lanes, int64_t maxRepeat,
     fn(r * lanes, std::min(maxRepeat, repeats - r));
 }
 
+void TileBuilder::loadNchwPixels(Value x, const Affine &at, int64_t channels, int64_t pixels,
+                                 int64_t planeStride, Value dst, const Affine &dstAt) {
+  constexpr int64_t kC0 = 16;
+  dv::CopyNchw2Nc1hwc0Op::create(
+      b, loc, view(x, at, (channels - 1) * planeStride + pixels),
+      view(dst, dstAt * 1, {pixels, kC0}, dv::Layout::NC1HWC0), i64(channels), i64(pixels),
+      i64(planeStride));
+}
+
+void TileBuilder::storeNchwPixels(Value src, Value nz, Value nz32, int64_t nt, int64_t mp, Value y,
+                                  const Affine &at, int64_t channels, int64_t positions,
+                                  int64_t planeStride, int64_t maxRepeat) {
+  constexpr int64_t kC0 = 16, kBlock = 256;
+  int64_t rowsNz = nt * kC0, elems = rowsNz * mp;
+  if (nt == 1) {
+    // One channel block: the NZ tile is the transposed blocks in order.
+    chunks(elems, kBlock, maxRepeat, [&](int64_t off, int64_t tiles) {
+      dv::VTransposeOp::create(b, loc, view(src, off, tiles * kBlock),
+                               view(nz, off, tiles * kBlock), i64(tiles));
+    });
+  } else {
+    // Block (f, j) of positions 16 f.. and channels 16 j.. goes to NZ
+    // column group f, rows 16 j...
+    for (int64_t f = 0; f < mp / kC0; ++f)
+      for (int64_t j = 0; j < nt; ++j)
+        dv::VTransposeOp::create(b, loc, view(src, Affine((j * mp + kC0 * f) * kC0), kBlock),
+                                 view(nz, Affine((f * rowsNz + j * kC0) * kC0), kBlock), i64(1));
+  }
+  Value tile = view(nz, 0, {rowsNz, mp}, dv::Layout::NZ);
+  if (dv::getElementType(y.getType()).isF32()) {
+    convert(view(nz, 0, elems), view(nz32, 0, elems), elems, maxRepeat);
+    tile = view(nz32, 0, {rowsNz, mp}, dv::Layout::NZ);
+  }
+  dv::CopyNz2NdOp::create(b, loc, tile, view(y, at, (channels - 1) * planeStride + positions),
+                          uint64_t(channels), uint64_t(positions), uint64_t(planeStride),
+                          uint64_t(rowsNz));
+}
+
+void TileBuilder::convert(Value src, Value dst, int64_t elems, int64_t maxRepeat) {
+  bool widen = dv::getElementType(dst.getType()).isF32();
+  auto rep = b.getDenseI64ArrayAttr(widen ? ArrayRef<int64_t>{8, 4} : ArrayRef<int64_t>{4, 8});
+  mlir::DenseI64ArrayAttr none;
+  auto round = dv::RoundModeAttr::get(b.getContext(), dv::RoundMode::Rint);
+  int64_t full = elems - elems % 64;
+  chunks(full, 64, maxRepeat, [&](int64_t off, int64_t n) {
+    dv::VConvOp::create(b, loc, view(src, off, n * 64), view(dst, off, n * 64), round, i64(n),
+                        none, rep, none);
+  });
+  if (int64_t tail = elems % 64) // a masked last repeat: nothing past `elems` is written
+    dv::VConvOp::create(b, loc, view(src, full, 64), view(dst, full, 64), round, i64(1), none, rep,
+                        b.getDenseI64ArrayAttr({int64_t((uint64_t(1) << tail) - 1), 0}));
+}
+
 } // namespace vinci::lower

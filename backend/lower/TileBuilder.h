@@ -4,7 +4,7 @@
 // induction variables and block_idx (the ISA's operand form), dv.view of a
 // GM or on-chip buffer at such an offset, dv.alloc, and loops that become
 // static copies when the ISA's four loop levels are used up. The conv
-// family (Conv.cpp, DepthwiseConv.cpp, Pool.cpp) builds on it.
+// family (Conv.cpp, Depthwise.cpp, Pool.cpp) builds on it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef VINCI_BACKEND_LOWER_TILEBUILDER_H
@@ -72,6 +72,34 @@ public:
   /// most `maxRepeat` repeats a call.
   static void chunks(int64_t elems, int64_t lanes, int64_t maxRepeat,
                      llvm::function_ref<void(int64_t, int64_t)> fn);
+
+  //===--------------------------------------------------------------------===//
+  // NCHW activations in GM and NC1HWC0 pixels on chip (the conv family:
+  // Conv.cpp, Depthwise.cpp and Pool.cpp load and store through these)
+  //===--------------------------------------------------------------------===//
+
+  /// `pixels` consecutive positions of `channels` (<= 16) NCHW planes,
+  /// `planeStride` elements apart, from element `at` of GM `x`, into
+  /// on-chip `dst` from element `dstAt` as NC1HWC0 pixels of 16 channels
+  /// (copy_nchw2nc1hwc0; the lanes above `channels` zero). The element
+  /// types of `x` and `dst` are the same (an f32 source goes through UB).
+  void loadNchwPixels(mlir::Value x, const Affine &at, int64_t channels, int64_t pixels,
+                      int64_t planeStride, mlir::Value dst, const Affine &dstAt);
+
+  /// Stores the f16 NC1HWC0 tile [nt][mp][16] of UB `src` (mp positions, a
+  /// multiple of 16) as `channels` NCHW planes of `positions` elements from
+  /// element `at` of GM `y`, planes `planeStride` apart: each 16 x 16 block
+  /// is transposed (vtranspose) into `nz` (of src's size) as the NZ tile of
+  /// [nt * 16 channels][mp positions], widened into `nz32` when `y` is f32,
+  /// then copy_nz2nd.
+  void storeNchwPixels(mlir::Value src, mlir::Value nz, mlir::Value nz32, int64_t nt, int64_t mp,
+                       mlir::Value y, const Affine &at, int64_t channels, int64_t positions,
+                       int64_t planeStride, int64_t maxRepeat);
+
+  /// dst = src converted (vconv, 64 lanes a repeat) over `elems` elements,
+  /// f16 <-> f32 (a partial last repeat masked; both views reach a whole
+  /// repeat).
+  void convert(mlir::Value src, mlir::Value dst, int64_t elems, int64_t maxRepeat);
 
 private:
   mlir::AffineMapAttr mapOf(const Affine &a, llvm::SmallVectorImpl<mlir::Value> &indices);

@@ -143,6 +143,9 @@ void estimate(TaskInfo &task, func::FuncOp kernel, func::CallOp call, const soc:
   double lanes = double(soc.vector_bytes_per_repeat) / (keepsFp32 ? 4.0 : 2.0);
   double vectorFlopsPerCycle = lanes * cores;
   bool onVector = cube && lower::matmulRunsOnVector(kernel, call);
+  // A depthwise conv runs on the Vector unit: one multiply-add a lane.
+  if (cube && lower::depthwiseRunsOnVector(kernel))
+    cube = false;
   double compute = task.flops / (onVector  ? 2.0 * vectorFlopsPerCycle
                                  : cube    ? cubeFlopsPerCycle
                                            : vectorFlopsPerCycle);

@@ -11,6 +11,7 @@
 #include "backend/Passes.h"
 #include "dv/DvOps.h"
 #include "onnx/OnnxImporter.h"
+#include "passes/KernelRules.h"
 #include "passes/Passes.h"
 #include "passes/graph/Passes.h"
 #include "ascendc/ExportAscendC.h"
@@ -39,6 +40,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -262,6 +264,9 @@ struct GearResult {
   CompileTimer timer;
   double seconds = 0;
   std::optional<CalibrationResult> calibration;
+  /// The windows vinci-unfold-windows unfolded because no template takes
+  /// them: node, op, the template's reason.
+  std::vector<std::array<std::string, 3>> unfolded;
 };
 
 /// A gear's kernels, their roofline estimate and its arena, as the report
@@ -288,6 +293,14 @@ void reportKernels(llvm::json::OStream &json, const GearResult &gear, bool withO
   for (const backend::TaskInfo &task : tasks.tasks)
     cycles += task.estimatedCycles;
   json.attribute("estimated_cycles", static_cast<int64_t>(cycles));
+  json.attributeArray("unfolded_windows", [&] {
+    for (const auto &[node, op, reason] : gear.unfolded)
+      json.object([&] {
+        json.attribute("node", node);
+        json.attribute("op", op);
+        json.attribute("reason", reason);
+      });
+  });
   json.attribute("arena_bytes",
                  static_cast<int64_t>(withOm ? gear.om.arenaBytes : tasks.plan.arenaBytes));
   json.attribute("arena_lower_bound_bytes",
@@ -817,6 +830,15 @@ int Compilation::compileObserver(mlir::ModuleOp observer, const std::string &omP
 int Compilation::kernelStage(mlir::ModuleOp module, GearResult &result) {
   if (options.report.empty() && !settings.toKernels())
     return 0;
+  if (auto unfolded = module->getAttrOfType<mlir::ArrayAttr>(kUnfoldedWindowsAttr))
+    for (mlir::Attribute entry : unfolded) {
+      auto dict = mlir::cast<mlir::DictionaryAttr>(entry);
+      auto text = [&](llvm::StringRef key) {
+        auto value = dict.getAs<mlir::StringAttr>(key);
+        return value ? value.getValue().str() : std::string();
+      };
+      result.unfolded.push_back({text("node"), text("op"), text("reason")});
+    }
   {
     // The target, for the templates the partition asks (and the lowering).
     module->setAttr(dv::DVDialect::kSocAttrName,

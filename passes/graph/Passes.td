@@ -164,8 +164,13 @@ def UnfoldWindows : Pass<"vinci-unfold-windows", "mlir::ModuleOp"> {
     2-D one over the view [N, C, 1, L]. Batch > 1 conv, 1-D conv and 3-D
     windows are left alone, and so are the convs the Cube conv template
     takes (KernelRules' convCubeTemplateMismatch: img2col on chip by
-    load_3d) and the 2-D max / average pools the pooling template takes
-    (poolTemplateMismatch: windows reduced over NC1HWC0 rows in UB).
+    load_3d), the depthwise convs the Vector depthwise template takes
+    (depthwiseTemplateMismatch: taps multiplied over NC1HWC0 rows in UB)
+    and the 2-D max / average pools the pooling template takes
+    (poolTemplateMismatch: windows reduced over NC1HWC0 rows in UB). Each
+    conv or pool it does unfold is listed, with the template's reason, in
+    the module attribute vinci.unfolded_windows ({node, op, reason}), which
+    the compile report shows.
 
     Before:
     ```mlir

@@ -506,27 +506,55 @@ struct UnfoldWindows : impl::UnfoldWindowsBase<UnfoldWindows> {
       });
       if (auto conv = dyn_cast<vg::ConvOp>(op)) {
         // A conv the Cube conv template takes keeps its window (img2col on
-        // chip by load_3d); KernelRules says which, and why not.
-        if (convCubeTemplateMismatch(conv).empty()) {
+        // chip by load_3d), and so does a depthwise one the Vector
+        // depthwise template takes; KernelRules says which, and why not.
+        // A grouped conv's reason is the depthwise template's (groups 1
+        // are the Cube's).
+        bool grouped = conv.getGroup() > 1;
+        std::string why = grouped ? depthwiseTemplateMismatch(conv) : convCubeTemplateMismatch(conv);
+        if (why.empty()) {
           keep = false;
           continue;
         }
+        noteUnfolded(conv, why);
         unfoldConv(conv);
       }
       // A pool the pooling template takes keeps its window too (max or sum
       // over NC1HWC0 rows in UB).
-      else if (isa<vg::MaxPoolOp, vg::AveragePoolOp>(op) && poolTemplateMismatch(op).empty())
-        continue;
-      else if (auto pool = dyn_cast<vg::MaxPoolOp>(op))
-        unfoldPool(pool, /*isMax=*/true);
-      else if (auto pool = dyn_cast<vg::AveragePoolOp>(op))
-        unfoldPool(pool, /*isMax=*/false);
+      else if (isa<vg::MaxPoolOp, vg::AveragePoolOp>(op)) {
+        std::string why = poolTemplateMismatch(op);
+        if (why.empty())
+          continue;
+        noteUnfolded(op, why);
+        if (auto pool = dyn_cast<vg::MaxPoolOp>(op))
+          unfoldPool(pool, /*isMax=*/true);
+        else
+          unfoldPool(cast<vg::AveragePoolOp>(op), /*isMax=*/false);
+      }
       else if (auto pool = dyn_cast<vg::GlobalAveragePoolOp>(op))
         unfoldGlobalPool<vg::GlobalAveragePoolOp, vg::ReduceMeanOp>(pool);
       else if (auto pool = dyn_cast<vg::GlobalMaxPoolOp>(op))
         unfoldGlobalPool<vg::GlobalMaxPoolOp, vg::ReduceMaxOp>(pool);
     }
+    if (!unfolded.empty())
+      getOperation()->setAttr(kUnfoldedWindowsAttr,
+                              ArrayAttr::get(&getContext(), unfolded));
   }
+
+  /// Records why the template of `op`'s kind does not take it, for the
+  /// compile report: {node, op, reason}.
+  void noteUnfolded(Operation *op, StringRef why) {
+    Builder b(&getContext());
+    StringRef node;
+    if (auto name = dyn_cast<NameLoc>(op->getLoc()))
+      node = name.getName().getValue();
+    unfolded.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("node", b.getStringAttr(node)),
+         b.getNamedAttr("op", b.getStringAttr(op->getName().stripDialect())),
+         b.getNamedAttr("reason", b.getStringAttr(why))}));
+  }
+
+  SmallVector<Attribute> unfolded;
 };
 
 } // namespace

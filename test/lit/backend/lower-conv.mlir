@@ -44,7 +44,7 @@
 // CHECK: dv.view %[[R]][%[[BID]] * 1024]
 // CHECK: dv.vadd %[[F32]], %{{.+}} to %[[F32]] {repeat = 16 : i64}
 // CHECK: dv.vrelu
-// CHECK-COUNT-4: dv.vtranspose
+// CHECK: dv.vtranspose %{{.+}} to %{{.+}} {tiles = 4 : i64}
 // CHECK: %[[OUT:.+]] = dv.view %[[Y]][%[[BID]] * 1024]
 // CHECK: dv.copy_nz2nd %{{.+}} to %[[OUT]] {cols = 64 : i64, dst_row_stride = 64 : i64, rows = 16 : i64, src_rows = 16 : i64}
 // SYNC-LABEL: dv.kernel @k0_conv

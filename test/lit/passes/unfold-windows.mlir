@@ -147,7 +147,8 @@ module attributes {vinci.precision_mode = "must_keep_origin_dtype"} {
 
 // -----
 
-// Depthwise (groups = C = 4): the C-major im2col [1, C, 9, OH, OW] is a
+// Depthwise (groups = C = 4) kept in fp32 (must_keep_origin_dtype: the
+// depthwise template computes in f16): the C-major im2col [1, C, 9, OH, OW] is a
 // batch of one [9, OH * OW] matrix a group; the weight a batch of [1, 9]
 // rows; the batched matmul gives [C, 1, OH * OW], NCHW again.
 // CHECK-LABEL: func.func @depthwise
@@ -157,10 +158,38 @@ module attributes {vinci.precision_mode = "must_keep_origin_dtype"} {
 // CHECK: [[Y:%.+]] = vg.matmul [[W]], [[M]] : (tensor<4x1x9xf32>, tensor<4x9x36xf32>) -> tensor<4x1x36xf32>
 // CHECK: vg.reshape [[Y]] {shape = array<i64: 1, 4, 6, 6>}
 // CHECK-NOT: vg.conv
-func.func @depthwise(%x: tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32> {
-  %w = vg.constant dense<1.0> : tensor<4x1x3x3xf32>
-  %y = vg.conv %x, %w {group = 4 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x6x6xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32>
-  return %y : tensor<1x4x6x6xf32>
+module attributes {vinci.precision_mode = "must_keep_origin_dtype"} {
+  func.func @depthwise(%x: tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32> {
+    %w = vg.constant dense<1.0> : tensor<4x1x3x3xf32>
+    %y = vg.conv %x, %w {group = 4 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x6x6xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32>
+    return %y : tensor<1x4x6x6xf32>
+  }
+}
+
+// -----
+
+// The depthwise convs the Vector depthwise template takes
+// (depthwiseTemplateMismatch: f16 in GM, here between two ReLUs, a constant
+// weight) keep their window; the one whose weight is a graph input unfolds
+// beside it, and the module lists it with the template's reason (the
+// compile report's unfolded_windows).
+// CHECK: module attributes {vinci.unfolded_windows = [{node = "dw_runtime_weight", op = "conv", reason = "the weight is computed at run time: the depthwise template reads a constant weight{{.*}}"}]}
+// CHECK-LABEL: func.func @depthwise_template_keeps_window
+// CHECK: vg.conv %{{.+}} {group = 4 : i64
+// CHECK-NOT: vg.conv
+// CHECK: vg.matmul
+// CHECK-NOT: vg.conv
+// CHECK: return
+module {
+  func.func @depthwise_template_keeps_window(%x: tensor<1x4x6x6xf32>, %wx: tensor<4x1x3x3xf32>) -> (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) {
+    %w = vg.constant dense<1.0> : tensor<4x1x3x3xf32>
+    %r = vg.relu %x : tensor<1x4x6x6xf32>
+    %d = vg.conv %r, %w {group = 4 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x6x6xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32> loc("dw_kept")
+    %e = vg.conv %r, %wx {group = 4 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x6x6xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32> loc("dw_runtime_weight")
+    %y = vg.relu %d : tensor<1x4x6x6xf32>
+    %z = vg.relu %e : tensor<1x4x6x6xf32>
+    return %y, %z : tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>
+  }
 }
 
 // -----

@@ -1,0 +1,587 @@
+//===- Depthwise.cpp - the Vector depthwise conv template -----------------===//
+//
+//  - depthwise (Vector): a kernel anchored by a 2-D depthwise vg.conv
+//    (groups = C = OC) that KernelRules' depthwiseWindowMismatch accepts (a
+//    constant weight and bias, f16 in GM), followed by the unary and scalar
+//    steps of the epilogue chain the partition fused (Epilogue.h: ReLU,
+//    ReLU6 / Clip, ...). A depthwise conv is one multiply-add a tap and
+//    channel: on the Cube it is M = 1 a group (1/16 of its peak, and the
+//    unfolded windows through GM before it), so it runs on the Vector unit.
+//
+// Channels on the lanes: a band of input rows of one channel group comes
+// into UB as NC1HWC0 pixels (16 channels, 32 bytes, one Vector block), laid
+// out with the left and right pads as zero columns (row pitch Wp) and the
+// top and bottom pads as zero rows. A tap (ki, kj) is then one vmul / vmla
+// over the whole band: output position q (row q / Po, column q mod Po, Po =
+// sh Wp / sw the output pitch) reads input pixel sw q + ki dh Wp + kj dw, so
+// the source's block stride is the column stride sw (8 output pixels a
+// repeat), and the weight is the tap's 16 channel weights repeated over
+// the 8 blocks of a repeat (built once per group in UB, repeat stride 0).
+// The Po - OW columns past each output row are computed and dropped. The
+// bias is one vadd, the epilogue steps run on the compacted tile (f16; in
+// f32 for the steps f16 would lose: exp, sigmoid, ...).
+//
+// Layout in GM: NCHW (copy_nchw2nc1hwc0 into UB; the result goes out by a
+// vtranspose of each 16 x 16 block and copy_nz2nd, TileBuilder's helpers
+// shared with the conv and pooling templates) or NC1HWC0 (one burst a band).
+//
+// Blocks: batch parts x channel-group parts (ConvCommon's
+// splitChannelGroups: the fewest (image, group) pairs a block, then the
+// most blocks; groups of fewer than 16 channels when that gives idle cores
+// work without more pairs a block, both sides NCHW). Each block loops over its images
+// and groups, each group over bands of output rows: bands of one shape (the
+// ones away from the pads) are a loop of pairs, two input and two output
+// buffers alternating so that the next band loads while this one computes
+// and the last one stores.
+//
+//===----------------------------------------------------------------------===//
+#include "backend/lower/ConvCommon.h"
+#include "backend/lower/Epilogue.h"
+#include "backend/lower/LowerCommon.h"
+#include "backend/lower/TileBuilder.h"
+#include "passes/KernelRules.h"
+
+#include "dv/DvOps.h"
+#include "vg/VgOps.h"
+#include "vinci/soc.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+
+namespace vinci::lower {
+namespace {
+
+constexpr int64_t kC0 = 16;
+constexpr int64_t kPixelBytes = 32; // 16 f16 channels: one Vector block
+constexpr int64_t kPixelsPerRepeat = 8;
+constexpr int64_t kRepeatElems = 128; // f16 lanes
+
+//===----------------------------------------------------------------------===//
+// Analysis
+//===----------------------------------------------------------------------===//
+
+struct DepthwiseInfo {
+  ConvGeometry g;
+  unsigned xArg = 0, wArg = 0;
+  int biasArg = -1;
+  SmallVector<EpilogueStep> epilogue;
+  int64_t taps = 1;
+};
+
+/// Whether epilogue step `e` keeps its accuracy on an f16 tile (selects,
+/// clamps and scalings; the others run in f32).
+bool exactInF16(const EpilogueStep &e) {
+  if (e.kind == EpilogueStep::Scalar)
+    return e.op == EpilogueStep::Max || e.op == EpilogueStep::Min || e.op == EpilogueStep::Mul ||
+           e.op == EpilogueStep::Add;
+  return e.op == EpilogueStep::Relu || e.op == EpilogueStep::Clip ||
+         e.op == EpilogueStep::LRelu || e.op == EpilogueStep::Copy ||
+         e.op == EpilogueStep::Neg || e.op == EpilogueStep::Abs;
+}
+
+vg::ConvOp depthwiseConvOf(func::FuncOp func) {
+  for (Operation &op : func.getBody().front()) {
+    if (isConstantOp(&op))
+      continue;
+    auto conv = dyn_cast<vg::ConvOp>(op);
+    return conv && isDepthwiseConv(conv) ? conv : vg::ConvOp();
+  }
+  return {};
+}
+
+/// Why the depthwise template cannot lower `func` ("": it can). `call` is
+/// the kernel's launch (null when unknown: the weight is then assumed
+/// constant and the storage f16).
+std::string analyzeDepthwise(func::FuncOp func, func::CallOp call, DepthwiseInfo &info) {
+  Block &body = func.getBody().front();
+  vg::ConvOp conv = depthwiseConvOf(func);
+  if (!conv)
+    return "the depthwise template needs a kernel that starts with a depthwise vg.conv";
+  auto argOf = [&](Value v) -> int {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return arg.getOwner() == &body ? int(arg.getArgNumber()) : -2;
+    return v.getDefiningOp<vg::ConstantOp>() ? -1 : -2; // -1: hoisted to an argument later
+  };
+  auto constantOperand = [&](Value v) {
+    int arg = argOf(v);
+    return arg == -1 || (arg >= 0 && (!call || call.getOperand(arg).getDefiningOp<vg::ConstantOp>()));
+  };
+  Value bias = conv.getBias();
+  if (std::string why = depthwiseWindowMismatch(conv, constantOperand(conv.getWeight()),
+                                                !bias || constantOperand(bias));
+      !why.empty())
+    return why;
+  if (argOf(conv.getInput()) < 0)
+    return "the depthwise conv's input must be a kernel argument";
+  info.g = *convGeometry(conv);
+  info.xArg = unsigned(argOf(conv.getInput()));
+  info.wArg = unsigned(std::max(0, argOf(conv.getWeight())));
+  info.biasArg = bias ? std::max(0, argOf(bias)) : -1;
+  info.taps = info.g.kh * info.g.kw;
+
+  Value current = conv.getResult();
+  ArrayRef<int64_t> outShape = conv.getType().getShape();
+  for (Operation &op : body) {
+    if (&op == conv.getOperation() || isConstantOp(&op))
+      continue;
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      if (ret.getNumOperands() != 1 || ret.getOperand(0) != current)
+        return "a depthwise kernel must return the end of its epilogue chain (one result)";
+      continue;
+    }
+    EpilogueStep step;
+    if (std::string why = classifyEpilogueStep(&op, current, outShape, step); !why.empty())
+      return why;
+    if (step.kind != EpilogueStep::Unary && step.kind != EpilogueStep::Scalar)
+      return opName(&op).str() + " with a tensor operand has no depthwise epilogue (unary and "
+                                 "scalar steps only)";
+    if (step.op == EpilogueStep::Gelu)
+      return "gelu has no depthwise epilogue";
+    Type element = cast<RankedTensorType>(op.getResult(0).getType()).getElementType();
+    if (!element.isF16() && !element.isF32())
+      return (opName(&op) + " to a non-float type has no depthwise epilogue").str();
+    info.epilogue.push_back(step);
+    current = op.getResult(0);
+  }
+  if (call) {
+    GmSignature signature = gmSignature(call);
+    unsigned outArg = call.getNumOperands();
+    for (unsigned i : {info.xArg, outArg})
+      if (!signature.elements[i].isF16() && !signature.elements[i].isF32())
+        return "the depthwise template reads and writes f16 or f32 in GM";
+    for (int i : {int(info.wArg), info.biasArg})
+      if (i >= 0 && !signature.elements[i].isF16() && !signature.elements[i].isF32())
+        return "the depthwise template reads an f16 or f32 weight and bias";
+  }
+  return {};
+}
+
+std::optional<std::string> depthwiseTemplateMismatchOf(func::FuncOp func) {
+  bool hasDepthwise = false;
+  func.walk([&](vg::ConvOp conv) { hasDepthwise |= isDepthwiseConv(conv); });
+  if (!hasDepthwise)
+    return std::nullopt;
+  DepthwiseInfo info;
+  return analyzeDepthwise(func, soleCall(func), info);
+}
+
+//===----------------------------------------------------------------------===//
+// Plan
+//===----------------------------------------------------------------------===//
+
+struct DepthwisePlan {
+  ChannelGroupSplit split;
+  int64_t wp = 1;      // padded input row pitch (pixels)
+  int64_t po = 1;      // output pitch: sh * wp / sw
+  int64_t bandRows = 1;
+  SmallVector<RowBand> bands;
+  int64_t maxReal = 1; // most real input rows a band loads
+  bool staged = true;  // loaded into a staging buffer, then into the padded rows
+  int64_t padPixels = 1, accPixels = 1, tilePixels = 16;
+};
+
+/// Output pixels the taps of a band of `rows` output rows compute (whole
+/// repeats).
+int64_t accPixelsOf(const DepthwisePlan &p, int64_t rows) {
+  return roundUp(rows * p.po, kPixelsPerRepeat);
+}
+/// Padded-buffer pixels the taps of a band of `rows` output rows read.
+int64_t padPixelsOf(const ConvGeometry &g, const DepthwisePlan &p, int64_t rows) {
+  int64_t reach = (g.kh - 1) * g.dh * p.wp + (g.kw - 1) * g.dw + g.sw * (accPixelsOf(p, rows) - 1) + 1;
+  return std::max(reach, windowInputRows(g, rows) * p.wp);
+}
+
+int64_t ubBytes(const DepthwiseInfo &info, const DepthwisePlan &p, int64_t rows, bool f32Steps,
+                bool ncOut, bool xF32, bool yF32) {
+  const ConvGeometry &g = info.g;
+  int64_t real = std::min(windowInputRows(g, rows), g.h);
+  int64_t staging = p.staged ? 2 * (real * g.w + 4) : 0;
+  int64_t padded = 2 * (padPixelsOf(g, p, rows) + 2 * kPixelsPerRepeat);
+  int64_t tile = roundUp(rows * g.ow, 16);
+  int64_t acc = std::max(accPixelsOf(p, rows), tile);
+  int64_t compact = p.po != g.ow ? tile : 0;
+  int64_t nz = ncOut ? 0 : 2 * tile;
+  int64_t wide = (f32Steps ? 2 * tile : 0) + (yF32 ? 2 * tile : 0) + (xF32 ? 4 * real * g.w + 4 : 0);
+  int64_t weights = info.taps * (kPixelsPerRepeat + 3) + 4 * kPixelsPerRepeat + 8;
+  return (staging + padded + acc + compact + nz + wide + weights) * kPixelBytes;
+}
+
+bool planDepthwise(const DepthwiseInfo &info, ActLayout xLayout, ActLayout yLayout, bool xF32,
+                   bool yF32, const soc::SocSpec &soc, DepthwisePlan &plan) {
+  const ConvGeometry &g = info.g;
+  bool nchw = xLayout == ActLayout::NCHW && yLayout == ActLayout::NCHW;
+  plan.split = splitChannelGroups(g, soc.ai_core_count, nchw, /*fewestPairs=*/true);
+  // The padded row pitch, widened so that sh * wp is a multiple of sw
+  // (then output row r, column c reads input pixel sw (r po + c)).
+  plan.wp = g.padLeft + g.w + g.padRight;
+  while ((g.sh * plan.wp) % g.sw)
+    ++plan.wp;
+  plan.po = g.sh * plan.wp / g.sw;
+  plan.staged = plan.wp != g.w;
+  bool f32Steps = llvm::any_of(info.epilogue, [](const EpilogueStep &e) { return !exactInF16(e); });
+  bool ncOut = yLayout == ActLayout::NC1HWC0;
+  int64_t budget = int64_t(soc.bufferBytes(soc::Space::UB)) - 2048;
+  int64_t rows = 1;
+  while (rows < g.oh && ubBytes(info, plan, rows + 1, f32Steps, ncOut, xF32, yF32) <= budget)
+    ++rows;
+  if (ubBytes(info, plan, rows, f32Steps, ncOut, xF32, yF32) > budget)
+    return false;
+  // A band's positions are one copy_nz2nd (at most 65535 columns); at least
+  // two bands when a block holds one (image, group), so that one loads
+  // while the other computes.
+  rows = std::max<int64_t>(1, std::min(rows, 65535 / g.ow));
+  int64_t perBlock = (g.n / plan.split.batchParts) * (plan.split.groups / plan.split.groupParts);
+  int64_t nbands = (g.oh + rows - 1) / rows;
+  if (nbands == 1 && g.oh > 1 && perBlock == 1)
+    nbands = 2;
+  plan.bandRows = (g.oh + nbands - 1) / nbands;
+  for (int64_t r = 0; r < g.oh; r += plan.bandRows) {
+    plan.bands.push_back(rowBandAt(g, r, std::min(plan.bandRows, g.oh - r)));
+    plan.maxReal = std::max(plan.maxReal, plan.bands.back().realRows);
+  }
+  plan.padPixels = padPixelsOf(g, plan, plan.bandRows);
+  plan.accPixels = accPixelsOf(plan, plan.bandRows);
+  plan.tilePixels = roundUp(plan.bandRows * g.ow, 16);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Emission
+//===----------------------------------------------------------------------===//
+
+class DepthwiseEmitter {
+public:
+  DepthwiseEmitter(OpBuilder &b, Location loc, const DepthwiseInfo &info, const DepthwisePlan &plan,
+                   ArrayRef<Value> gm, unsigned outArg, ActLayout xLayout, ActLayout yLayout,
+                   const soc::SocSpec &soc)
+      : t(b, loc), b(b), loc(loc), info(info), g(info.g), plan(plan), gm(gm), outArg(outArg),
+        xLayout(xLayout), yLayout(yLayout), soc(soc), flat(b, loc, soc.max_repeat),
+        f16(b.getF16Type()), f32(b.getF32Type()) {}
+
+  void emit() {
+    const ChannelGroupSplit &split = plan.split;
+    if (split.blocks() > 1)
+      bid = dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult();
+    allocate();
+    // The pad columns (and rows) of both padded buffers are zero from the
+    // start; a band's load writes only the real pixels.
+    for (Value buf : padded)
+      fill(buf, paddedElems(), 0.0);
+    int64_t images = g.n / split.batchParts, groups = split.groups / split.groupParts;
+    t.loop(images, false, [&](Affine image) {
+      Affine n = blockImage(images) + image;
+      // A partial last group (channels not a multiple of the group) is
+      // static: only one block holds groups then.
+      int64_t partial = g.c % split.cg ? 1 : 0;
+      t.loop(groups - partial, false, [&](Affine group) {
+        emitGroup(n, blockGroup(groups) + group, split.cg);
+      });
+      if (partial)
+        emitGroup(n, Affine(split.groups - 1), g.c - (split.groups - 1) * split.cg);
+    });
+  }
+
+private:
+  Affine blockImage(int64_t images) {
+    const ChannelGroupSplit &s = plan.split;
+    if (s.batchParts == 1)
+      return Affine();
+    return s.groupParts == 1 ? Affine::of(bid, images) : Affine::floorDiv(bid, s.groupParts, images);
+  }
+  Affine blockGroup(int64_t groups) {
+    const ChannelGroupSplit &s = plan.split;
+    if (s.groupParts == 1)
+      return Affine();
+    return s.batchParts == 1 ? Affine::of(bid, groups) : Affine::mod(bid, s.groupParts, groups);
+  }
+
+  /// A padded buffer: the taps' reach, and a repeat of slack for the
+  /// zero-row fills.
+  int64_t paddedElems() const { return roundUp(plan.padPixels * kC0, kRepeatElems) + kRepeatElems; }
+
+  /// An f32 graph input or output: converted in UB (vconv).
+  /// A weight or bias the partition cloned into the kernel (at most 16
+  /// elements) stays f32 in GM; larger ones are f16.
+  bool f32Arg(int arg) const { return dv::getElementType(gm[arg].getType()).isF32(); }
+  bool xF32() const { return dv::getElementType(gm[info.xArg].getType()).isF32(); }
+  bool yF32() const { return dv::getElementType(gm[outArg].getType()).isF32(); }
+
+  bool f32Steps() const {
+    return llvm::any_of(info.epilogue, [](const EpilogueStep &e) { return !exactInF16(e); });
+  }
+
+  void allocate() {
+    if (plan.staged)
+      for (Value &buf : staging)
+        buf = t.alloc(dv::MemSpace::UB, roundUp(plan.maxReal * g.w * kC0, 64), f16);
+    if (xF32())
+      for (Value &buf : wideIn)
+        buf = t.alloc(dv::MemSpace::UB, roundUp(plan.maxReal * g.w * kC0, 64), f32);
+    for (Value &buf : padded)
+      buf = t.alloc(dv::MemSpace::UB, paddedElems(), f16);
+    acc = t.alloc(dv::MemSpace::UB, std::max(plan.accPixels, plan.tilePixels) * kC0, f16);
+    tile = plan.po != g.ow ? t.alloc(dv::MemSpace::UB, plan.tilePixels * kC0, f16) : acc;
+    if (f32Steps())
+      wide = t.alloc(dv::MemSpace::UB, plan.tilePixels * kC0, f32);
+    if (yLayout == ActLayout::NCHW)
+      for (Value &buf : nz)
+        buf = t.alloc(dv::MemSpace::UB, plan.tilePixels * kC0, f16);
+    if (yF32())
+      nz32 = t.alloc(dv::MemSpace::UB, plan.tilePixels * kC0, f32);
+    rawWeights = t.alloc(dv::MemSpace::UB, roundUp(info.taps * kC0, 64), f16);
+    if (f32Arg(info.wArg))
+      rawWeights32 = t.alloc(dv::MemSpace::UB, roundUp(info.taps * kC0, 64), f32);
+    if (info.biasArg >= 0 && f32Arg(info.biasArg))
+      rawBias32 = t.alloc(dv::MemSpace::UB, 64, f32);
+    weights = t.alloc(dv::MemSpace::UB, info.taps * kRepeatElems, f16);
+    if (info.biasArg >= 0) {
+      rawBias = t.alloc(dv::MemSpace::UB, kRepeatElems, f16);
+      biasRow = t.alloc(dv::MemSpace::UB, kRepeatElems, f16);
+    }
+  }
+
+  DenseI64ArrayAttr none() { return DenseI64ArrayAttr(); }
+  DenseI64ArrayAttr attr(ArrayRef<int64_t> v) { return b.getDenseI64ArrayAttr(v); }
+  Value pixels(Value buf, const Affine &p0, int64_t count) {
+    return t.view(buf, p0 * kC0, count * kC0);
+  }
+
+  void fill(Value buf, int64_t elems, double value) {
+    TileBuilder::chunks(elems, kRepeatElems, soc.max_repeat, [&](int64_t off, int64_t n) {
+      dv::VDupOp::create(b, loc, b.getF32FloatAttr(float(value)),
+                         t.view(buf, off, n * kRepeatElems), t.i64(n), none(), none(), none());
+    });
+  }
+
+  /// The group's weights (and bias), each tap's 16 channel weights
+  /// repeated over the 8 blocks of a repeat: the second operand of every
+  /// tap's vmla, read with repeat stride 0.
+  void loadWeights(const Affine &group, int64_t channels) {
+    int64_t cg = plan.split.cg;
+    // copy_nchw2nc1hwc0 zeroes the lanes above `channels`.
+    int64_t elems = info.taps * kC0;
+    if (rawWeights32) {
+      t.loadNchwPixels(gm[info.wArg], group * (cg * info.taps), channels, info.taps, info.taps,
+                       rawWeights32, Affine(0));
+      t.convert(rawWeights32, rawWeights, elems, soc.max_repeat);
+    } else {
+      t.loadNchwPixels(gm[info.wArg], group * (cg * info.taps), channels, info.taps, info.taps,
+                       rawWeights, Affine(0));
+    }
+    // dst block j of repeat k = source block k: a 0-stride read of each tap.
+    dv::VMulsOp::create(b, loc, t.view(rawWeights, 0, elems), b.getF32FloatAttr(1.0f),
+                        weights, t.i64(info.taps), attr({1, 0}), attr({8, 1}), none());
+    if (info.biasArg < 0)
+      return;
+    fill(rawBias, kRepeatElems, 0.0);
+    if (rawBias32) {
+      dv::VDupOp::create(b, loc, b.getF32FloatAttr(0.0f), rawBias32, t.i64(1), none(), none(),
+                         none());
+      dv::CopyOp::create(b, loc, t.view(gm[info.biasArg], group * cg, channels),
+                         t.view(rawBias32, 0, channels), 1, uint64_t(channels * 4), 0, 0);
+      t.convert(rawBias32, t.view(rawBias, 0, 64), kC0, soc.max_repeat);
+    } else {
+      dv::CopyOp::create(b, loc, t.view(gm[info.biasArg], group * cg, channels),
+                         t.view(rawBias, 0, channels), 1, uint64_t(channels * 2), 0, 0);
+    }
+    dv::VMulsOp::create(b, loc, t.view(rawBias, 0, kC0), b.getF32FloatAttr(1.0f), biasRow,
+                        t.i64(1), attr({1, 0}), attr({8, 1}), none());
+  }
+
+  void emitGroup(const Affine &n, const Affine &group, int64_t channels) {
+    loadWeights(group, channels);
+    const SmallVector<RowBand> &bands = plan.bands;
+    size_t i = 0;
+    while (i < bands.size()) {
+      size_t j = i + 1;
+      while (j < bands.size() && bands[j].sameShape(bands[i]))
+        ++j;
+      int64_t run = int64_t(j - i), parity0 = int64_t(i % 2);
+      int64_t pairs = run >= 4 ? run / 2 : 0;
+      int64_t step = plan.bandRows;
+      t.loop(pairs, false, [&](Affine pair) {
+        for (int64_t k = 0; k < 2; ++k)
+          emitBand(n, group, channels, bands[i],
+                   pair * (2 * step) + Affine(bands[i].outRow0 + k * step), (parity0 + k) % 2);
+      });
+      for (size_t k = i + size_t(2 * pairs); k < j; ++k)
+        emitBand(n, group, channels, bands[k], Affine(bands[k].outRow0), int64_t(k % 2));
+      i = j;
+    }
+  }
+
+  void emitBand(const Affine &n, const Affine &group, int64_t channels, const RowBand &bd,
+                const Affine &outRow0, int64_t which) {
+    Value x = gm[info.xArg], y = gm[outArg], pad = padded[which];
+    int64_t cg = plan.split.cg, hw = g.h * g.w, ohw = g.oh * g.ow;
+    Affine inRow = outRow0 * g.sh + Affine(-g.padTop + bd.zeroTop); // first real row
+    int64_t need = windowInputRows(g, bd.outRows);
+    // Zero rows of the pads first (the other bands of this buffer may have
+    // left real rows there); whole repeats, so a fill may run into the real
+    // rows, which the load then writes (the buffer has a repeat of slack).
+    auto zeroRows = [&](int64_t row, int64_t rows) {
+      int64_t elems = roundUp(rows * plan.wp * kC0, kRepeatElems);
+      fill(t.view(pad, row * plan.wp * kC0, elems), elems, 0.0);
+    };
+    if (bd.zeroTop)
+      zeroRows(0, bd.zeroTop);
+    if (bd.zeroBottom)
+      zeroRows(need - bd.zeroBottom, bd.zeroBottom);
+    // The real input rows, GM -> UB, into the padded rows (directly when
+    // there are no pad columns).
+    Value dst = plan.staged ? staging[which] : pad;
+    Affine dstAt = plan.staged ? Affine(0) : Affine(bd.zeroTop * plan.wp * kC0);
+    if (bd.realRows == 0) {
+      // Every row in the pads: the zero rows are the band's input.
+    } else if (xLayout == ActLayout::NC1HWC0) {
+      Affine at = ((n * plan.split.groups + group) * g.h + inRow) * (g.w * kC0);
+      dv::CopyOp::create(b, loc, t.view(x, at, bd.realRows * g.w * kC0),
+                         t.view(dst, dstAt, bd.realRows * g.w * kC0), 1,
+                         uint64_t(bd.realRows * g.w * kPixelBytes), 0, 0);
+    } else if (xF32()) {
+      // An f32 graph input: into UB as f32 pixels, narrowed where the f16
+      // ones go.
+      int64_t elems = bd.realRows * g.w * kC0;
+      t.loadNchwPixels(x, (n * g.c + group * cg) * hw + inRow * g.w, channels, bd.realRows * g.w,
+                       hw, wideIn[which], Affine(0));
+      t.convert(t.view(wideIn[which], 0, roundUp(elems, 64)), t.view(dst, dstAt, roundUp(elems, 64)),
+                elems, soc.max_repeat);
+    } else {
+      t.loadNchwPixels(x, (n * g.c + group * cg) * hw + inRow * g.w, channels, bd.realRows * g.w,
+                       hw, dst, dstAt);
+    }
+    if (plan.staged && bd.realRows)
+      dv::CopyOp::create(b, loc, pixels(staging[which], Affine(0), bd.realRows * g.w),
+                         pixels(pad, Affine(bd.zeroTop * plan.wp + g.padLeft),
+                                (bd.realRows - 1) * plan.wp + g.w),
+                         uint64_t(bd.realRows), uint64_t(g.w * kPixelBytes), 0,
+                         uint64_t((plan.wp - g.w) * kPixelBytes));
+
+    // The taps: acc = sum over (ki, kj) of w[ki, kj] x the band's pixels
+    // from ki dh wp + kj dw, sw apart. Tap-major, so that the instructions
+    // on one chunk of acc are a chunk count apart.
+    int64_t outPixels = accPixelsOf(plan, bd.outRows), repeats = outPixels / kPixelsPerRepeat;
+    for (int64_t tap = 0; tap < info.taps; ++tap) {
+      int64_t ki = tap / g.kw, kj = tap % g.kw;
+      int64_t from = ki * g.dh * plan.wp + kj * g.dw;
+      for (int64_t r0 = 0; r0 < repeats; r0 += soc.max_repeat) {
+        int64_t n = std::min<int64_t>(soc.max_repeat, repeats - r0);
+        int64_t q0 = r0 * kPixelsPerRepeat;
+        Value d = pixels(acc, Affine(q0), n * kPixelsPerRepeat);
+        Value s = pixels(pad, Affine(from + g.sw * q0), (n * kPixelsPerRepeat - 1) * g.sw + 1);
+        Value w = t.view(weights, tap * kRepeatElems, kRepeatElems);
+        DenseI64ArrayAttr blk = attr({1, g.sw, 1}), rep = attr({8, 8 * g.sw, 0});
+        if (tap == 0)
+          dv::VMulOp::create(b, loc, s, w, d, t.i64(n), blk, rep, none());
+        else
+          dv::VMlaOp::create(b, loc, s, w, d, t.i64(n), blk, rep, none());
+      }
+    }
+    if (info.biasArg >= 0)
+      for (int64_t r0 = 0; r0 < repeats; r0 += soc.max_repeat) {
+        int64_t n = std::min<int64_t>(soc.max_repeat, repeats - r0);
+        Value d = pixels(acc, Affine(r0 * kPixelsPerRepeat), n * kPixelsPerRepeat);
+        dv::VAddOp::create(b, loc, d, biasRow, d, t.i64(n), attr({1, 1, 1}), attr({8, 8, 0}),
+                           none());
+      }
+
+    // Output rows compacted (the po - ow columns past each row dropped).
+    int64_t positions = bd.outRows * g.ow, mp = roundUp(positions, 16);
+    if (tile != acc)
+      dv::CopyOp::create(b, loc, pixels(acc, Affine(0), (bd.outRows - 1) * plan.po + g.ow),
+                         pixels(tile, Affine(0), positions), uint64_t(bd.outRows),
+                         uint64_t(g.ow * kPixelBytes), uint64_t((plan.po - g.ow) * kPixelBytes), 0);
+    epilogue(mp * kC0);
+
+    if (yLayout == ActLayout::NC1HWC0) {
+      Affine at = ((n * plan.split.groups + group) * ohw + outRow0 * g.ow) * kC0;
+      dv::CopyOp::create(b, loc, pixels(tile, Affine(0), positions), t.view(y, at, positions * kC0),
+                         1, uint64_t(positions * kPixelBytes), 0, 0);
+      return;
+    }
+    t.storeNchwPixels(tile, nz[which], nz32, 1, mp, y,
+                      (n * g.c + group * cg) * ohw + outRow0 * g.ow, channels, positions, ohw,
+                      soc.max_repeat);
+  }
+
+  /// The epilogue steps on the tile's first `elems` elements: in f16, or
+  /// widened to f32 and back when a step would lose accuracy in f16.
+  void epilogue(int64_t elems) {
+    if (info.epilogue.empty())
+      return;
+    if (!f32Steps()) {
+      for (const EpilogueStep &e : info.epilogue)
+        flat.step(e, t.view(tile, 0, elems), elems);
+      return;
+    }
+    Value w = t.view(wide, 0, elems);
+    t.convert(t.view(tile, 0, elems), w, elems, soc.max_repeat);
+    for (const EpilogueStep &e : info.epilogue)
+      flat.step(e, w, elems);
+    t.convert(w, t.view(tile, 0, elems), elems, soc.max_repeat);
+  }
+
+  TileBuilder t;
+  OpBuilder &b;
+  Location loc;
+  const DepthwiseInfo &info;
+  const ConvGeometry &g;
+  const DepthwisePlan &plan;
+  ArrayRef<Value> gm;
+  unsigned outArg;
+  ActLayout xLayout, yLayout;
+  const soc::SocSpec &soc;
+  FlatTileEmitter flat;
+  Type f16, f32;
+  Value bid;
+  Value staging[2], wideIn[2], padded[2], acc, tile, wide, nz[2], nz32, rawWeights, rawWeights32,
+      weights, rawBias, rawBias32, biasRow;
+};
+
+LogicalResult lowerDepthwise(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
+  // The conv reads its weight and bias from GM whatever their size.
+  auto readByConv = [](vg::ConstantOp constant) {
+    return llvm::any_of(constant->getUsers(), [](Operation *user) { return isa<vg::ConvOp>(user); });
+  };
+  SmallVector<vg::ConstantOp> constants;
+  for (auto constant : func.getBody().front().getOps<vg::ConstantOp>())
+    if (!scalarImmediate(constant.getResult()) || readByConv(constant))
+      constants.push_back(constant);
+  for (vg::ConstantOp constant : constants)
+    hoistConstantToArgument(func, call, constant);
+  DepthwiseInfo info;
+  if (std::string why = analyzeDepthwise(func, call, info); !why.empty())
+    return func.emitError() << why;
+  GmSignature signature = gmSignature(call);
+  unsigned outArg = call.getNumOperands();
+  ActLayout xLayout = activationLayout(call, info.xArg), yLayout = activationLayout(call, outArg);
+  for (unsigned i : {info.xArg, outArg})
+    signature.types[i] = layoutGmType(call, i, signature.types[i]);
+  DepthwisePlan plan;
+  if (!planDepthwise(info, xLayout, yLayout, dv::getElementType(signature.types[info.xArg]).isF32(),
+                     dv::getElementType(signature.types[outArg]).isF32(), soc, plan))
+    return func.emitError() << "kernel " << func.getSymName()
+                            << ": no depthwise band fits the SoC's UB";
+  OpBuilder b(func.getContext());
+  Block *entry = beginKernel(b, func, signature.types, plan.split.blocks(), "vector");
+  SmallVector<Value> gmArgs(entry->getArguments());
+  DepthwiseEmitter(b, func.getLoc(), info, plan, gmArgs, outArg, xLayout, yLayout, soc).emit();
+  return finishKernel(entry, func, call);
+}
+
+} // namespace
+
+bool depthwiseRunsOnVector(func::FuncOp kernel) {
+  // The analysis builds the kernel's GM signature (dv types); the task
+  // estimates asking it need not have loaded the dialect.
+  kernel.getContext()->getOrLoadDialect<dv::DVDialect>();
+  DepthwiseInfo info;
+  return depthwiseConvOf(kernel) && analyzeDepthwise(kernel, soleCall(kernel), info).empty();
+}
+
+extern const KernelTemplate kDepthwiseTemplate = {"depthwise", depthwiseTemplateMismatchOf,
+                                                  lowerDepthwise};
+
+} // namespace vinci::lower
