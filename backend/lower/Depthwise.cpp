@@ -29,10 +29,10 @@
 // splitChannelGroups: the fewest (image, group) pairs a block, then the
 // most blocks; groups of fewer than 16 channels when that gives idle cores
 // work without more pairs a block, both sides NCHW). Each block loops over its images
-// and groups, each group over bands of output rows: bands of one shape (the
-// ones away from the pads) are a loop of pairs, two input and two output
-// buffers alternating so that the next band loads while this one computes
-// and the last one stores.
+// and groups, each group over bands of output rows, each band's load issued
+// one band ahead of its compute (two staging and two padded buffers
+// alternate); bands of one shape (the ones away from the pads) are a loop
+// of pairs.
 //
 //===----------------------------------------------------------------------===//
 #include "backend/lower/ConvCommon.h"
@@ -390,33 +390,59 @@ private:
                         t.i64(1), attr({1, 0}), attr({8, 1}), none());
   }
 
+  /// A band at its output row (affine in a pair loop's index) and buffer.
+  struct BandAt {
+    const RowBand *bd;
+    Affine outRow0;
+    int64_t which;
+  };
+
+  /// The group's bands in order, each loaded one band ahead of its compute
+  /// (the Scalar unit issues in program order and stalls on a full V
+  /// queue, so a load issued after a band's vector work would wait for
+  /// most of it). A run of bands of one shape is a loop of pairs whose
+  /// last pair is static (its prefetch is the next run's first band).
   void emitGroup(const Affine &n, const Affine &group, int64_t channels) {
     loadWeights(group, channels);
     const SmallVector<RowBand> &bands = plan.bands;
+    auto at = [&](size_t k) { return BandAt{&bands[k], Affine(bands[k].outRow0), int64_t(k % 2)}; };
+    loadBand(n, group, channels, at(0));
+    auto step = [&](const BandAt &band, std::optional<BandAt> next) {
+      if (next)
+        loadBand(n, group, channels, *next);
+      computeBand(n, group, channels, band);
+    };
+    auto nextOf = [&](size_t k) {
+      return k + 1 < bands.size() ? std::optional<BandAt>(at(k + 1)) : std::nullopt;
+    };
     size_t i = 0;
     while (i < bands.size()) {
       size_t j = i + 1;
       while (j < bands.size() && bands[j].sameShape(bands[i]))
         ++j;
       int64_t run = int64_t(j - i), parity0 = int64_t(i % 2);
-      int64_t pairs = run >= 4 ? run / 2 : 0;
-      int64_t step = plan.bandRows;
+      int64_t pairs = run >= 4 ? run / 2 - 1 : 0; // looped pairs; the next is static
+      int64_t rows = plan.bandRows;
       t.loop(pairs, false, [&](Affine pair) {
-        for (int64_t k = 0; k < 2; ++k)
-          emitBand(n, group, channels, bands[i],
-                   pair * (2 * step) + Affine(bands[i].outRow0 + k * step), (parity0 + k) % 2);
+        auto band = [&](int64_t k) {
+          return BandAt{&bands[i], pair * (2 * rows) + Affine(bands[i].outRow0 + k * rows),
+                        (parity0 + k) % 2};
+        };
+        step(band(0), band(1));
+        step(band(1), band(2));
       });
       for (size_t k = i + size_t(2 * pairs); k < j; ++k)
-        emitBand(n, group, channels, bands[k], Affine(bands[k].outRow0), int64_t(k % 2));
+        step(at(k), nextOf(k));
       i = j;
     }
   }
 
-  void emitBand(const Affine &n, const Affine &group, int64_t channels, const RowBand &bd,
-                const Affine &outRow0, int64_t which) {
-    Value x = gm[info.xArg], y = gm[outArg], pad = padded[which];
-    int64_t cg = plan.split.cg, hw = g.h * g.w, ohw = g.oh * g.ow;
-    Affine inRow = outRow0 * g.sh + Affine(-g.padTop + bd.zeroTop); // first real row
+  /// The band's zero rows and its real input rows, GM -> UB.
+  void loadBand(const Affine &n, const Affine &group, int64_t channels, const BandAt &band) {
+    const RowBand &bd = *band.bd;
+    Value x = gm[info.xArg], pad = padded[band.which];
+    int64_t cg = plan.split.cg, hw = g.h * g.w;
+    Affine inRow = band.outRow0 * g.sh + Affine(-g.padTop + bd.zeroTop); // first real row
     int64_t need = windowInputRows(g, bd.outRows);
     // Zero rows of the pads first (the other bands of this buffer may have
     // left real rows there); whole repeats, so a fill may run into the real
@@ -429,28 +455,37 @@ private:
       zeroRows(0, bd.zeroTop);
     if (bd.zeroBottom)
       zeroRows(need - bd.zeroBottom, bd.zeroBottom);
-    // The real input rows, GM -> UB, into the padded rows (directly when
-    // there are no pad columns).
-    Value dst = plan.staged ? staging[which] : pad;
-    Affine dstAt = plan.staged ? Affine(0) : Affine(bd.zeroTop * plan.wp * kC0);
-    if (bd.realRows == 0) {
-      // Every row in the pads: the zero rows are the band's input.
-    } else if (xLayout == ActLayout::NC1HWC0) {
-      Affine at = ((n * plan.split.groups + group) * g.h + inRow) * (g.w * kC0);
-      dv::CopyOp::create(b, loc, t.view(x, at, bd.realRows * g.w * kC0),
+    if (bd.realRows == 0)
+      return; // every row in the pads: the zero rows are the band's input
+    // Into the padded rows directly when there are no pad columns; an f32
+    // graph input into f32 pixels (narrowed by computeBand).
+    Value dst = xF32() ? wideIn[band.which] : plan.staged ? staging[band.which] : pad;
+    Affine dstAt = xF32() || plan.staged ? Affine(0) : Affine(bd.zeroTop * plan.wp * kC0);
+    if (xLayout == ActLayout::NC1HWC0) {
+      Affine src = ((n * plan.split.groups + group) * g.h + inRow) * (g.w * kC0);
+      dv::CopyOp::create(b, loc, t.view(x, src, bd.realRows * g.w * kC0),
                          t.view(dst, dstAt, bd.realRows * g.w * kC0), 1,
                          uint64_t(bd.realRows * g.w * kPixelBytes), 0, 0);
-    } else if (xF32()) {
-      // An f32 graph input: into UB as f32 pixels, narrowed where the f16
-      // ones go.
+      return;
+    }
+    t.loadNchwPixels(x, (n * g.c + group * cg) * hw + inRow * g.w, channels, bd.realRows * g.w, hw,
+                     dst, dstAt);
+  }
+
+  /// The band's taps, epilogue and store.
+  void computeBand(const Affine &n, const Affine &group, int64_t channels, const BandAt &band) {
+    const RowBand &bd = *band.bd;
+    const Affine &outRow0 = band.outRow0;
+    int64_t which = band.which;
+    Value y = gm[outArg], pad = padded[which];
+    int64_t cg = plan.split.cg, ohw = g.oh * g.ow;
+    if (xF32() && bd.realRows) {
+      // The f32 pixels narrowed where the f16 ones go.
       int64_t elems = bd.realRows * g.w * kC0;
-      t.loadNchwPixels(x, (n * g.c + group * cg) * hw + inRow * g.w, channels, bd.realRows * g.w,
-                       hw, wideIn[which], Affine(0));
+      Value dst = plan.staged ? staging[which] : pad;
+      Affine dstAt = plan.staged ? Affine(0) : Affine(bd.zeroTop * plan.wp * kC0);
       t.convert(t.view(wideIn[which], 0, roundUp(elems, 64)), t.view(dst, dstAt, roundUp(elems, 64)),
                 elems, soc.max_repeat);
-    } else {
-      t.loadNchwPixels(x, (n * g.c + group * cg) * hw + inRow * g.w, channels, bd.realRows * g.w,
-                       hw, dst, dstAt);
     }
     if (plan.staged && bd.realRows)
       dv::CopyOp::create(b, loc, pixels(staging[which], Affine(0), bd.realRows * g.w),
