@@ -8,6 +8,7 @@ Not a benchmark itself (bench/run_all.sh runs bench/*_bench.py and
 bench/*/run.py only).
 """
 import json
+import math
 import os
 import re
 import subprocess
@@ -62,6 +63,28 @@ def simulate(om_path, inputs, out_dir, runs=1, trace=None):
     return {"simulated_cycles": int(cycles), "simulated_us": float(micros),
             "simulated_gm_bytes_read": read, "simulated_gm_bytes_written": written,
             "host_ms": host_ms, "output": np.load(os.path.join(out_dir, "output_0.npy"))}
+
+
+def kernel_spans(trace_path):
+    """Each launch's span (first start to last end) in the timeline, in us,
+    in launch order. A trace event names its kernel's program, which tasks
+    of identical kernels share (twelve layers' LayerNorms are one program),
+    so launches are told apart by order: the simulator records a launch's
+    events before the next one's, and a launch starts with block 0's first
+    instruction (pc 0)."""
+    spans = []  # [name, start, end, block 0's pc 0 seen]
+    for event in json.load(open(trace_path))["traceEvents"]:
+        args = event.get("args", {})
+        if "kernel" not in args or "dur" not in event:
+            continue
+        starts = args.get("pc") == 0 and args.get("block") == 0
+        if not spans or spans[-1][0] != args["kernel"] or (starts and spans[-1][3]):
+            spans.append([args["kernel"], math.inf, 0.0, False])
+        span = spans[-1]
+        span[1] = min(span[1], event["ts"])
+        span[2] = max(span[2], event["ts"] + event["dur"])
+        span[3] |= starts
+    return [end - start for _, start, end, _ in spans]
 
 
 def cube_peak_flops(simulated):

@@ -323,11 +323,14 @@ bool planConv(const ConvInfo &info, Type xStorage, const soc::SocSpec &soc, Conv
 
   // Each block split (batch parts x channel parts, or output-row parts) and
   // channel tile is estimated per block: the Cube's fractal steps (and each
-  // mmad's start), MTE1's load_3d and B moves, and the GM bytes of all
-  // blocks at the chip's bandwidth (each block reads the map rows of its
-  // output rows with their halo, for each of its images, and its weight
-  // slice once when it stays in L1, else once per M tile): the GM-bytes and
-  // roofline rule of the matmul's planGrid (MatmulPlan.h).
+  // mmad's start), MTE1's load_3d and B moves, and its GM bytes (the map
+  // rows of its output rows with their halo, for each of its images, its
+  // weight slice once when it stays in L1, else once per M tile, and its
+  // share of the output) at a core's share of the chip's bandwidth, or all
+  // blocks' bytes at the whole of it when they read more together: the
+  // GM-bytes and roofline rule of the matmul's planGrid (MatmulPlan.h). A
+  // block alone cannot take the chip's bandwidth, so a GM-bound conv on
+  // fewer blocks than cores is slower by their ratio.
   using C = PlanCosts;
   double gmPerCycle = soc.gm_bytes_per_second / soc.clock_hz;
   double rowBytes = double(g.w) * info.c1 * 16 * (xStorage.isF32() ? 4 : 2);
@@ -368,7 +371,8 @@ bool planConv(const ConvInfo &info, Type xStorage, const soc::SocSpec &soc, Conv
                         (m1 * (C::onChipStartup + kf * 512 / C::load3dRate) + C::onChipStartup +
                          kf * nt * 512 / C::l1ToL0bRate);
           double weightBytes = double(k1) * ocn * 512 * (panel ? 1 : images * tilesPerBlock);
-          double gm = blocks * (images * fmapBytes + weightBytes) / gmPerCycle + outBytes / gmPerCycle;
+          double blockBytes = images * fmapBytes + weightBytes + outBytes / blocks;
+          double gm = std::max(blockBytes * cores, blockBytes * blocks) / gmPerCycle;
           // A streamed weight is one DMA a K step, each paying MTE2's start-up.
           double mte2 = gm + (panel ? 4 : tiles * steps) * C::gmStartup;
           double cycles = std::max({cube, mte1, mte2});

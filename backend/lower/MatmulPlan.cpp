@@ -234,6 +234,15 @@ bool planGrid(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, uns
   SmallVector<int64_t> batchParts = parts(info.batch, 1), rowParts = parts(info.M, 16);
   SmallVector<int64_t> colParts = info.rowSoftmax ? SmallVector<int64_t>{1}
                                                   : parts(info.N, colQuantum);
+  // B read row-major (copy_nd2nz) may start a block mid-fractal, where B
+  // stored NZ could not: blocks of a multiple of 8 columns (an f32 output
+  // block then starts on a 32-byte GM block) and at least 128 (their last
+  // fractal column, padded, wastes at most 1/16 of the Cube work). A
+  // 1000-class head (N = 1000 = 2^3 x 125) then splits 5 ways, not 1.
+  if (!info.rowSoftmax && !info.storeHeadSplitDim && !plan.nzB)
+    for (int64_t d = 2; d <= std::min(info.N, 4 * cores); ++d)
+      if (info.N % d == 0 && (info.N / d) % 16 && (info.N / d) % 8 == 0 && info.N / d >= 128)
+        colParts.push_back(d);
   double macsPerSecond = soc.cubeMacsPerCyclePerCore(soc::CubeInput::F16) * soc.clock_hz;
   int64_t passes = vectorPasses(info, gmElements, outArg);
   std::optional<Plan> best;

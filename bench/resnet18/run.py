@@ -48,7 +48,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from common import (compile_with_report, cosine, cube_peak_flops,  # noqa: E402
-                    model_bound_figures, relative_l2, roofline, simulate)
+                    kernel_spans, model_bound_figures, relative_l2, roofline, simulate)
 
 
 def resnet18():
@@ -91,23 +91,17 @@ def measure(name, model, batch):
         trace = os.path.join(work, "trace.json")
         simulated = simulate(om, [os.path.join(work, "x.npy")], os.path.join(work, "out"),
                              trace=trace)
-        events = json.load(open(trace))["traceEvents"]
+        spans = kernel_spans(trace)
         model_bound = model_bound_figures(onnx_path, simulated["simulated_us"])
     actual = simulated.pop("output")
     simulated.pop("host_ms")
 
-    # Each kernel's simulated span (kernels run one after another).
-    first, last = {}, {}
-    for e in events:
-        if e.get("ph") != "X" or "kernel" not in e.get("args", {}):
-            continue
-        k = e["args"]["kernel"]
-        first[k] = min(first.get(k, e["ts"]), e["ts"])
-        last[k] = max(last.get(k, 0.0), e["ts"] + e["dur"])
-    span_us = {k: last[k] - first[k] for k in first}
+    kernels = report["kernels"]
+    if len(spans) != len(kernels):
+        raise RuntimeError(f"the trace has {len(spans)} launches, the report {len(kernels)} kernels")
+    span_us = {k["name"]: span for k, span in zip(kernels, spans)}
 
     cube_peak = cube_peak_flops(simulated)
-    kernels = report["kernels"]
     bound = roofline(report, simulated)
 
     def is_conv(k):

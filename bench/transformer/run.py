@@ -49,7 +49,7 @@ import torch
 from torch import nn
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from common import (ROOT, compile_with_report, cosine, model_bound_figures,  # noqa: E402
+from common import (ROOT, compile_with_report, cosine, kernel_spans, model_bound_figures,  # noqa: E402
                     relative_l2, simulate)
 
 OUT = os.path.join(ROOT, "bench", "out")
@@ -133,28 +133,6 @@ def attention_nodes(onnx_path):
         names.update(n.name for n in graph.node
                      if n.op_type == "MatMul" and node.output[0] in n.input)
     return names
-
-
-def kernel_spans(trace_path):
-    """Each launch's span (first start to last end) in the timeline, in us,
-    in launch order. A trace event names its kernel's program, which tasks
-    of identical kernels share (twelve layers' LayerNorms are one program),
-    so launches are told apart by order: the simulator records a launch's
-    events before the next one's, and a launch starts with block 0's first
-    instruction (pc 0)."""
-    spans = []  # [name, start, end, block 0's pc 0 seen]
-    for event in json.load(open(trace_path))["traceEvents"]:
-        args = event.get("args", {})
-        if "kernel" not in args or "dur" not in event:
-            continue
-        starts = args.get("pc") == 0 and args.get("block") == 0
-        if not spans or spans[-1][0] != args["kernel"] or (starts and spans[-1][3]):
-            spans.append([args["kernel"], math.inf, 0.0, False])
-        span = spans[-1]
-        span[1] = min(span[1], event["ts"])
-        span[2] = max(span[2], event["ts"] + event["dur"])
-        span[3] |= starts
-    return [end - start for _, start, end, _ in spans]
 
 
 def kernel_kinds(report, spans, clock_hz):

@@ -756,3 +756,48 @@ func.func private @k0_matmul(%arg0: tensor<32x32xf16>, %arg1: tensor<32x32xf16>)
   %1 = vg.matmul %0, %arg1 : (tensor<32x32xf16>, tensor<32x32xf16>) -> tensor<32x32xf16>
   return %1 : tensor<32x32xf16>
 }
+
+// -----
+
+// A 1000-class head (Gemm, transB = 1) at batch 1: 1000 = 2^3 x 125 has
+// no part of whole fractal columns, but B is read row-major, so a block may
+// start mid-fractal: 5 blocks of 200 columns (each 13 fractal columns, the
+// last half padded), their weight rows, bias and output at 200 x block_idx.
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK-SAME: ({{%[a-z0-9_]+}}: !dv.gm<1x64xf16>, [[W:%[a-z0-9_]+]]: !dv.gm<1000x64xf16>, [[BIAS:%[a-z0-9_]+]]: !dv.gm<1000xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<1x1000xf32>)
+// CHECK-SAME: attributes {block_dim = 5 : i64, kind = "cube"
+// CHECK: dv.view [[W]][[[BID:%.+]] * 12800] : !dv.gm<1000x64xf16>
+// CHECK: dv.view [[BIAS]][[[BID]] * 200
+// CHECK: dv.view [[C]][[[BID]] * 200
+func.func @head_1000_classes(%x: tensor<1x64xf16>) -> tensor<1x1000xf32> {
+  %w = vg.constant dense_resource<w> : tensor<1000x64xf16>
+  %b = vg.constant dense_resource<b> : tensor<1000xf16>
+  %0 = call @k0_matmul(%x, %w, %b) : (tensor<1x64xf16>, tensor<1000x64xf16>, tensor<1000xf16>) -> tensor<1x1000xf32>
+  return %0 : tensor<1x1000xf32>
+}
+func.func private @k0_matmul(%arg0: tensor<1x64xf16>, %arg1: tensor<1000x64xf16>, %arg2: tensor<1000xf16>) -> tensor<1x1000xf32>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/fc/Gemm"]} {
+  %0 = vg.matmul %arg0, %arg1 {transpose_b = true} : (tensor<1x64xf16>, tensor<1000x64xf16>) -> tensor<1x1000xf16>
+  %1 = vg.add %0, %arg2 : (tensor<1x1000xf16>, tensor<1000xf16>) -> tensor<1x1000xf16>
+  %2 = vg.cast %1 {to = f32} : (tensor<1x1000xf16>) -> tensor<1x1000xf32>
+  return %2 : tensor<1x1000xf32>
+}
+
+// -----
+
+// Near-miss: the same head with its weight not transposed ([64, 1000]) is
+// stored FRACTAL_NZ, whose blocks must start on a fractal column: no part
+// of 1000 is a multiple of 16, so it stays one block.
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK-SAME: !dv.gm<63x64x16xf16>, {{%[a-z0-9_]+}}: !dv.gm<1x1000xf16>)
+// CHECK-SAME: attributes {block_dim = 1 : i64, dv.nz_weights
+func.func @head_1000_classes_nz(%x: tensor<1x64xf16>) -> tensor<1x1000xf16> {
+  %w = vg.constant dense_resource<w> : tensor<64x1000xf16>
+  %0 = call @k0_matmul(%x, %w) : (tensor<1x64xf16>, tensor<64x1000xf16>) -> tensor<1x1000xf16>
+  return %0 : tensor<1x1000xf16>
+}
+func.func private @k0_matmul(%arg0: tensor<1x64xf16>, %arg1: tensor<64x1000xf16>) -> tensor<1x1000xf16>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/fc/MatMul"]} {
+  %0 = vg.matmul %arg0, %arg1 : (tensor<1x64xf16>, tensor<64x1000xf16>) -> tensor<1x1000xf16>
+  return %0 : tensor<1x1000xf16>
+}
