@@ -62,3 +62,23 @@ func.func @compatible_broadcasts(%x: tensor<96x2x33x5xf32>, %r: tensor<5xf32>, %
   %1 = vg.where %0, %x, %s : (tensor<96x2x33x5xi1>, tensor<96x2x33x5xf32>, tensor<33x5xf32>) -> tensor<96x2x33x5xf32> loc("sel")
   return %1 : tensor<96x2x33x5xf32>
 }
+
+// -----
+
+// A depthwise conv (MobileNetV2's): its ReLU6 (clip) joins, the depthwise
+// template having an epilogue form for it; the residual add after it stays
+// out (the template takes no tensor operand in its epilogue), though
+// KernelRules would let a Cube kernel absorb it.
+// CHECK-LABEL: func.func @depthwise_clip_residual
+// CHECK: call @k0_relu
+// CHECK: call @k1_conv
+// CHECK: call @k2_add
+// CHECK: func.func private @k1_conv{{.+}}vinci.source_nodes = ["dw", "relu6"]
+func.func @depthwise_clip_residual(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  %w = vg.constant dense<0.5> : tensor<16x1x3x3xf32>
+  %r = vg.relu %x : tensor<1x16x8x8xf32> loc("in")
+  %0 = vg.conv %r, %w {group = 16 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x8x8xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x8x8xf32> loc("dw")
+  %1 = vg.clip %0 {max = 6.0 : f64, min = 0.0 : f64} : tensor<1x16x8x8xf32> loc("relu6")
+  %2 = vg.add %1, %r : (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> loc("skip")
+  return %2 : tensor<1x16x8x8xf32>
+}
