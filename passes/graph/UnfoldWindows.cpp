@@ -15,10 +15,13 @@
 //    axes.
 // Every piece has a template (pad, slice, concat: data movement; matmul:
 // Cube; the chains: one fused Vector kernel; mean/max: rows), so the model
-// compiles without a convolution template. Grouped and depthwise conv are a
-// batched matmul over the groups; a 1-D pool is the 2-D one over [N, C, 1,
-// L]. Batch > 1 conv, 1-D conv and 3-D windows are left alone (their kernel
-// is then reported as unsupported).
+// compiles without a convolution template. Grouped convs (and the depthwise
+// ones the depthwise template does not take) are a batched matmul over the
+// groups; a 1-D pool is the 2-D one over [N, C, 1, L]. Batch > 1 conv, 1-D
+// conv and 3-D windows are left alone (their kernel is then reported as
+// unsupported). The convs and pools a template takes keep their window
+// (KernelRules says which); those unfolded are listed with the template's
+// reason in the module's vinci.unfolded_windows, for the compile report.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/graph/Matchers.h"
