@@ -66,6 +66,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <numeric>
+#include <optional>
 
 using namespace mlir;
 
@@ -672,35 +673,64 @@ private:
     return plan.rowParts == 1 ? Affine() : Affine::floorDiv(bid, plan.rowParts - 1, coef);
   }
 
+  /// A band at its output row (affine in a pair loop's index) and buffer.
+  struct BandAt {
+    const Band *bd;
+    Affine outRow0;
+    int64_t which;
+  };
+
+  /// The bands in order, each loaded one band ahead of its tiles: a band's
+  /// pad rows are zeroed by UB -> L1 copies on MTE3, which runs in order, so
+  /// issued after the previous band's tiles they would wait for its
+  /// output's store and the band could not load while the Cube works. A run
+  /// of bands of one shape is a loop of pairs whose last pair is static (its
+  /// prefetch is the next run's first band), as the depthwise template's.
   void emitBands(const Affine &n) {
-    // Runs of bands of one shape: the first and the last are usually alone
-    // (pads); a middle run alternates the two buffers in pairs.
     const SmallVector<Band> &bands = plan.bands;
+    int64_t rows = plan.tilesPerBand * plan.rowsT; // output rows a band
+    auto at = [&](size_t k) {
+      return BandAt{&bands[k], bandRow(bands[k].outRow0, bands[k].group), int64_t(k % 2)};
+    };
+    auto step = [&](const BandAt &band, std::optional<BandAt> next) {
+      if (next)
+        loadBand(n, *next);
+      computeBand(n, band);
+    };
+    auto nextOf = [&](size_t k) {
+      return k + 1 < bands.size() ? std::optional<BandAt>(at(k + 1)) : std::nullopt;
+    };
+    if (bands.empty())
+      return;
+    loadBand(n, at(0));
     size_t i = 0;
     while (i < bands.size()) {
       size_t j = i + 1;
       while (j < bands.size() && bands[j].sameShape(bands[i]))
         ++j;
-      int64_t run = int64_t(j - i);
-      int64_t parity0 = int64_t(i % 2);
-      int64_t pairs = run >= 4 ? run / 2 : 0;
-      int64_t step = plan.tilesPerBand * plan.rowsT; // output rows a band
+      int64_t run = int64_t(j - i), parity0 = int64_t(i % 2);
+      int64_t pairs = run >= 4 ? run / 2 - 1 : 0; // looped pairs; the next is static
       t.loop(pairs, false, [&](Affine pair) {
-        for (int64_t k = 0; k < 2; ++k) {
-          Affine outRow0 = pair * (2 * step) + bandRow(bands[i].outRow0 + k * step, bands[i].group);
-          emitBand(n, bands[i], outRow0, (parity0 + k) % 2);
-        }
+        auto band = [&](int64_t k) {
+          return BandAt{&bands[i],
+                        pair * (2 * rows) + bandRow(bands[i].outRow0 + k * rows, bands[i].group),
+                        (parity0 + k) % 2};
+        };
+        step(band(0), band(1));
+        step(band(1), band(2));
       });
       for (size_t k = i + size_t(2 * pairs); k < j; ++k)
-        emitBand(n, bands[k], bandRow(bands[k].outRow0, bands[k].group), int64_t(k % 2));
+        step(at(k), nextOf(k));
       i = j;
     }
   }
 
-  /// Loads band `bd` (output rows from `outRow0`, affine) of image `n` into
-  /// band buffer `which` and computes its tiles.
-  void emitBand(const Affine &n, const Band &bd, const Affine &outRow0, int64_t which) {
-    Value buf = band[which];
+  /// Band `at` of image `n` into its buffer: the pad's zero rows and the
+  /// map's rows.
+  void loadBand(const Affine &n, const BandAt &at) {
+    const Band &bd = *at.bd;
+    const Affine &outRow0 = at.outRow0;
+    Value buf = band[at.which];
     Affine inRow = outRow0 * g.sh + Affine(-g.padTop + bd.zeroTop); // first real row
     int64_t rowElems = g.w * kC0;
     // Zero rows above and below the real ones, plane by plane.
@@ -729,6 +759,13 @@ private:
         loadRows(n, inRow, bd.realRows, buf, Affine(bd.zeroTop));
     }
 
+  }
+
+  /// The tiles of band `at` of image `n` (loaded by loadBand).
+  void computeBand(const Affine &n, const BandAt &at) {
+    const Band &bd = *at.bd;
+    const Affine &outRow0 = at.outRow0;
+    Value buf = band[at.which];
     int64_t fullTiles = bd.outRows / plan.rowsT, tailRows = bd.outRows % plan.rowsT;
     t.loop(fullTiles, false, [&](Affine tile) {
       emitTile(n, buf, outRow0 + tile * plan.rowsT, tile * plan.rowsT, plan.rowsT);
