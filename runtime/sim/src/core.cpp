@@ -179,7 +179,7 @@ CostInputs Core::costInputs(const Instruction& ins, const Resolved ops[kMaxOpera
   const Operand& src = ins.operand[1];
   if (src.used() && Space(src.space) == Space::GM && ins.op != Opcode::CopyGather) {
     const uint64_t lo = reinterpret_cast<uintptr_t>(ops[1].ptr);
-    in.gm_read_bytes = operandFootprint(ins, 1);
+    in.gm_read_bytes = foot_[1];
     in.l2_hit_bytes = l2Covered(lo, lo + in.gm_read_bytes);
   }
   return in;
@@ -210,7 +210,7 @@ bool Core::time(const Instruction& ins, uint32_t pc, bool branch_taken, const Re
         const Operand& a = ins.operand[s];
         const bool reads = s > 0 || ins.op == Opcode::VMla || ins.op == Opcode::VAxpy;
         if (!a.used() || !reads || a.space != vw.space) continue;
-        depends[w] = overlaps(ops[s].offset, ops[s].offset + operandFootprint(ins, s), vw.lo, vw.hi);
+        depends[w] = overlaps(ops[s].offset, ops[s].offset + foot_[s], vw.lo, vw.hi);
       }
     }
   }
@@ -334,7 +334,7 @@ bool Core::time(const Instruction& ins, uint32_t pc, bool branch_taken, const Re
       VecWrite& w = vec_writes_[vec_write_count_++ % kVecWrites];
       w.space = dst.space;
       w.lo = ops[0].offset;
-      w.hi = ops[0].offset + operandFootprint(ins, 0);
+      w.hi = ops[0].offset + foot_[0];
       for (unsigned l = 0; l < kNumLanes; ++l) w.done[l] = vec_done[l];
     }
     bool gm = false;
@@ -343,7 +343,7 @@ bool Core::time(const Instruction& ins, uint32_t pc, bool branch_taken, const Re
       if (!a.used() || Space(a.space) != Space::GM) continue;
       gm = true;
       const uint64_t lo = reinterpret_cast<uintptr_t>(ops[s].ptr);
-      touchGm(lo, lo + operandFootprint(ins, s), res);
+      touchGm(lo, lo + foot_[s], res);
     }
     if (gm) ++transfers_[P];
     if (ins.op == Opcode::Mmad) {
@@ -445,7 +445,7 @@ void Core::checkHazards(const Instruction& ins, uint32_t pc, const Resolved ops[
     const Operand& a = ins.operand[s];
     if (!a.used()) continue;
     if (Space(a.space) == Space::GM && !args[a.arg].writable) continue;  // nobody writes it
-    access(ins.pipe, pc, a.space, a.arg, ops[s].offset, operandFootprint(ins, unsigned(s)),
+    access(ins.pipe, pc, a.space, a.arg, ops[s].offset, foot_[s],
            writesSlot(ins, unsigned(s)), res);
   }
 }
@@ -632,6 +632,7 @@ void Core::run(const ProgramData& prog, uint32_t block_idx, const KernelTiming& 
     }
     Resolved ops[kMaxOperands];
     if (!resolve(ins, pc, block_idx, args, ops, res)) return;
+    foot_ = prog.footprint[pc].data();
     const Operand& dst = ins.operand[0];
     if (dst.used() && Space(dst.space) != Space::GM && ins.op != Opcode::Nop) {
       dirty_lo_[dst.space] = std::min(dirty_lo_[dst.space], ops[0].offset);

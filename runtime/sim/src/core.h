@@ -130,6 +130,7 @@ class Core {
   uint32_t iv_[kMaxLoopDepth] = {};
   const ProgramData* prog_ = nullptr;
   const Instruction* code_ = nullptr;
+  const uint64_t* foot_ = nullptr;  // the current instruction's operand footprints (ProgramData)
 
   // Timing.
   const KernelTiming* timing_ = nullptr;

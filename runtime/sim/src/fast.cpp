@@ -160,6 +160,35 @@ void f32ToF16(uint16_t* d, const float* s, size_t n, bool relu) {
   std::memcpy(d + i, r, (n - i) * 2);
 }
 
+void readOutF32(void* d, bool to_f16, const float* s, size_t n, bool scale, float factor, bool relu) {
+  const DF df;
+  const VF vf = hn::Set(df, factor);
+  auto value = [&](VF v) {
+    if (scale) v = hn::Mul(v, vf);
+    return relu ? vmax(df, v, hn::Zero(df)) : v;
+  };
+  uint16_t* d16 = static_cast<uint16_t*>(d);
+  float* d32 = static_cast<float*>(d);
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    const VF v = value(hn::LoadU(df, s + i));
+    if (to_f16) store16(df, v, d16 + i);
+    else hn::StoreU(canonical(df, v), df, d32 + i);
+  }
+  if (i == n) return;
+  alignas(32) float t[kLanes] = {};
+  std::memcpy(t, s + i, (n - i) * 4);
+  const VF v = value(hn::Load(df, t));
+  if (to_f16) {
+    alignas(32) uint16_t r[kLanes];
+    store16(df, v, r);
+    std::memcpy(d16 + i, r, (n - i) * 2);
+  } else {
+    hn::Store(canonical(df, v), df, t);
+    std::memcpy(d32 + i, t, (n - i) * 4);
+  }
+}
+
 void f16ToF32(float* d, const uint16_t* s, size_t n) {
   const DF df;
   size_t i = 0;

@@ -230,14 +230,16 @@ TEST(SimFast, ConversionsMatchTheReference) {
 }
 
 // A random mmad through L1, L0A/L0B, the Cube, and the L0C read-out to UB
-// with or without ReLU, fp16 or fp32 out.
+// with or without ReLU, with or without a scale (special values included),
+// fp16 or fp32 out.
 TEST(SimFast, MmadAndTheL0cReadOutMatchTheReference) {
   std::mt19937 rng(9);
   for (int i = 0; i < 60; ++i) {
     const uint32_t m = 16 * (1 + rng() % 6) - rng() % 16, n = 16 * (1 + rng() % 6) - rng() % 16;
     const uint32_t k = 16 * (1 + rng() % 8) - rng() % 16;
     const uint32_t m1 = (m + 15) / 16, n1 = (n + 15) / 16, k1 = (k + 15) / 16;
-    const bool relu = rng() % 2, to_f16 = rng() % 3 != 0, accumulate = rng() % 2;
+    const bool relu = rng() % 2, to_f16 = rng() % 3 != 0, accumulate = rng() % 2, scaled = rng() % 3 == 0;
+    const float factor = bitsFloat(randomF32Bits(rng, true));
     std::vector<uint8_t> image = randomImage(rng, DType::F16);
     auto emit = [&](ProgramBuilder& b) {
       // UB -> L1 (A fractals at 0, B at 64 KiB), L1 -> L0A / L0B.
@@ -252,10 +254,11 @@ TEST(SimFast, MmadAndTheL0cReadOutMatchTheReference) {
       b.pipeBarrierAll();
       const uint32_t elems = n1 * m1 * 256;
       b.moveL0cToUb(Addr::ub(131072), Addr::l0c(0), DType::F32, to_f16 ? DType::F16 : DType::F32,
-                    Burst{1, elems, 0, 0}, relu);
+                    Burst{1, elems, 0, 0}, relu, factor, scaled);
     };
     expectSame(image, emit, "mmad " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
-                                (relu ? " relu" : "") + (to_f16 ? " ->f16" : " ->f32"));
+                                (relu ? " relu" : "") + (scaled ? " scale " + std::to_string(factor) : "") +
+                                (to_f16 ? " ->f16" : " ->f32"));
     if (HasFailure()) return;
   }
 }
