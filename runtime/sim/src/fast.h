@@ -48,6 +48,10 @@ void f16ToF32(float* d, const uint16_t* s, size_t n);
 // destination do not overlap.
 void readOutF32(void* d, bool to_f16, const float* s, size_t n, bool scale, float factor, bool relu);
 
+// One 16x16 tile of 16-bit elements transposed: out[c * 16 + r] = in[r * 16 + c].
+// Every element is read before any is written, so `out` may be `in`.
+void transpose16x16(uint16_t* out, const uint16_t* in);
+
 }  // namespace vinci::sim::detail::fast
 
 #endif  // VINCI_SIM_FAST_H

@@ -518,10 +518,19 @@ void convert(const Instruction& ins, uint8_t* const op[], bool fast) {
       if (laneOn(ins, l)) storeAny(dt, wd.at(r, l), loadAny(st, w0.at(r, l)), mode, src_float);
 }
 
-void transpose(const Instruction& ins, uint8_t* const op[]) {
+void transpose(const Instruction& ins, uint8_t* const op[], bool fast) {
+  (void)fast;  // unused in a build without the fast paths
   for (uint32_t t = 0; t < ins.p[0]; ++t) {
     uint8_t tile[512];
     std::memcpy(tile, op[1] + size_t(t) * 512, 512);
+#ifdef VINCI_SIM_FAST
+    if (fast) {
+      uint16_t out[256];
+      fast::transpose16x16(out, reinterpret_cast<const uint16_t*>(tile));
+      std::memcpy(op[0] + size_t(t) * 512, out, 512);
+      continue;
+    }
+#endif
     uint8_t* d = op[0] + size_t(t) * 512;
     for (unsigned r = 0; r < 16; ++r)
       for (unsigned c = 0; c < 16; ++c) std::memcpy(d + (c * 16 + r) * 2, tile + (r * 16 + c) * 2, 2);
@@ -533,7 +542,7 @@ void transpose(const Instruction& ins, uint8_t* const op[]) {
 void execVector(const Instruction& ins, uint8_t* const op[kMaxOperands], bool reference) {
   const bool fast = !reference && fast::available();
   if (ins.op == Opcode::VConv) return convert(ins, op, fast);
-  if (ins.op == Opcode::VTranspose) return transpose(ins, op);
+  if (ins.op == Opcode::VTranspose) return transpose(ins, op, fast);
   switch (ins.dtype) {
     case DType::F16: return dispatch<CodecF16>(ins, op, fast);
     case DType::BF16: return dispatch<CodecBf16>(ins, op, fast);

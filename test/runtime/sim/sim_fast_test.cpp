@@ -263,6 +263,51 @@ TEST(SimFast, MmadAndTheL0cReadOutMatchTheReference) {
   }
 }
 
+// The 16x16 tile transposes (load_fractals with transpose into L0A/L0B, and
+// vtranspose in UB, in place or not) and the copies of fixed-size bursts
+// (32, 64, 128 bytes, other sizes for the general loop) with random gaps.
+TEST(SimFast, TransposesAndBurstCopiesMatchTheReference) {
+  std::mt19937 rng(31);
+  for (int i = 0; i < 120; ++i) {
+    std::vector<uint8_t> image = randomImage(rng, DType::F16);
+    const uint32_t outer = 1 + rng() % 4, inner = 1 + rng() % 4, tiles = 1 + rng() % 12;
+    const bool to_a = rng() % 2, in_place = rng() % 3 == 0;
+    const uint32_t sizes[] = {32, 64, 128, 96, 160};
+    const uint32_t bytes = sizes[rng() % std::size(sizes)], count = 1 + rng() % 40;
+    const uint32_t src_gap = 32 * (rng() % 4), dst_gap = 32 * (rng() % 4);
+    auto emit = [&](ProgramBuilder& b) {
+      // The same L1 tiles transposed into one of L0A / L0B and as they are
+      // into the other; a wrong transpose changes the product read out.
+      b.copy(Addr::l1(0), Addr::ub(0), Burst::contiguous(outer * inner * 512));
+      b.pipeBarrierAll();
+      uint32_t m1, k1, n1;
+      if (to_a) {  // A: outer x inner tiles transposed; B: inner x outer
+        m1 = outer, k1 = inner, n1 = outer;
+        b.loadFractals(Addr::l0a(0), Addr::l1(0), DType::F16, m1, k1, k1, 1, k1, 1, true);
+        b.loadFractals(Addr::l0b(0), Addr::l1(0), DType::F16, k1, n1, n1, 1, n1, 1, false);
+      } else {     // A: inner x outer tiles; B: outer x inner transposed
+        m1 = inner, k1 = outer, n1 = inner;
+        b.loadFractals(Addr::l0a(0), Addr::l1(0), DType::F16, m1, k1, k1, 1, k1, 1, false);
+        b.loadFractals(Addr::l0b(0), Addr::l1(0), DType::F16, k1, n1, n1, 1, n1, 1, true);
+      }
+      b.pipeBarrierAll();
+      b.mmad(Addr::l0c(0), Addr::l0a(0), Addr::l0b(0), DType::F16, DType::F32, 16 * m1, 16 * n1, 16 * k1, true);
+      b.pipeBarrierAll();
+      b.moveL0cToUb(Addr::ub(196608), Addr::l0c(0), DType::F32, DType::F32, Burst{1, m1 * n1 * 256, 0, 0}, false);
+      b.pipeBarrierAll();
+      b.vtranspose(Addr::ub(in_place ? 65536 : 98304), Addr::ub(65536), tiles);
+      b.pipeBarrierAll();
+      b.copy(Addr::ub(131072), Addr::ub(8192), Burst{count, bytes, src_gap, dst_gap});
+    };
+    expectSame(image, emit, "transpose " + std::to_string(outer) + "x" + std::to_string(inner) +
+                                (to_a ? " L0A" : " L0B") + " vtranspose " + std::to_string(tiles) +
+                                (in_place ? " in place" : "") + " copy " + std::to_string(count) + "x" +
+                                std::to_string(bytes) + " gaps " + std::to_string(src_gap) + "/" +
+                                std::to_string(dst_gap));
+    if (HasFailure()) return;
+  }
+}
+
 // The fast fp16 conversions over every fp16 value and, for fp32 -> fp16,
 // over every rounding position: all 2^19 values of the upper 19 bits (sign,
 // exponent, the 10 kept bits) with 16 patterns of the 13 dropped ones (the
