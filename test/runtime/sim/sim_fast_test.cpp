@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 
+#include "l2_impl.h"  // internal: the ideal L2's interval structure
 #include "sim_test_util.h"
 
 namespace vinci::sim::test {
@@ -305,6 +306,56 @@ TEST(SimFast, TransposesAndBurstCopiesMatchTheReference) {
                                 std::to_string(bytes) + " gaps " + std::to_string(src_gap) + "/" +
                                 std::to_string(dst_gap));
     if (HasFailure()) return;
+  }
+}
+
+// The ideal L2's intervals (a lazily pruned age heap, reused map nodes)
+// against a byte-level LRU: every byte has the age of the last range that
+// touched it; beyond the capacity the oldest bytes go first, the lowest
+// address first among equals (the parts of one range, and the trimmed end of
+// the last one evicted). Random ranges, some far larger than the capacity;
+// runs of steps with room for everything pile up dead heap pairs (the heap
+// is rebuilt from the entries) before evictions pop them.
+TEST(SimFast, IdealL2MatchesAByteLevelLru) {
+  std::mt19937 rng(5);
+  constexpr uint64_t kSpace = 2048;
+  for (int round = 0; round < 20; ++round) {
+    L2Model l2;
+    L2Model::Impl& impl = l2.impl();
+    const uint64_t small = 32 + rng() % 1024;
+    std::vector<uint64_t> age(kSpace, 0);  // 0: not resident
+    uint64_t next_age = 1;
+    for (int step = 0; step < 150; ++step) {
+      const uint64_t capacity = step % 40 < 25 ? kSpace : small;
+      std::vector<detail::HostRange> ranges;
+      const unsigned n = 1 + rng() % 12;
+      for (unsigned i = 0; i < n; ++i) {
+        const uint64_t lo = rng() % kSpace, len = rng() % 4 == 0 ? rng() % 1500 : rng() % 64;
+        ranges.push_back(detail::HostRange{lo, std::min(kSpace, lo + len)});
+      }
+      impl.touch(ranges, capacity);
+      for (const detail::HostRange& r : ranges) {
+        if (r.lo >= r.hi) continue;
+        const uint64_t a = next_age++;
+        for (uint64_t b = r.lo; b < r.hi; ++b) age[b] = a;
+      }
+      std::vector<std::pair<uint64_t, uint64_t>> held;  // (age, address)
+      for (uint64_t b = 0; b < kSpace; ++b)
+        if (age[b]) held.emplace_back(age[b], b);
+      if (held.size() > capacity) {
+        std::sort(held.begin(), held.end());
+        for (size_t i = 0; i < held.size() - capacity; ++i) age[held[i].second] = 0;
+      }
+      const uint64_t expected = std::min<uint64_t>(held.size(), capacity);
+      ASSERT_EQ(l2.residentBytes(), expected) << "round " << round << " step " << step;
+      for (uint64_t b = 0; b < kSpace; ++b)
+        ASSERT_EQ(impl.covered(b, b + 1), age[b] ? 1u : 0u)
+            << "byte " << b << ", round " << round << " step " << step << " capacity " << capacity;
+      const uint64_t lo = rng() % kSpace, hi = lo + rng() % (kSpace - lo + 1);
+      uint64_t in = 0;
+      for (uint64_t b = lo; b < hi; ++b) in += age[b] != 0;
+      ASSERT_EQ(impl.covered(lo, hi), in) << "[" << lo << ", " << hi << ")";
+    }
   }
 }
 
