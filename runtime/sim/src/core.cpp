@@ -37,16 +37,31 @@ bool writesSlot(const Instruction& ins, unsigned slot) { return slot == 0 && ins
 
 bool overlaps(uint64_t lo, uint64_t hi, uint64_t lo2, uint64_t hi2) { return lo < hi2 && lo2 < hi; }
 
-// `count` bursts of N bytes, each as memmove would (through registers: the
-// fixed size lets the compiler inline it; a call per 32-byte burst was most
-// of a copy's cost).
-template <size_t N>
-void copyBursts(uint8_t* d, const uint8_t* s, uint32_t count, uint64_t dstep, uint64_t sstep) {
+// `count` bursts of n bytes, W <= n <= 2W, each as memmove would: two W-byte
+// pieces (the first and the last W bytes, overlapping when n < 2W) loaded
+// before either is stored. The size class is chosen once per instruction; a
+// memcpy call per burst of a few bytes was most of a copy's cost.
+template <size_t W>
+void copyBursts(uint8_t* d, const uint8_t* s, uint32_t count, uint64_t n, uint64_t dstep, uint64_t sstep) {
   for (uint32_t b = 0; b < count; ++b) {
-    uint8_t tmp[N];
-    std::memcpy(tmp, s + b * sstep, N);
-    std::memcpy(d + b * dstep, tmp, N);
+    uint8_t head[W], tail[W];
+    std::memcpy(head, s + b * sstep, W);
+    std::memcpy(tail, s + b * sstep + n - W, W);
+    std::memcpy(d + b * dstep, head, W);
+    std::memcpy(d + b * dstep + n - W, tail, W);
   }
+}
+
+// Copy's bursts below 128 bytes through copyBursts; false for longer ones.
+bool copySmallBursts(uint8_t* d, const uint8_t* s, uint32_t count, uint64_t n, uint64_t dstep, uint64_t sstep) {
+  if (n >= 128 || n < 2) return false;
+  if (n >= 64) copyBursts<64>(d, s, count, n, dstep, sstep);
+  else if (n >= 32) copyBursts<32>(d, s, count, n, dstep, sstep);
+  else if (n >= 16) copyBursts<16>(d, s, count, n, dstep, sstep);
+  else if (n >= 8) copyBursts<8>(d, s, count, n, dstep, sstep);
+  else if (n >= 4) copyBursts<4>(d, s, count, n, dstep, sstep);
+  else copyBursts<2>(d, s, count, n, dstep, sstep);
+  return true;
 }
 
 // NCHW rows to NC1HWC0 blocks, elements of ES bytes (fixed-size copies).
@@ -528,14 +543,7 @@ void Core::execute(const Instruction& ins, const Resolved ops[kMaxOperands], Blo
       // Through a bounce buffer when source and destination may overlap (same space).
       const bool same = ins.operand[0].space == ins.operand[1].space;
       const uint64_t dstep = uint64_t(p[1]) + p[3], sstep = uint64_t(p[1]) + p[2];
-      if (!reference_) {
-        switch (p[1]) {
-          case 32: return copyBursts<32>(ops[0].ptr, ops[1].ptr, p[0], dstep, sstep);
-          case 64: return copyBursts<64>(ops[0].ptr, ops[1].ptr, p[0], dstep, sstep);
-          case 128: return copyBursts<128>(ops[0].ptr, ops[1].ptr, p[0], dstep, sstep);
-          default: break;
-        }
-      }
+      if (!reference_ && copySmallBursts(ops[0].ptr, ops[1].ptr, p[0], p[1], dstep, sstep)) return;
       for (uint32_t b = 0; b < p[0]; ++b) {
         uint8_t* d = ops[0].ptr + uint64_t(b) * (uint64_t(p[1]) + p[3]);
         const uint8_t* s = ops[1].ptr + uint64_t(b) * (uint64_t(p[1]) + p[2]);
