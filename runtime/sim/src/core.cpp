@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "fast.h"
 #include "l2_impl.h"
 #include "load3d.h"
 #include "vector.h"
@@ -23,11 +24,61 @@ constexpr size_t kMaxGmWritesPerBlock = 1u << 20;
 constexpr size_t kGmPruneThreshold = 4096;
 
 uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-uint64_t cycles(double v) { return v <= 0 ? 0 : uint64_t(std::ceil(v)); }
+// ceil(v) for v > 0, exactly (trunc, plus one when it dropped a fraction;
+// integers from 2^53 up convert exactly): the inline std::ceil of the
+// baseline ISA was 6% of MobileNetV2's host instructions.
+uint64_t cycles(double v) {
+  if (v <= 0) return 0;
+  const uint64_t t = uint64_t(v);
+  return t + (double(t) < v);
+}
 
 bool writesSlot(const Instruction& ins, unsigned slot) { return slot == 0 && ins.op != Opcode::Nop; }
 
 bool overlaps(uint64_t lo, uint64_t hi, uint64_t lo2, uint64_t hi2) { return lo < hi2 && lo2 < hi; }
+
+// `count` bursts of n bytes, W <= n <= 2W, each as memmove would: two W-byte
+// pieces (the first and the last W bytes, overlapping when n < 2W) loaded
+// before either is stored. The size class is chosen once per instruction; a
+// memcpy call per burst of a few bytes was most of a copy's cost.
+template <size_t W>
+void copyBursts(uint8_t* d, const uint8_t* s, uint32_t count, uint64_t n, uint64_t dstep, uint64_t sstep) {
+  for (uint32_t b = 0; b < count; ++b) {
+    uint8_t head[W], tail[W];
+    std::memcpy(head, s + b * sstep, W);
+    std::memcpy(tail, s + b * sstep + n - W, W);
+    std::memcpy(d + b * dstep, head, W);
+    std::memcpy(d + b * dstep + n - W, tail, W);
+  }
+}
+
+// Copy's bursts below 128 bytes through copyBursts; false for longer ones.
+bool copySmallBursts(uint8_t* d, const uint8_t* s, uint32_t count, uint64_t n, uint64_t dstep, uint64_t sstep) {
+  if (n >= 128 || n < 2) return false;
+  if (n >= 64) copyBursts<64>(d, s, count, n, dstep, sstep);
+  else if (n >= 32) copyBursts<32>(d, s, count, n, dstep, sstep);
+  else if (n >= 16) copyBursts<16>(d, s, count, n, dstep, sstep);
+  else if (n >= 8) copyBursts<8>(d, s, count, n, dstep, sstep);
+  else if (n >= 4) copyBursts<4>(d, s, count, n, dstep, sstep);
+  else copyBursts<2>(d, s, count, n, dstep, sstep);
+  return true;
+}
+
+// NCHW rows to NC1HWC0 blocks, elements of ES bytes (fixed-size copies).
+template <size_t ES>
+void nchwToNc1hwc0(uint8_t* dst, const uint8_t* src, uint32_t channels, uint32_t spatial, uint32_t stride,
+                   uint32_t c0) {
+  const uint32_t c1 = (channels + c0 - 1) / c0;
+  for (uint32_t g = 0; g < c1; ++g)
+    for (uint32_t s = 0; s < spatial; ++s) {
+      uint8_t* d = dst + (uint64_t(g) * spatial + s) * c0 * ES;
+      for (uint32_t c = 0; c < c0; ++c) {
+        const uint32_t ch = g * c0 + c;
+        if (ch < channels) std::memcpy(d + c * ES, src + (uint64_t(ch) * stride + s) * ES, ES);
+        else std::memset(d + c * ES, 0, ES);
+      }
+    }
+}
 }  // namespace
 
 Core::Core(const soc::SocSpec& soc) : soc_(&soc) {
@@ -179,7 +230,7 @@ CostInputs Core::costInputs(const Instruction& ins, const Resolved ops[kMaxOpera
   const Operand& src = ins.operand[1];
   if (src.used() && Space(src.space) == Space::GM && ins.op != Opcode::CopyGather) {
     const uint64_t lo = reinterpret_cast<uintptr_t>(ops[1].ptr);
-    in.gm_read_bytes = operandFootprint(ins, 1);
+    in.gm_read_bytes = foot_[1];
     in.l2_hit_bytes = l2Covered(lo, lo + in.gm_read_bytes);
   }
   return in;
@@ -210,7 +261,7 @@ bool Core::time(const Instruction& ins, uint32_t pc, bool branch_taken, const Re
         const Operand& a = ins.operand[s];
         const bool reads = s > 0 || ins.op == Opcode::VMla || ins.op == Opcode::VAxpy;
         if (!a.used() || !reads || a.space != vw.space) continue;
-        depends[w] = overlaps(ops[s].offset, ops[s].offset + operandFootprint(ins, s), vw.lo, vw.hi);
+        depends[w] = overlaps(ops[s].offset, ops[s].offset + foot_[s], vw.lo, vw.hi);
       }
     }
   }
@@ -232,15 +283,15 @@ bool Core::time(const Instruction& ins, uint32_t pc, bool branch_taken, const Re
   for (unsigned l = 0; l < kNumLanes; ++l) {
     const LaneParams& lp = timing_->lanes[l];
     LaneState& L = lane_[l];
-    const uint64_t issue = cycles(lp.scalar_issue);
+    const uint64_t issue = lp.scalar_issue_cycles;
     // The instruction reaches its pipe once the Scalar unit has issued it.
     uint64_t now = L.scalar + issue;
-    L.scalar += issue + (branch_taken ? cycles(lp.loop_branch) : 0);
+    L.scalar += issue + (branch_taken ? lp.loop_branch_cycles : 0);
     if (l == 0) res.pipe_busy[unsigned(Pipe::S)] += issue;
     if (all_barrier) {
       uint64_t all = L.scalar;
       for (uint64_t d : L.done) all = std::max(all, d);
-      all += cycles(lp.barrier);
+      all += lp.barrier_cycles;
       for (unsigned p = 0; p < kNumPipes; ++p) L.accept[p] = L.done[p] = all;
       L.scalar = all;
       continue;
@@ -248,7 +299,7 @@ bool Core::time(const Instruction& ins, uint32_t pc, bool branch_taken, const Re
     if (ins.pipe == Pipe::S) continue;
 
     // Enter the pipe's queue: the instruction `depth` places earlier must have started.
-    uint64_t& slot = L.queue[P][queued_[P] % lp.queue_depth];
+    uint64_t& slot = L.queue[P][L.queue_pos[P]];
     if (queued_[P] >= lp.queue_depth && slot > now) {
       now = slot;
       L.scalar = now;  // the Scalar unit stalled until the queue had room
@@ -256,7 +307,7 @@ bool Core::time(const Instruction& ins, uint32_t pc, bool branch_taken, const Re
     uint64_t start = std::max(now, L.accept[P]);
     uint64_t duration = 1;
     if (ins.op == Opcode::SetFlag) {
-      set_token.time[l] = std::max(start, L.done[P]) + cycles(lp.flag_latency);
+      set_token.time[l] = std::max(start, L.done[P]) + lp.flag_latency_cycles;
       L.accept[P] = start + 1;
       L.done[P] = std::max(L.done[P], start + 1);
     } else if (ins.op == Opcode::WaitFlag) {
@@ -264,7 +315,7 @@ bool Core::time(const Instruction& ins, uint32_t pc, bool branch_taken, const Re
       L.accept[P] = start + 1;
       L.done[P] = std::max(L.done[P], start + 1);
     } else if (ins.op == Opcode::PipeBarrier) {
-      const uint64_t t = std::max(start, L.done[P]) + cycles(lp.barrier);
+      const uint64_t t = std::max(start, L.done[P]) + lp.barrier_cycles;
       L.accept[P] = L.done[P] = t;
       duration = t - start;
     } else {
@@ -274,7 +325,7 @@ bool Core::time(const Instruction& ins, uint32_t pc, bool branch_taken, const Re
       uint64_t service;
       if (d.gm_read || d.gm_write) {
         // At most `in_flight` transfers: the one that many earlier must be done.
-        uint64_t& flight = L.in_flight[P][transfers_[P] % lp.in_flight];
+        uint64_t& flight = L.in_flight[P][L.flight_pos[P]];
         start = std::max(start, flight);
         const uint64_t front = cycles(d.front), startup = cycles(d.startup), port = cycles(d.port);
         uint64_t& port_free = L.port_free[lp.gm_shared_port || d.gm_read ? 0 : 1];
@@ -289,7 +340,7 @@ bool Core::time(const Instruction& ins, uint32_t pc, bool branch_taken, const Re
       } else {
         const uint64_t front = cycles(d.front);
         const uint64_t end = start + front;
-        const uint64_t visible = end + (vector_pipe ? cycles(lp.vec_dependency) : 0);
+        const uint64_t visible = end + (vector_pipe ? lp.vec_dependency_cycles : 0);
         L.accept[P] = end;
         L.done[P] = std::max(L.done[P], visible);
         vec_done[l] = visible;
@@ -327,14 +378,18 @@ bool Core::time(const Instruction& ins, uint32_t pc, bool branch_taken, const Re
     for (unsigned i = 0; i < kNumPipes; ++i) clock_[P][i] = std::max(clock_[P][i], wait_token->clock[i]);
     flags_[ins.p[0]][ins.p[1]][ins.p[2]].pop_front();
   }
-  if (!all_barrier) ++queued_[P];
+  if (!all_barrier) {
+    ++queued_[P];
+    for (unsigned l = 0; l < kNumLanes; ++l)
+      if (++lane_[l].queue_pos[P] == timing_->lanes[l].queue_depth) lane_[l].queue_pos[P] = 0;
+  }
   if (fn) {
     const Operand& dst = ins.operand[0];
     if (vector_pipe && dst.used()) {
       VecWrite& w = vec_writes_[vec_write_count_++ % kVecWrites];
       w.space = dst.space;
       w.lo = ops[0].offset;
-      w.hi = ops[0].offset + operandFootprint(ins, 0);
+      w.hi = ops[0].offset + foot_[0];
       for (unsigned l = 0; l < kNumLanes; ++l) w.done[l] = vec_done[l];
     }
     bool gm = false;
@@ -343,9 +398,13 @@ bool Core::time(const Instruction& ins, uint32_t pc, bool branch_taken, const Re
       if (!a.used() || Space(a.space) != Space::GM) continue;
       gm = true;
       const uint64_t lo = reinterpret_cast<uintptr_t>(ops[s].ptr);
-      touchGm(lo, lo + operandFootprint(ins, s), res);
+      touchGm(lo, lo + foot_[s], res);
     }
-    if (gm) ++transfers_[P];
+    if (gm) {
+      ++transfers_[P];
+      for (unsigned l = 0; l < kNumLanes; ++l)
+        if (++lane_[l].flight_pos[P] == timing_->lanes[l].in_flight) lane_[l].flight_pos[P] = 0;
+    }
     if (ins.op == Opcode::Mmad) {
       const uint32_t k0 = ins.dtype == DType::S8 ? 32 : 16;
       res.fractal_ops += ceilDiv(ins.p[0], 16) * ceilDiv(ins.p[1], 16) * ceilDiv(ins.p[2], k0);
@@ -445,7 +504,7 @@ void Core::checkHazards(const Instruction& ins, uint32_t pc, const Resolved ops[
     const Operand& a = ins.operand[s];
     if (!a.used()) continue;
     if (Space(a.space) == Space::GM && !args[a.arg].writable) continue;  // nobody writes it
-    access(ins.pipe, pc, a.space, a.arg, ops[s].offset, operandFootprint(ins, unsigned(s)),
+    access(ins.pipe, pc, a.space, a.arg, ops[s].offset, foot_[s],
            writesSlot(ins, unsigned(s)), res);
   }
 }
@@ -483,6 +542,8 @@ void Core::execute(const Instruction& ins, const Resolved ops[kMaxOperands], Blo
     case Opcode::Copy: {
       // Through a bounce buffer when source and destination may overlap (same space).
       const bool same = ins.operand[0].space == ins.operand[1].space;
+      const uint64_t dstep = uint64_t(p[1]) + p[3], sstep = uint64_t(p[1]) + p[2];
+      if (!reference_ && copySmallBursts(ops[0].ptr, ops[1].ptr, p[0], p[1], dstep, sstep)) return;
       for (uint32_t b = 0; b < p[0]; ++b) {
         uint8_t* d = ops[0].ptr + uint64_t(b) * (uint64_t(p[1]) + p[3]);
         const uint8_t* s = ops[1].ptr + uint64_t(b) * (uint64_t(p[1]) + p[2]);
@@ -540,17 +601,10 @@ void Core::execute(const Instruction& ins, const Resolved ops[kMaxOperands], Blo
       return;
     }
     case Opcode::CopyNchw2Nc1hwc0: {
-      const uint32_t channels = p[0], spatial = p[1], stride = p[2];
-      const uint32_t c0 = nzColumns(ins.dtype), c1 = (channels + c0 - 1) / c0;
-      for (uint32_t g = 0; g < c1; ++g)
-        for (uint32_t s = 0; s < spatial; ++s) {
-          uint8_t* d = ops[0].ptr + (uint64_t(g) * spatial + s) * c0 * es;
-          for (uint32_t c = 0; c < c0; ++c) {
-            const uint32_t ch = g * c0 + c;
-            if (ch < channels) std::memcpy(d + c * es, ops[1].ptr + (uint64_t(ch) * stride + s) * es, es);
-            else std::memset(d + c * es, 0, es);
-          }
-        }
+      const uint32_t channels = p[0], spatial = p[1], stride = p[2], c0 = nzColumns(ins.dtype);
+      if (es == 1) nchwToNc1hwc0<1>(ops[0].ptr, ops[1].ptr, channels, spatial, stride, c0);
+      else if (es == 2) nchwToNc1hwc0<2>(ops[0].ptr, ops[1].ptr, channels, spatial, stride, c0);
+      else nchwToNc1hwc0<4>(ops[0].ptr, ops[1].ptr, channels, spatial, stride, c0);
       return;
     }
     case Opcode::Load3d:
@@ -567,6 +621,14 @@ void Core::execute(const Instruction& ins, const Resolved ops[kMaxOperands], Blo
             continue;
           }
           uint16_t in[256], out[256];
+#ifdef VINCI_SIM_FAST
+          if (!reference_ && fast::available()) {
+            std::memcpy(in, s, 512);
+            fast::transpose16x16(out, in);
+            std::memcpy(d, out, 512);
+            continue;
+          }
+#endif
           std::memcpy(in, s, 512);
           for (unsigned r = 0; r < 16; ++r)
             for (unsigned c = 0; c < 16; ++c) out[c * 16 + r] = in[r * 16 + c];
@@ -632,6 +694,7 @@ void Core::run(const ProgramData& prog, uint32_t block_idx, const KernelTiming& 
     }
     Resolved ops[kMaxOperands];
     if (!resolve(ins, pc, block_idx, args, ops, res)) return;
+    foot_ = prog.footprint[pc].data();
     const Operand& dst = ins.operand[0];
     if (dst.used() && Space(dst.space) != Space::GM && ins.op != Opcode::Nop) {
       dirty_lo_[dst.space] = std::min(dirty_lo_[dst.space], ops[0].offset);

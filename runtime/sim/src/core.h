@@ -86,6 +86,9 @@ class Core {
     uint64_t queue[kNumPipes][kMaxQueueDepth] = {};    // start times, a ring
     uint64_t in_flight[kNumPipes][kMaxInFlight] = {};  // completion times, a ring
     uint64_t port_free[2] = {};                        // GM read, write (one if shared)
+    // queued_[p] % queue_depth and transfers_[p] % in_flight, kept as rings
+    // (a division per lane and instruction otherwise).
+    uint32_t queue_pos[kNumPipes] = {}, flight_pos[kNumPipes] = {};
   };
   // A recent vector write: a later vector read of these bytes waits for it.
   struct VecWrite {
@@ -130,6 +133,7 @@ class Core {
   uint32_t iv_[kMaxLoopDepth] = {};
   const ProgramData* prog_ = nullptr;
   const Instruction* code_ = nullptr;
+  const uint64_t* foot_ = nullptr;  // the current instruction's operand footprints (ProgramData)
 
   // Timing.
   const KernelTiming* timing_ = nullptr;

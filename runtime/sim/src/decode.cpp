@@ -386,6 +386,10 @@ bool decodeProgram(const uint8_t* bytes, size_t size, const soc::SocSpec& soc, u
     return false;
   }
   data->dynamic_count = dynamic;
+  data->footprint.resize(count);
+  for (uint32_t pc = 0; pc < count; ++pc)
+    for (unsigned slot = 0; slot < kMaxOperands; ++slot)
+      data->footprint[pc][slot] = operandFootprint(data->code[pc], slot);
   out.reset(std::move(data));
   return true;
 }

@@ -42,6 +42,16 @@ void f32(Op op, float* d, const float* a, const float* b, float s, size_t n);
 void f32ToF16(uint16_t* d, const float* s, size_t n, bool relu);
 void f16ToF32(float* d, const uint16_t* s, size_t n);
 
+// The L0C read-out of fp32 accumulators as the reference computes it: each
+// value times `factor` when `scale`, then ReLU when `relu`, stored as fp16
+// (`to_f16`) or fp32 (a NaN as the type's positive quiet NaN). Source and
+// destination do not overlap.
+void readOutF32(void* d, bool to_f16, const float* s, size_t n, bool scale, float factor, bool relu);
+
+// One 16x16 tile of 16-bit elements transposed: out[c * 16 + r] = in[r * 16 + c].
+// Every element is read before any is written, so `out` may be `in`.
+void transpose16x16(uint16_t* out, const uint16_t* in);
+
 }  // namespace vinci::sim::detail::fast
 
 #endif  // VINCI_SIM_FAST_H

@@ -21,16 +21,6 @@ const char* pipeName(Pipe p) {
   return "?";
 }
 
-uint32_t dtypeBytes(DType t) {
-  switch (t) {
-    case DType::F16: case DType::BF16: return 2;
-    case DType::F32: case DType::S32: return 4;
-    case DType::S8: case DType::U8: return 1;
-    case DType::None: return 0;
-  }
-  return 0;
-}
-
 const char* dtypeName(DType t) {
   switch (t) {
     case DType::None: return "none";
@@ -95,10 +85,6 @@ const char* opcodeName(Opcode op) {
     case Opcode::VBrcb: return "vbrcb";
   }
   return nullptr;  // not an opcode: the decoder relies on this
-}
-
-bool isVectorOp(Opcode op) {
-  return uint8_t(op) >= uint8_t(Opcode::VAdd) && uint8_t(op) <= uint8_t(Opcode::VBrcb);
 }
 
 namespace {

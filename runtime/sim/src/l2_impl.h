@@ -20,10 +20,16 @@ struct L2Model::Impl {
     uint64_t hi;
     uint64_t age;  // larger: touched later
   };
-  std::map<uint64_t, Entry> resident;  // lo -> entry, disjoint
-  // (age, lo) of every entry: eviction order, oldest first; the parts of one
-  // range cut by a later touch share its age and go out lowest address first.
-  std::set<std::pair<uint64_t, uint64_t>> by_age;
+  using Map = std::map<uint64_t, Entry>;
+  Map resident;  // lo -> entry, disjoint
+  // (age, lo) of every entry, a min-heap: eviction order, oldest first; the
+  // parts of one range cut by a later touch share its age and go out lowest
+  // address first. Entries are dropped lazily: a pair is live while
+  // `resident` holds lo with that age (a pair can only name that entry).
+  std::vector<std::pair<uint64_t, uint64_t>> by_age;
+  // Nodes of erased entries, reused by the next inserts (a touch cuts and
+  // re-inserts entries: a malloc and a free each otherwise).
+  std::vector<Map::node_type> spare;
   uint64_t bytes = 0;
   uint64_t next_age = 1;
 
@@ -36,7 +42,9 @@ struct L2Model::Impl {
 
  private:
   void insert(uint64_t lo, Entry e);
-  std::map<uint64_t, Entry>::iterator erase(std::map<uint64_t, Entry>::iterator it);
+  Map::iterator erase(Map::iterator it);
+  // The oldest live entry (by_age's live minimum), popped.
+  Map::iterator popOldest();
 };
 
 }  // namespace vinci::sim

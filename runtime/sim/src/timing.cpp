@@ -324,6 +324,12 @@ LaneParams resolveLane(const soc::SocSpec& soc, Lane lane, uint32_t active_cores
   p.vec_complex = t.vector_complex_repeat_cycles.at(b);
   p.vec_dependency = t.vector_dependency_cycles.at(b);
   p.bank_conflicts = t.ub_bank_conflicts.at(b) >= 0.5;
+  auto whole = [](double v) { return v <= 0 ? uint64_t(0) : uint64_t(std::ceil(v)); };
+  p.scalar_issue_cycles = whole(p.scalar_issue);
+  p.loop_branch_cycles = whole(p.loop_branch);
+  p.flag_latency_cycles = whole(p.flag_latency);
+  p.barrier_cycles = whole(p.barrier);
+  p.vec_dependency_cycles = whole(p.vec_dependency);
   return p;
 }
 

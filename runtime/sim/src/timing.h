@@ -40,6 +40,9 @@ struct LaneParams {
   double cube_startup, cube_fractals;
   double vec_issue, vec_repeat, vec_complex, vec_dependency;
   bool bank_conflicts;
+  // The fixed costs above as whole cycles (rounded up), once per kernel.
+  uint64_t scalar_issue_cycles, loop_branch_cycles, flag_latency_cycles, barrier_cycles,
+      vec_dependency_cycles;
 };
 
 // `active_cores` run this kernel's blocks at once and share the GM.

@@ -518,10 +518,19 @@ void convert(const Instruction& ins, uint8_t* const op[], bool fast) {
       if (laneOn(ins, l)) storeAny(dt, wd.at(r, l), loadAny(st, w0.at(r, l)), mode, src_float);
 }
 
-void transpose(const Instruction& ins, uint8_t* const op[]) {
+void transpose(const Instruction& ins, uint8_t* const op[], bool fast) {
+  (void)fast;  // unused in a build without the fast paths
   for (uint32_t t = 0; t < ins.p[0]; ++t) {
     uint8_t tile[512];
     std::memcpy(tile, op[1] + size_t(t) * 512, 512);
+#ifdef VINCI_SIM_FAST
+    if (fast) {
+      uint16_t out[256];
+      fast::transpose16x16(out, reinterpret_cast<const uint16_t*>(tile));
+      std::memcpy(op[0] + size_t(t) * 512, out, 512);
+      continue;
+    }
+#endif
     uint8_t* d = op[0] + size_t(t) * 512;
     for (unsigned r = 0; r < 16; ++r)
       for (unsigned c = 0; c < 16; ++c) std::memcpy(d + (c * 16 + r) * 2, tile + (r * 16 + c) * 2, 2);
@@ -533,7 +542,7 @@ void transpose(const Instruction& ins, uint8_t* const op[]) {
 void execVector(const Instruction& ins, uint8_t* const op[kMaxOperands], bool reference) {
   const bool fast = !reference && fast::available();
   if (ins.op == Opcode::VConv) return convert(ins, op, fast);
-  if (ins.op == Opcode::VTranspose) return transpose(ins, op);
+  if (ins.op == Opcode::VTranspose) return transpose(ins, op, fast);
   switch (ins.dtype) {
     case DType::F16: return dispatch<CodecF16>(ins, op, fast);
     case DType::BF16: return dispatch<CodecBf16>(ins, op, fast);
@@ -550,17 +559,23 @@ void execMoveL0cToUb(const Instruction& ins, uint8_t* dst, const uint8_t* src, b
   const bool relu = ins.flags & flag::Relu, scale = ins.flags & flag::Scale;
   const float factor = bitsFloat(ins.p[4]);
   const uint32_t bursts = ins.p[0], len = ins.p[1], src_gap = ins.p[2], dst_gap = ins.p[3];
+  // fp32 accumulators to fp16 or fp32 (the matmul epilogues): fast.cpp's loop.
+  const bool fast_f32 = fast && st == DType::F32 && (dt == DType::F16 || dt == DType::F32);
   for (uint32_t b = 0; b < bursts; ++b) {
     const uint8_t* s = src + size_t(b) * (len + src_gap) * ss;
     uint8_t* d = dst + size_t(b) * (len + dst_gap) * ds;
-    if (st == DType::F32 && dt == DType::F16 && !scale) {  // the common matmul epilogue
-      const uint64_t s_lo = reinterpret_cast<uintptr_t>(s), d_lo = reinterpret_cast<uintptr_t>(d);
 #ifdef VINCI_SIM_FAST
-      if (fast && (s_lo >= d_lo + uint64_t(len) * 2 || d_lo >= s_lo + uint64_t(len) * 4)) {
-        fast::f32ToF16(reinterpret_cast<uint16_t*>(d), reinterpret_cast<const float*>(s), len, relu);
+    if (fast_f32) {
+      const uint64_t s_lo = reinterpret_cast<uintptr_t>(s), d_lo = reinterpret_cast<uintptr_t>(d);
+      if (s_lo >= d_lo + uint64_t(len) * ds || d_lo >= s_lo + uint64_t(len) * 4) {
+        fast::readOutF32(d, dt == DType::F16, reinterpret_cast<const float*>(s), len, scale, factor, relu);
         continue;
       }
+    }
+#else
+    (void)fast_f32;
 #endif
+    if (st == DType::F32 && dt == DType::F16 && !scale) {  // the common matmul epilogue
       for (uint32_t e = 0; e < len; ++e) {
         float v = bitsFloat(rd32(s + e * 4));
         if (relu) v = vmax(v, 0.0f);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 
+#include "l2_impl.h"  // internal: the ideal L2's interval structure
 #include "sim_test_util.h"
 
 namespace vinci::sim::test {
@@ -230,14 +231,16 @@ TEST(SimFast, ConversionsMatchTheReference) {
 }
 
 // A random mmad through L1, L0A/L0B, the Cube, and the L0C read-out to UB
-// with or without ReLU, fp16 or fp32 out.
+// with or without ReLU, with or without a scale (special values included),
+// fp16 or fp32 out.
 TEST(SimFast, MmadAndTheL0cReadOutMatchTheReference) {
   std::mt19937 rng(9);
   for (int i = 0; i < 60; ++i) {
     const uint32_t m = 16 * (1 + rng() % 6) - rng() % 16, n = 16 * (1 + rng() % 6) - rng() % 16;
     const uint32_t k = 16 * (1 + rng() % 8) - rng() % 16;
     const uint32_t m1 = (m + 15) / 16, n1 = (n + 15) / 16, k1 = (k + 15) / 16;
-    const bool relu = rng() % 2, to_f16 = rng() % 3 != 0, accumulate = rng() % 2;
+    const bool relu = rng() % 2, to_f16 = rng() % 3 != 0, accumulate = rng() % 2, scaled = rng() % 3 == 0;
+    const float factor = bitsFloat(randomF32Bits(rng, true));
     std::vector<uint8_t> image = randomImage(rng, DType::F16);
     auto emit = [&](ProgramBuilder& b) {
       // UB -> L1 (A fractals at 0, B at 64 KiB), L1 -> L0A / L0B.
@@ -252,11 +255,108 @@ TEST(SimFast, MmadAndTheL0cReadOutMatchTheReference) {
       b.pipeBarrierAll();
       const uint32_t elems = n1 * m1 * 256;
       b.moveL0cToUb(Addr::ub(131072), Addr::l0c(0), DType::F32, to_f16 ? DType::F16 : DType::F32,
-                    Burst{1, elems, 0, 0}, relu);
+                    Burst{1, elems, 0, 0}, relu, factor, scaled);
     };
     expectSame(image, emit, "mmad " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
-                                (relu ? " relu" : "") + (to_f16 ? " ->f16" : " ->f32"));
+                                (relu ? " relu" : "") + (scaled ? " scale " + std::to_string(factor) : "") +
+                                (to_f16 ? " ->f16" : " ->f32"));
     if (HasFailure()) return;
+  }
+}
+
+// The 16x16 tile transposes (load_fractals with transpose into L0A/L0B, and
+// vtranspose in UB, in place or not) and the copies of fixed-size bursts
+// (each size class below 128 bytes at its ends, longer ones for memcpy) with
+// random gaps.
+TEST(SimFast, TransposesAndBurstCopiesMatchTheReference) {
+  std::mt19937 rng(31);
+  for (int i = 0; i < 120; ++i) {
+    std::vector<uint8_t> image = randomImage(rng, DType::F16);
+    const uint32_t outer = 1 + rng() % 4, inner = 1 + rng() % 4, tiles = 1 + rng() % 12;
+    const bool to_a = rng() % 2, in_place = rng() % 3 == 0;
+    const uint32_t sizes[] = {1, 2, 3, 4, 7, 8, 14, 16, 28, 31, 32, 56, 64, 96, 112, 127, 128, 160};
+    const uint32_t bytes = sizes[rng() % std::size(sizes)], count = 1 + rng() % 40;
+    const uint32_t src_gap = rng() % 4 ? 32 * (rng() % 4) : rng() % 40, dst_gap = rng() % 4 ? 32 * (rng() % 4) : rng() % 40;
+    auto emit = [&](ProgramBuilder& b) {
+      // The same L1 tiles transposed into one of L0A / L0B and as they are
+      // into the other; a wrong transpose changes the product read out.
+      b.copy(Addr::l1(0), Addr::ub(0), Burst::contiguous(outer * inner * 512));
+      b.pipeBarrierAll();
+      uint32_t m1, k1, n1;
+      if (to_a) {  // A: outer x inner tiles transposed; B: inner x outer
+        m1 = outer, k1 = inner, n1 = outer;
+        b.loadFractals(Addr::l0a(0), Addr::l1(0), DType::F16, m1, k1, k1, 1, k1, 1, true);
+        b.loadFractals(Addr::l0b(0), Addr::l1(0), DType::F16, k1, n1, n1, 1, n1, 1, false);
+      } else {     // A: inner x outer tiles; B: outer x inner transposed
+        m1 = inner, k1 = outer, n1 = inner;
+        b.loadFractals(Addr::l0a(0), Addr::l1(0), DType::F16, m1, k1, k1, 1, k1, 1, false);
+        b.loadFractals(Addr::l0b(0), Addr::l1(0), DType::F16, k1, n1, n1, 1, n1, 1, true);
+      }
+      b.pipeBarrierAll();
+      b.mmad(Addr::l0c(0), Addr::l0a(0), Addr::l0b(0), DType::F16, DType::F32, 16 * m1, 16 * n1, 16 * k1, true);
+      b.pipeBarrierAll();
+      b.moveL0cToUb(Addr::ub(196608), Addr::l0c(0), DType::F32, DType::F32, Burst{1, m1 * n1 * 256, 0, 0}, false);
+      b.pipeBarrierAll();
+      b.vtranspose(Addr::ub(in_place ? 65536 : 98304), Addr::ub(65536), tiles);
+      b.pipeBarrierAll();
+      b.copy(Addr::ub(131072), Addr::ub(8192), Burst{count, bytes, src_gap, dst_gap});
+    };
+    expectSame(image, emit, "transpose " + std::to_string(outer) + "x" + std::to_string(inner) +
+                                (to_a ? " L0A" : " L0B") + " vtranspose " + std::to_string(tiles) +
+                                (in_place ? " in place" : "") + " copy " + std::to_string(count) + "x" +
+                                std::to_string(bytes) + " gaps " + std::to_string(src_gap) + "/" +
+                                std::to_string(dst_gap));
+    if (HasFailure()) return;
+  }
+}
+
+// The ideal L2's intervals (a lazily pruned age heap, reused map nodes)
+// against a byte-level LRU: every byte has the age of the last range that
+// touched it; beyond the capacity the oldest bytes go first, the lowest
+// address first among equals (the parts of one range, and the trimmed end of
+// the last one evicted). Random ranges, some far larger than the capacity;
+// runs of steps with room for everything pile up dead heap pairs (the heap
+// is rebuilt from the entries) before evictions pop them.
+TEST(SimFast, IdealL2MatchesAByteLevelLru) {
+  std::mt19937 rng(5);
+  constexpr uint64_t kSpace = 2048;
+  for (int round = 0; round < 20; ++round) {
+    L2Model l2;
+    L2Model::Impl& impl = l2.impl();
+    const uint64_t small = 32 + rng() % 1024;
+    std::vector<uint64_t> age(kSpace, 0);  // 0: not resident
+    uint64_t next_age = 1;
+    for (int step = 0; step < 150; ++step) {
+      const uint64_t capacity = step % 40 < 25 ? kSpace : small;
+      std::vector<detail::HostRange> ranges;
+      const unsigned n = 1 + rng() % 12;
+      for (unsigned i = 0; i < n; ++i) {
+        const uint64_t lo = rng() % kSpace, len = rng() % 4 == 0 ? rng() % 1500 : rng() % 64;
+        ranges.push_back(detail::HostRange{lo, std::min(kSpace, lo + len)});
+      }
+      impl.touch(ranges, capacity);
+      for (const detail::HostRange& r : ranges) {
+        if (r.lo >= r.hi) continue;
+        const uint64_t a = next_age++;
+        for (uint64_t b = r.lo; b < r.hi; ++b) age[b] = a;
+      }
+      std::vector<std::pair<uint64_t, uint64_t>> held;  // (age, address)
+      for (uint64_t b = 0; b < kSpace; ++b)
+        if (age[b]) held.emplace_back(age[b], b);
+      if (held.size() > capacity) {
+        std::sort(held.begin(), held.end());
+        for (size_t i = 0; i < held.size() - capacity; ++i) age[held[i].second] = 0;
+      }
+      const uint64_t expected = std::min<uint64_t>(held.size(), capacity);
+      ASSERT_EQ(l2.residentBytes(), expected) << "round " << round << " step " << step;
+      for (uint64_t b = 0; b < kSpace; ++b)
+        ASSERT_EQ(impl.covered(b, b + 1), age[b] ? 1u : 0u)
+            << "byte " << b << ", round " << round << " step " << step << " capacity " << capacity;
+      const uint64_t lo = rng() % kSpace, hi = lo + rng() % (kSpace - lo + 1);
+      uint64_t in = 0;
+      for (uint64_t b = lo; b < hi; ++b) in += age[b] != 0;
+      ASSERT_EQ(impl.covered(lo, hi), in) << "[" << lo << ", " << hi << ")";
+    }
   }
 }
 

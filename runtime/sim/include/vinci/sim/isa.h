@@ -30,7 +30,16 @@
 namespace vinci::sim {
 
 enum class DType : uint8_t { None = 0, F16 = 1, F32 = 2, BF16 = 3, S8 = 4, U8 = 5, S32 = 6 };
-uint32_t dtypeBytes(DType t);  // 0 for None
+// 0 for None. Inline: the simulator asks it several times per instruction.
+inline uint32_t dtypeBytes(DType t) {
+  switch (t) {
+    case DType::F16: case DType::BF16: return 2;
+    case DType::F32: case DType::S32: return 4;
+    case DType::S8: case DType::U8: return 1;
+    case DType::None: return 0;
+  }
+  return 0;
+}
 // Columns of one FRACTAL_NZ (and NC1HWC0) block: 16 for 16- and 32-bit types
 // (the Cube's 16x16 fractal, fp32 in L0C included), 32 for 8-bit types.
 uint32_t nzColumns(DType t);
@@ -82,7 +91,9 @@ enum class Opcode : uint8_t {
   VBrcb = 70,       // every active lane of repeat r of dst = element r of src0 (contiguous)
 };
 const char* opcodeName(Opcode op);
-bool isVectorOp(Opcode op);  // VAdd .. VBrcb
+inline bool isVectorOp(Opcode op) {  // VAdd .. VBrcb
+  return uint8_t(op) >= uint8_t(Opcode::VAdd) && uint8_t(op) <= uint8_t(Opcode::VBrcb);
+}
 
 // Parameter slots.
 namespace param {
