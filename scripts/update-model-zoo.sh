@@ -4,7 +4,8 @@
 # and compared with torch fp32 (test/e2e/model_zoo.py). Build first (vbuild).
 # Arguments go to model_zoo.py, e.g. --models resnet18,vgg11 --sizes 224;
 # the default sweeps all 80 at 224 and 512, which takes hours on 2 cores
-# (results are cached by build in ~/.cache/vinci-model-zoo).
+# (results are cached by build in ~/.cache/vinci-model-zoo). --ci rewrites
+# only the doc's CI section (ctest e2e_model_zoo's subset, a few minutes).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 /usr/bin/python3 "$root/test/e2e/model_zoo.py" --bin "${VINCI_BIN:-$root/build/bin}" \

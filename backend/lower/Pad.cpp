@@ -1,9 +1,13 @@
 //===- Pad.cpp - constant pads of the last two dims -----------------------===//
 //
-// vg.pad in constant mode with non-negative pads on the last two dims (the
-// spatial pads of conv and pooling; vinci-unfold-windows emits them). The
-// input is seen as planes [L, H, W] and the output as [L, H', W']. Each
-// block owns whole planes:
+// vg.pad in constant mode with non-negative pads on at most two adjacent
+// dims (the spatial pads of conv and pooling, which vinci-unfold-windows
+// emits on the last two; Swin's pad of H and W in [B, H, W, C] before its
+// windows). The input is seen as planes [L, H, W] and the output as
+// [L, H', W']: H and W are the padded dims (H and the dim after it when
+// one dim is padded) and the dims inside them fold into W, so that a row of
+// W elements holds whole inner blocks and the pads of W scale by the
+// block's size. Each block owns whole planes:
 //  1. fill: a UB tile set once with the pad value (vdup), stored over the
 //     block's planes in GM with MTE3 (a loop of whole-tile stores and a
 //     tail);
@@ -16,8 +20,8 @@
 // order. The kernel's size does not depend on the tensor's: loops over
 // planes and row tiles, tiles of T rows with T dividing H.
 //
-// Rejected: reflect / edge modes, negative pads (crops), pads of outer
-// dims, element types other than f16 / f32, and rows that do not fit UB.
+// Rejected: reflect / edge modes, negative pads (crops), pads of more than
+// two dims or of two dims apart, element types other than f16 / f32, and rows that do not fit UB.
 //
 //===----------------------------------------------------------------------===//
 #include "backend/lower/LowerCommon.h"
@@ -56,22 +60,37 @@ std::string analyze(vg::PadOp pad, PadShape &shape) {
   ArrayRef<int64_t> pads = pad.getPads();
   if (rank == 0 || in.getNumElements() == 0)
     return "a pad of an empty or scalar tensor has no lowering template yet";
+  // w: the inner padded dim, h (w - 1): the one before it.
+  int64_t w = -1, outer = rank;
   for (int64_t d = 0; d < rank; ++d) {
     if (pads[d] < 0 || pads[rank + d] < 0)
       return "a pad with negative pads (a crop) has no lowering template yet";
-    if (d < rank - 2 && (pads[d] || pads[rank + d]))
-      return "a pad of dims other than the last two has no lowering template yet";
+    if (pads[d] || pads[rank + d]) {
+      outer = std::min(outer, d);
+      w = d;
+    }
   }
+  // One padded dim is H, the dim after it W (the rows stay as short as
+  // the tensor allows); none padded reads as a pad of the last two.
+  if (w < 0)
+    w = rank - 1;
+  else if (outer == w && w + 1 < rank)
+    ++w;
+  if (outer < w - 1)
+    return "a pad of more than two dims or of two dims apart has no lowering template yet";
   ArrayRef<int64_t> inShape = in.getShape(), outShape = out.getShape();
-  for (int64_t d = 0; d + 2 < rank; ++d)
+  int64_t inner = 1;
+  for (int64_t d = w + 1; d < rank; ++d)
+    inner *= inShape[d];
+  for (int64_t d = 0; d + 1 < w; ++d)
     shape.planes *= inShape[d];
-  shape.w = inShape[rank - 1];
-  shape.outW = outShape[rank - 1];
-  shape.left = pads[rank - 1];
-  if (rank >= 2) {
-    shape.h = inShape[rank - 2];
-    shape.outH = outShape[rank - 2];
-    shape.top = pads[rank - 2];
+  shape.w = inShape[w] * inner;
+  shape.outW = outShape[w] * inner;
+  shape.left = pads[w] * inner;
+  if (w >= 1) {
+    shape.h = inShape[w - 1];
+    shape.outH = outShape[w - 1];
+    shape.top = pads[w - 1];
   }
   return "";
 }

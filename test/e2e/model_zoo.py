@@ -48,7 +48,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from model_zoo_doc import FE_NAMES, ci_table, render_doc  # noqa: E402
+from model_zoo_doc import CI_HEADING, FE_NAMES, ci_section, render_doc  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DOC = os.path.join(ROOT, "docs", "model-zoo.md")
@@ -57,18 +57,22 @@ DEFAULT_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "vinci-model-zoo
 MAX_PARAMS = 150e6
 COSINE_MIN = 0.999
 REL_L2_MAX = 0.02
+SIM_US_SLACK = 0.1  # the CI check's tolerance on simulated microseconds
 TARGET = 0.9  # of the models not skipped, through each front end (issue 14)
 SIZES = (224, 512)
 FRONT_ENDS = ("onnx", "torch")
 OPSET = 14
-# One small member of each family, at a size CI's time allows (a few
-# minutes for all of them, both front ends; VGG at 224: its adaptive pool
-# to 7 x 7 needs the features' side, input / 32, to be a multiple of 7).
+# One small member of each family, at the smallest input its architecture
+# takes (CI's time: the simulator's cost grows with the pixels). 224 where
+# the architecture fixes it: VGG's adaptive pool to 7 x 7 needs the
+# features' side, input / 32, to be a multiple of 7 for the ONNX export;
+# ViT's position embedding is for 224; MaxViT's 7 x 7 grid and windows need
+# input / 32 to be a multiple of 7.
 CI_MODELS = {  # model: input side
-    "resnet18": 224, "vgg11": 224, "densenet121": 112, "googlenet": 112,
-    "mobilenet_v2": 224, "mobilenet_v3_small": 224, "mnasnet0_5": 224,
-    "efficientnet_b0": 224, "regnet_x_400mf": 224, "shufflenet_v2_x0_5": 224,
-    "squeezenet1_1": 224, "convnext_tiny": 112, "vit_b_32": 224, "swin_t": 224,
+    "resnet18": 64, "vgg11": 224, "densenet121": 64, "googlenet": 64,
+    "mobilenet_v2": 64, "mobilenet_v3_small": 64, "mnasnet0_5": 64,
+    "efficientnet_b0": 64, "regnet_x_400mf": 64, "shufflenet_v2_x0_5": 64,
+    "squeezenet1_1": 64, "convnext_tiny": 64, "vit_b_32": 224, "swin_t": 64,
     "maxvit_t": 224,
 }
 FAMILIES = [  # (family, name prefixes), in the doc's order
@@ -102,7 +106,9 @@ def build_model(name, cache):
     if os.path.exists(state):
         model.load_state_dict(torch.load(state))
         return model.eval()
-    calibrate_batch_norms(model)
+    # Inception-v3's auxiliary head, which runs in training mode only, takes
+    # no input smaller than the 299 x 299 it was designed for.
+    calibrate_batch_norms(model, side=299 if name == "inception_v3" else 224)
     perturb_norms(model)
     fill_zero_layers(model)
     torch.save(model.state_dict(), state + ".tmp")
@@ -311,10 +317,15 @@ def first_error(text):
 
 def build_hash(args):
     """What results depend on: the Vinci build (the tools, the shared
-    libraries they load, the vinci package) and this script."""
+    libraries they load, the vinci package) and the code that runs a case
+    (not the rest of this script: choosing the CI subset or rewording a
+    message does not redo an hour of cases)."""
+    import inspect
     digest = hashlib.sha1()
-    paths = [os.path.join(args.bin, "vinci-compile"), os.path.join(args.bin, "vinci-run"),
-             os.path.abspath(__file__)]
+    for code in CASE_CODE:
+        digest.update(inspect.getsource(code).encode())
+    digest.update(repr((OPSET, COSINE_MIN, REL_L2_MAX)).encode())
+    paths = [os.path.join(args.bin, "vinci-compile"), os.path.join(args.bin, "vinci-run")]
     lib = os.path.join(os.path.dirname(args.bin), "lib")  # vinci-run's libvinci_runtime
     if os.path.isdir(lib):
         paths += sorted(os.path.join(lib, f) for f in os.listdir(lib) if ".so" in f)
@@ -327,6 +338,10 @@ def build_hash(args):
             for block in iter(lambda: f.read(1 << 20), b""):
                 digest.update(block)
     return digest.hexdigest()[:16]
+
+
+CASE_CODE = (build_model, calibrate_batch_norms, perturb_norms, fill_zero_layers, reference,
+             run_case, first_error, one_line)
 
 
 def run_sweep_case(args, name, front_end, side, stamp):
@@ -372,17 +387,58 @@ def describe(result):
 
 
 def check_ci(ci_rows, front_ends, committed):
+    """1 when COMMITTED's CI section is not what these results render: every
+    cell the same but the simulated microseconds, which may differ by
+    SIM_US_SLACK (the kernels' timing moves with every performance change;
+    the doc is stale for it when it moves by more)."""
     with open(committed) as f:
         text = f.read()
-    section = text.split("## CI subset", 1)[-1]
-    stale = [line for line in ci_table(ci_rows, front_ends) if line not in section]
-    for line in stale:
-        print(f"not in {committed}: {line}")
-    if stale:
-        print(f"{committed} is stale for {len(stale)} CI model(s): regenerate it with "
-              f"scripts/update-model-zoo.sh")
+    have = (CI_HEADING + text.split(CI_HEADING, 1)[1]).splitlines() if CI_HEADING in text else []
+    want = ci_section(ci_rows, front_ends)
+    while want and not want[-1]:
+        want.pop()
+    while have and not have[-1]:
+        have.pop()
+    cells = lambda line: [c.strip() for c in line.strip().strip("|").split("|")]
+    us_columns = {2 + 5 * k + 4 for k in range(len(front_ends))}
+
+    def same(a, b):
+        if a == b:
+            return True
+        x, y = cells(a), cells(b)
+        if len(x) != len(y) or not a.startswith("| ") or "---" in a:
+            return False
+        for k, (u, v) in enumerate(zip(x, y)):
+            if u == v:
+                continue
+            if k not in us_columns or not (u and v):
+                return False
+            if abs(float(u) - float(v)) > SIM_US_SLACK * float(v):
+                return False
+        return True
+    stale = [(w, h) for w, h in zip(want, have) if not same(w, h)]
+    for w, h in stale:
+        print(f"{committed} has: {h}\nthis run gives: {w}")
+    if stale or len(have) != len(want):
+        print(f"{committed} is stale for the CI subset ({len(stale)} line(s) differ, "
+              f"{len(have)} lines against {len(want)}): regenerate its CI section with "
+              f"scripts/update-model-zoo.sh --ci")
         return 1
     print(f"{committed} matches the CI subset's results")
+    return 0
+
+
+def write_ci_section(ci_rows, front_ends, doc):
+    """Rewrites DOC's CI section alone (the rest is the whole sweep's)."""
+    with open(doc) as f:
+        text = f.read()
+    if CI_HEADING not in text:
+        print(f"model_zoo.py: error: {doc} has no '{CI_HEADING}' section: write the whole doc "
+              f"first (scripts/update-model-zoo.sh without --ci)", file=sys.stderr)
+        return 2
+    with open(doc, "w") as f:
+        f.write(text.split(CI_HEADING, 1)[0] + "\n".join(ci_section(ci_rows, front_ends)))
+    print(f"wrote the CI section of {doc}")
     return 0
 
 
@@ -479,7 +535,11 @@ def sweep_ci(args, front_ends, stamp):
             print(f"{'PASS' if r['stage'] == 'ok' else 'FAIL'}: {name} {fe} {side}: {describe(r)}",
                   flush=True)
         ci_rows.append((name, side, results))
-    print(f"{len(ci_rows) * len(front_ends) - failed} passed, {failed} failed")
+    print(f"{len(ci_rows) * len(front_ends) - failed} of {len(ci_rows) * len(front_ends)} "
+          f"compile and match, {failed} failed")
+    doc = DOC if args.write_doc else args.doc
+    if doc and write_ci_section(ci_rows, front_ends, doc):
+        return 2
     if args.check:
         return check_ci(ci_rows, front_ends, args.check)
     return 0

@@ -81,13 +81,50 @@ module {
 
 // -----
 
-// Near misses: reflect mode, a crop (negative pad) and a channel pad.
+// Swin's pad of H and W in [B, H, W, C] (to a multiple of its window): the
+// dims inside the padded two fold into the row, so a row is W x C = 48
+// elements, the output's 7 x 8 = 56, and the left pad of one position is 8
+// elements: the interior lands at row 1, element 8 (1 x 56 + 8 = 64) as 6
+// bursts of 48 elements with a gap of 8.
+// CHECK-LABEL: dv.kernel @k1_pad
+// CHECK-SAME: !dv.gm<1x6x6x8xf16>, %[[OUT:.+]]: !dv.gm<1x7x7x8xf16>
+// CHECK: dv.copy %{{.+}} to %[[T:.+]] {burst_bytes = 576 : i64}
+// CHECK: %[[DST:.+]] = dv.view %[[OUT]][64] : !dv.gm<1x7x7x8xf16> to !dv.gm<328xf16>
+// CHECK: dv.copy %[[T]] to %[[DST]] {burst_bytes = 96 : i64, bursts = 6 : i64, dst_gap = 16 : i64}
 module {
-  func.func @graph(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x6x6xf32>, tensor<1x2x3x4xf32>, tensor<1x3x4x4xf32>) {
+  func.func @graph(%x: tensor<1x6x6x8xf32>) -> tensor<1x7x7x8xf32> {
+    %r = call @k0_relu(%x) : (tensor<1x6x6x8xf32>) -> tensor<1x6x6x8xf32>
+    %p = call @k1_pad(%r) : (tensor<1x6x6x8xf32>) -> tensor<1x7x7x8xf32>
+    %z = call @k2_relu(%p) : (tensor<1x7x7x8xf32>) -> tensor<1x7x7x8xf32>
+    return %z : tensor<1x7x7x8xf32>
+  }
+  func.func private @k0_relu(%a: tensor<1x6x6x8xf32>) -> tensor<1x6x6x8xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.relu %a : tensor<1x6x6x8xf32>
+    return %r : tensor<1x6x6x8xf32>
+  }
+  func.func private @k1_pad(%a: tensor<1x6x6x8xf32>) -> tensor<1x7x7x8xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %p = vg.pad %a {pads = array<i64: 0, 1, 1, 0, 0, 0, 0, 0>} : (tensor<1x6x6x8xf32>) -> tensor<1x7x7x8xf32>
+    return %p : tensor<1x7x7x8xf32>
+  }
+  func.func private @k2_relu(%a: tensor<1x7x7x8xf32>) -> tensor<1x7x7x8xf32>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %r = vg.relu %a : tensor<1x7x7x8xf32>
+    return %r : tensor<1x7x7x8xf32>
+  }
+}
+
+// -----
+
+// Near misses: reflect mode, a crop (negative pad) and a pad of
+// two dims apart (channels and width).
+module {
+  func.func @graph(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x6x6xf32>, tensor<1x2x3x4xf32>, tensor<1x3x4x5xf32>) {
     %a = call @k0_pad(%x) : (tensor<1x2x4x4xf32>) -> tensor<1x2x6x6xf32>
     %b = call @k1_pad(%x) : (tensor<1x2x4x4xf32>) -> tensor<1x2x3x4xf32>
-    %c = call @k2_pad(%x) : (tensor<1x2x4x4xf32>) -> tensor<1x3x4x4xf32>
-    return %a, %b, %c : tensor<1x2x6x6xf32>, tensor<1x2x3x4xf32>, tensor<1x3x4x4xf32>
+    %c = call @k2_pad(%x) : (tensor<1x2x4x4xf32>) -> tensor<1x3x4x5xf32>
+    return %a, %b, %c : tensor<1x2x6x6xf32>, tensor<1x2x3x4xf32>, tensor<1x3x4x5xf32>
   }
   // expected-error @+1 {{kernel k0_pad: a pad in reflect mode has no lowering template yet}}
   func.func private @k0_pad(%a: tensor<1x2x4x4xf32>) -> tensor<1x2x6x6xf32>
@@ -101,10 +138,10 @@ module {
     %p = vg.pad %a {pads = array<i64: 0, 0, -1, 0, 0, 0, 0, 0>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x3x4xf32>
     return %p : tensor<1x2x3x4xf32>
   }
-  // expected-error @+1 {{kernel k2_pad: a pad of dims other than the last two has no lowering template yet}}
-  func.func private @k2_pad(%a: tensor<1x2x4x4xf32>) -> tensor<1x3x4x4xf32>
+  // expected-error @+1 {{kernel k2_pad: a pad of more than two dims or of two dims apart has no lowering template yet}}
+  func.func private @k2_pad(%a: tensor<1x2x4x4xf32>) -> tensor<1x3x4x5xf32>
       attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
-    %p = vg.pad %a {pads = array<i64: 0, 0, 0, 0, 0, 1, 0, 0>} : (tensor<1x2x4x4xf32>) -> tensor<1x3x4x4xf32>
-    return %p : tensor<1x3x4x4xf32>
+    %p = vg.pad %a {pads = array<i64: 0, 0, 0, 0, 0, 1, 0, 1>} : (tensor<1x2x4x4xf32>) -> tensor<1x3x4x5xf32>
+    return %p : tensor<1x3x4x5xf32>
   }
 }
