@@ -66,7 +66,6 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <numeric>
-#include <optional>
 
 using namespace mlir;
 
@@ -673,56 +672,15 @@ private:
     return plan.rowParts == 1 ? Affine() : Affine::floorDiv(bid, plan.rowParts - 1, coef);
   }
 
-  /// A band at its output row (affine in a pair loop's index) and buffer.
-  struct BandAt {
-    const Band *bd;
-    Affine outRow0;
-    int64_t which;
-  };
-
-  /// The bands in order, each loaded one band ahead of its tiles: a band's
-  /// pad rows are zeroed by UB -> L1 copies on MTE3, which runs in order, so
-  /// issued after the previous band's tiles they would wait for its
-  /// output's store and the band could not load while the Cube works. A run
-  /// of bands of one shape is a loop of pairs whose last pair is static (its
-  /// prefetch is the next run's first band), as the depthwise template's.
+  /// The bands, each loaded one band ahead of its tiles: a band's pad rows
+  /// are zeroed by UB -> L1 copies on MTE3, which runs in order, so issued
+  /// after the previous band's tiles they would wait for its output's store
+  /// and the band could not load while the Cube works.
   void emitBands(const Affine &n) {
-    const SmallVector<Band> &bands = plan.bands;
-    int64_t rows = plan.tilesPerBand * plan.rowsT; // output rows a band
-    auto at = [&](size_t k) {
-      return BandAt{&bands[k], bandRow(bands[k].outRow0, bands[k].group), int64_t(k % 2)};
-    };
-    auto step = [&](const BandAt &band, std::optional<BandAt> next) {
-      if (next)
-        loadBand(n, *next);
-      computeBand(n, band);
-    };
-    auto nextOf = [&](size_t k) {
-      return k + 1 < bands.size() ? std::optional<BandAt>(at(k + 1)) : std::nullopt;
-    };
-    if (bands.empty())
-      return;
-    loadBand(n, at(0));
-    size_t i = 0;
-    while (i < bands.size()) {
-      size_t j = i + 1;
-      while (j < bands.size() && bands[j].sameShape(bands[i]))
-        ++j;
-      int64_t run = int64_t(j - i), parity0 = int64_t(i % 2);
-      int64_t pairs = run >= 4 ? run / 2 - 1 : 0; // looped pairs; the next is static
-      t.loop(pairs, false, [&](Affine pair) {
-        auto band = [&](int64_t k) {
-          return BandAt{&bands[i],
-                        pair * (2 * rows) + bandRow(bands[i].outRow0 + k * rows, bands[i].group),
-                        (parity0 + k) % 2};
-        };
-        step(band(0), band(1));
-        step(band(1), band(2));
-      });
-      for (size_t k = i + size_t(2 * pairs); k < j; ++k)
-        step(at(k), nextOf(k));
-      i = j;
-    }
+    emitBandsPrefetched(
+        t, plan.bands, plan.tilesPerBand * plan.rowsT,
+        [&](int64_t localRow, const Band &bd) { return bandRow(localRow, bd.group); },
+        [&](const BandAt &at) { loadBand(n, at); }, [&](const BandAt &at) { computeBand(n, at); });
   }
 
   /// Band `at` of image `n` into its buffer: the pad's zero rows and the

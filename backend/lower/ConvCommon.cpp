@@ -3,6 +3,8 @@
 
 #include "dv/DvOps.h"
 
+#include <optional>
+
 using namespace mlir;
 
 namespace vinci::lower {
@@ -70,6 +72,45 @@ ChannelGroupSplit splitChannelGroups(const ConvGeometry &g, int64_t cores, bool 
         best = s;
     }
   return best;
+}
+
+void emitBandsPrefetched(TileBuilder &t, ArrayRef<RowBand> bands, int64_t rowsPerBand,
+                         function_ref<Affine(int64_t, const RowBand &)> rowOf,
+                         function_ref<void(const BandAt &)> load,
+                         function_ref<void(const BandAt &)> compute) {
+  if (bands.empty())
+    return;
+  auto at = [&](size_t k) {
+    return BandAt{&bands[k], rowOf(bands[k].outRow0, bands[k]), int64_t(k % 2)};
+  };
+  auto step = [&](const BandAt &band, std::optional<BandAt> next) {
+    if (next)
+      load(*next);
+    compute(band);
+  };
+  auto nextOf = [&](size_t k) {
+    return k + 1 < bands.size() ? std::optional<BandAt>(at(k + 1)) : std::nullopt;
+  };
+  load(at(0));
+  size_t i = 0;
+  while (i < bands.size()) {
+    size_t j = i + 1;
+    while (j < bands.size() && bands[j].sameShape(bands[i]))
+      ++j;
+    int64_t run = int64_t(j - i), parity0 = int64_t(i % 2);
+    int64_t pairs = run >= 4 ? run / 2 - 1 : 0; // looped pairs; the next is static
+    t.loop(pairs, false, [&](Affine pair) {
+      auto band = [&](int64_t k) {
+        Affine row = pair * (2 * rowsPerBand) + rowOf(bands[i].outRow0 + k * rowsPerBand, bands[i]);
+        return BandAt{&bands[i], row, (parity0 + k) % 2};
+      };
+      step(band(0), band(1));
+      step(band(1), band(2));
+    });
+    for (size_t k = i + size_t(2 * pairs); k < j; ++k)
+      step(at(k), nextOf(k));
+    i = j;
+  }
 }
 
 } // namespace vinci::lower

@@ -9,6 +9,7 @@
 #ifndef VINCI_BACKEND_LOWER_CONVCOMMON_H
 #define VINCI_BACKEND_LOWER_CONVCOMMON_H
 
+#include "backend/lower/TileBuilder.h"
 #include "passes/KernelRules.h"
 #include "passes/Layouts.h"
 
@@ -45,6 +46,27 @@ struct RowBand {
 };
 /// The band of `outRows` output rows from output row `outRow0`.
 RowBand rowBandAt(const ConvGeometry &g, int64_t outRow0, int64_t outRows);
+
+/// A band at its output row (affine in a pair loop's index) and its band
+/// buffer (0 or 1).
+struct BandAt {
+  const RowBand *bd;
+  Affine outRow0;
+  int64_t which;
+};
+
+/// Emits `bands` in order, the two band buffers alternating, each band's
+/// load issued one band ahead of its compute: on in-order pipes (MTE3's pad
+/// zeroing behind a store, the Scalar unit behind a full V queue) a load
+/// issued after the previous band's compute would wait for most of it. A
+/// run of bands of one shape is a loop of pairs (bands `rowsPerBand` output
+/// rows apart) whose last pair is static, its prefetch being the next
+/// run's first band. `rowOf(localRow, band)` is the output row of a band
+/// starting at `localRow` of the plan.
+void emitBandsPrefetched(TileBuilder &t, llvm::ArrayRef<RowBand> bands, int64_t rowsPerBand,
+                         llvm::function_ref<Affine(int64_t, const RowBand &)> rowOf,
+                         llvm::function_ref<void(const BandAt &)> load,
+                         llvm::function_ref<void(const BandAt &)> compute);
 
 /// How a block grid shares the (image, channel group) pairs of a window
 /// over NC1HWC0 pixels: `cg` channels a group (16, or 8, 4, 2, 1 when

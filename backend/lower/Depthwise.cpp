@@ -390,51 +390,16 @@ private:
                         t.i64(1), attr({1, 0}), attr({8, 1}), none());
   }
 
-  /// A band at its output row (affine in a pair loop's index) and buffer.
-  struct BandAt {
-    const RowBand *bd;
-    Affine outRow0;
-    int64_t which;
-  };
-
-  /// The group's bands in order, each loaded one band ahead of its compute
-  /// (the Scalar unit issues in program order and stalls on a full V
-  /// queue, so a load issued after a band's vector work would wait for
-  /// most of it). A run of bands of one shape is a loop of pairs whose
-  /// last pair is static (its prefetch is the next run's first band).
+  /// The group's bands, each loaded one band ahead of its compute (the
+  /// Scalar unit issues in program order and stalls on a full V queue, so
+  /// a load issued after a band's vector work would wait for most of it).
   void emitGroup(const Affine &n, const Affine &group, int64_t channels) {
     loadWeights(group, channels);
-    const SmallVector<RowBand> &bands = plan.bands;
-    auto at = [&](size_t k) { return BandAt{&bands[k], Affine(bands[k].outRow0), int64_t(k % 2)}; };
-    loadBand(n, group, channels, at(0));
-    auto step = [&](const BandAt &band, std::optional<BandAt> next) {
-      if (next)
-        loadBand(n, group, channels, *next);
-      computeBand(n, group, channels, band);
-    };
-    auto nextOf = [&](size_t k) {
-      return k + 1 < bands.size() ? std::optional<BandAt>(at(k + 1)) : std::nullopt;
-    };
-    size_t i = 0;
-    while (i < bands.size()) {
-      size_t j = i + 1;
-      while (j < bands.size() && bands[j].sameShape(bands[i]))
-        ++j;
-      int64_t run = int64_t(j - i), parity0 = int64_t(i % 2);
-      int64_t pairs = run >= 4 ? run / 2 - 1 : 0; // looped pairs; the next is static
-      int64_t rows = plan.bandRows;
-      t.loop(pairs, false, [&](Affine pair) {
-        auto band = [&](int64_t k) {
-          return BandAt{&bands[i], pair * (2 * rows) + Affine(bands[i].outRow0 + k * rows),
-                        (parity0 + k) % 2};
-        };
-        step(band(0), band(1));
-        step(band(1), band(2));
-      });
-      for (size_t k = i + size_t(2 * pairs); k < j; ++k)
-        step(at(k), nextOf(k));
-      i = j;
-    }
+    emitBandsPrefetched(
+        t, plan.bands, plan.bandRows,
+        [](int64_t localRow, const RowBand &) { return Affine(localRow); },
+        [&](const BandAt &band) { loadBand(n, group, channels, band); },
+        [&](const BandAt &band) { computeBand(n, group, channels, band); });
   }
 
   /// The band's zero rows and its real input rows, GM -> UB.
