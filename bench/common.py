@@ -40,6 +40,10 @@ def compile_with_report(onnx_path, om_path, report_path, attempts=2):
     figures = {
         "compile_seconds": round(min(seconds), 3),
         "num_kernels": report["num_kernels"],
+        # Activations stored NC1HWC0 between conv-family kernels, and those
+        # still converted on chip at the layout's boundaries.
+        "nc1hwc0_tensors": report["nc1hwc0_tensors"],
+        "layout_conversions": report["layout_conversions"],
         "arena_bytes": report["arena_bytes"],
         "arena_lower_bound_bytes": report["arena_lower_bound_bytes"],
         "arena_ratio": round(report["arena_bytes"] / report["arena_lower_bound_bytes"], 4),

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <optional>
 #include <string>
@@ -132,6 +133,15 @@ public:
   /// "" when a template lowers `kernel`, an outlined kernel function (tagged
   /// vinci.kernel) whose one call is in the graph; else why none does.
   virtual std::string mismatch(mlir::func::FuncOp kernel) const = 0;
+  /// Which GM arguments of `kernel` (its operands, then its results) the
+  /// template lowering it takes in either layout, ND or NC1HWC0
+  /// (passes/Layouts.h), converting an ND one on chip: one entry per
+  /// argument, kNdOnly or a class number; arguments of one class must share
+  /// a layout (a conv's residual operand and its output). Empty when every
+  /// argument is ND only. vinci-assign-layouts asks it, and the task plan
+  /// counts the ND ones as layout conversions.
+  virtual llvm::SmallVector<int> nc1hwc0Classes(mlir::func::FuncOp kernel) const;
+  static constexpr int kNdOnly = -1;
 };
 
 /// The capabilities a vinci-partition-kernels made by the pass registry

@@ -18,6 +18,9 @@ class KernelCapabilities;
 /// backend's) which kernels the templates lower.
 std::unique_ptr<mlir::Pass> createPartitionKernels(const PartitionKernelsOptions &options,
                                                    const KernelCapabilities &capabilities);
+/// vinci-assign-layouts asking `capabilities` which arguments each
+/// kernel's template takes in NC1HWC0.
+std::unique_ptr<mlir::Pass> createAssignLayouts(const KernelCapabilities &capabilities);
 
 } // namespace vinci
 

@@ -169,4 +169,46 @@ def PartitionKernels : Pass<"vinci-partition-kernels", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::func::FuncDialect"];
 }
 
+def AssignLayouts : Pass<"vinci-assign-layouts", "mlir::ModuleOp"> {
+  let summary = "Stores the activations between conv-family kernels as NC1HWC0";
+  let description = [{
+    The Cube's load_3d reads a feature map as NC1HWC0 ([N, C1, H, W, 16],
+    channels zero padded to 16) and its L0C result already has that layout,
+    so an NCHW tensor between two convs costs a conversion at each end (a
+    copy_nchw2nc1hwc0 on the way in, a vtranspose of every 16 x 16 block on
+    the way out). This pass, run after vinci-partition-kernels, asks the
+    template of each kernel (KernelCapabilities::nc1hwc0Classes, the kernel
+    layer's answer) which of its GM arguments it can take in NC1HWC0, and
+    stores a kernel result NC1HWC0 when its producer can write it so and
+    every user is a kernel that can read it so. A graph input or output, a
+    view (reshape, flatten) or any other consumer keeps the tensor ND, so
+    the layout changes only inside the conv-family kernels at the
+    boundaries, never in a kernel of its own. Arguments a template ties
+    (a conv's residual operand and its output, added tile by tile in one
+    layout) are NC1HWC0 together or not at all.
+
+    Each call's layouts are recorded in `vinci.layouts` (operands, then
+    results: "nd" or "nc1hwc0"), which the templates, the task plan and the
+    .om writer read (passes/Layouts.h); calls with no NC1HWC0 argument get
+    no attribute.
+
+    Before:
+    ```mlir
+    %0 = call @k0_conv(%x, %w0) : (tensor<1x3x32x32xf16>, ...) -> tensor<1x64x32x32xf16>
+    %1 = call @k1_conv(%0, %w1) : (tensor<1x64x32x32xf16>, ...) -> tensor<1x64x32x32xf16>
+    %2 = call @k2_conv(%1, %w2, %0) : (...) -> tensor<1x64x32x32xf16>
+    %3 = call @k3_reduce_mean(%2) : (tensor<1x64x32x32xf16>) -> tensor<1x64x1x1xf16>
+    ```
+    After (%2 feeds a reduction, so it stays ND, and so does %0, the
+    residual k2 adds in its output's layout):
+    ```mlir
+    %0 = call @k0_conv(%x, %w0) : (...) -> tensor<1x64x32x32xf16>
+    %1 = call @k1_conv(%0, %w1) {vinci.layouts = ["nd", "nd", "nc1hwc0"]} : (...) -> ...
+    %2 = call @k2_conv(%1, %w2, %0) {vinci.layouts = ["nc1hwc0", "nd", "nd", "nd"]} : (...) -> ...
+    %3 = call @k3_reduce_mean(%2) : (tensor<1x64x32x32xf16>) -> tensor<1x64x1x1xf16>
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
 #endif // VINCI_PASSES_TD

@@ -977,7 +977,7 @@ LogicalResult lowerConv(func::FuncOp func, func::CallOp call, const soc::SocSpec
   ActLayout xLayout = activationLayout(call, info.xArg);
   ActLayout yLayout = activationLayout(call, outArg);
   for (const EpilogueStep &e : info.epilogue)
-    if (activationLayout(call, e.arg) != yLayout)
+    if (e.kind == EpilogueStep::Full && activationLayout(call, e.arg) != yLayout)
       return func.emitError() << "kernel " << func.getSymName()
                               << ": the residual's layout differs from the output's";
   // The weight as FRACTAL_Z [C1 * kh * kw][OC1][16][16] (the .om packs it).
@@ -1002,8 +1002,23 @@ LogicalResult lowerConv(func::FuncOp func, func::CallOp call, const soc::SocSpec
   return finishKernel(entry, func, call);
 }
 
+/// The input alone, and the output with every tensor of its epilogue (the
+/// residual is loaded in the output's layout).
+SmallVector<int> convNc1hwc0Classes(func::FuncOp func) {
+  func::CallOp call = soleCall(func);
+  ConvInfo info;
+  if (!call || call.getNumResults() != 1 || !analyzeConv(func, call, info).empty())
+    return {};
+  SmallVector<std::pair<unsigned, int>> classOf = {{info.xArg, 0}, {call.getNumOperands(), 1}};
+  for (const EpilogueStep &e : info.epilogue)
+    if (e.kind == EpilogueStep::Full)
+      classOf.push_back({e.arg, 1});
+  return nc1hwc0ClassesOf(call, classOf);
+}
+
 } // namespace
 
-extern const KernelTemplate kConvTemplate = {"conv", convTemplateMismatch, lowerConv};
+extern const KernelTemplate kConvTemplate = {"conv", convTemplateMismatch, lowerConv,
+                                             convNc1hwc0Classes};
 
 } // namespace vinci::lower

@@ -24,6 +24,15 @@ Type layoutGmType(func::CallOp call, unsigned index, Type type) {
                          dv::getElementType(type));
 }
 
+SmallVector<int> nc1hwc0ClassesOf(func::CallOp call, ArrayRef<std::pair<unsigned, int>> classOf) {
+  SmallVector<int> classes(call.getNumOperands() + call.getNumResults(),
+                           KernelCapabilities::kNdOnly);
+  for (auto [index, layoutClass] : classOf)
+    if (index < classes.size())
+      classes[index] = layoutClass;
+  return classes;
+}
+
 int64_t windowInputRows(const ConvGeometry &g, int64_t outRows) {
   return (outRows - 1) * g.sh + (g.kh - 1) * g.dh + 1;
 }

@@ -26,6 +26,13 @@ ActLayout activationLayout(mlir::func::CallOp call, unsigned index);
 /// argument's storage shape: [N, C1, H, W, 16] for NC1HWC0.
 mlir::Type layoutGmType(mlir::func::CallOp call, unsigned index, mlir::Type type);
 
+/// The answer to KernelCapabilities::nc1hwc0Classes for a conv-family
+/// kernel launched by `call`: every GM argument ND only but those of
+/// `classOf` (argument index, class), the activations the template takes in
+/// either layout.
+llvm::SmallVector<int> nc1hwc0ClassesOf(mlir::func::CallOp call,
+                                        llvm::ArrayRef<std::pair<unsigned, int>> classOf);
+
 /// Input rows the windows of `outRows` consecutive output rows read.
 int64_t windowInputRows(const ConvGeometry &g, int64_t outRows);
 

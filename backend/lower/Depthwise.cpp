@@ -571,6 +571,15 @@ LogicalResult lowerDepthwise(func::FuncOp func, func::CallOp call, const soc::So
   return finishKernel(entry, func, call);
 }
 
+/// The input and the output, each in either layout.
+SmallVector<int> depthwiseNc1hwc0Classes(func::FuncOp func) {
+  func::CallOp call = soleCall(func);
+  DepthwiseInfo info;
+  if (!call || call.getNumResults() != 1 || !analyzeDepthwise(func, call, info).empty())
+    return {};
+  return nc1hwc0ClassesOf(call, {{info.xArg, 0}, {call.getNumOperands(), 1}});
+}
+
 } // namespace
 
 bool depthwiseRunsOnVector(func::FuncOp kernel) {
@@ -582,6 +591,6 @@ bool depthwiseRunsOnVector(func::FuncOp kernel) {
 }
 
 extern const KernelTemplate kDepthwiseTemplate = {"depthwise", depthwiseTemplateMismatchOf,
-                                                  lowerDepthwise};
+                                                  lowerDepthwise, depthwiseNc1hwc0Classes};
 
 } // namespace vinci::lower

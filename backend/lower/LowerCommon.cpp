@@ -35,6 +35,14 @@ void hoistConstantToArgument(func::FuncOp kernel, func::CallOp call, Operation *
   (void)kernel.insertArgument(index, result.getType(), DictionaryAttr(), constant->getLoc());
   result.replaceAllUsesWith(kernel.getArgument(index));
   constant->erase();
+  // The layouts (passes/Layouts.h) are indexed operands first: the new
+  // operand, a weight, is ND and goes before the results'.
+  if (auto layouts = call->getAttrOfType<ArrayAttr>(kLayoutsAttr)) {
+    SmallVector<Attribute> shifted(layouts.getValue());
+    shifted.insert(shifted.begin() + std::min<size_t>(call.getNumOperands(), shifted.size()),
+                   StringAttr::get(call.getContext(), layoutName(TensorLayout::ND)));
+    call->setAttr(kLayoutsAttr, ArrayAttr::get(call.getContext(), shifted));
+  }
   call->insertOperands(call->getNumOperands(), outer->getResult(0));
 }
 

@@ -34,6 +34,9 @@ struct KernelTemplate {
   /// Replaces `kernel` and its single `call` with a dv.kernel and dv.launch.
   mlir::LogicalResult (*lower)(mlir::func::FuncOp kernel, mlir::func::CallOp call,
                                const soc::SocSpec &soc);
+  /// KernelCapabilities::nc1hwc0Classes for a kernel this template lowers;
+  /// null: every argument ND only.
+  llvm::SmallVector<int> (*nc1hwc0Classes)(mlir::func::FuncOp kernel) = nullptr;
 };
 
 /// The templates, defined in their own files.

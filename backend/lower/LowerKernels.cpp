@@ -81,6 +81,12 @@ public:
     std::string whyNot;
     return chooseTemplate(kernel, whyNot) ? std::string() : whyNot;
   }
+  SmallVector<int> nc1hwc0Classes(func::FuncOp kernel) const override {
+    kernel.getContext()->getOrLoadDialect<dv::DVDialect>();
+    std::string whyNot;
+    const lower::KernelTemplate *chosen = chooseTemplate(kernel, whyNot);
+    return chosen && chosen->nc1hwc0Classes ? chosen->nc1hwc0Classes(kernel) : SmallVector<int>();
+  }
 };
 
 //===----------------------------------------------------------------------===//

@@ -420,8 +420,19 @@ LogicalResult lowerPool(func::FuncOp func, func::CallOp call, const soc::SocSpec
   return finishKernel(entry, func, call);
 }
 
+/// The input and the output, each in either layout.
+SmallVector<int> poolNc1hwc0Classes(func::FuncOp func) {
+  func::CallOp call = soleCall(func);
+  PoolInfo info;
+  if (!call || call.getNumOperands() != 1 || call.getNumResults() != 1 ||
+      !analyzePool(func, call, info).empty())
+    return {};
+  return nc1hwc0ClassesOf(call, {{0, 0}, {1, 1}});
+}
+
 } // namespace
 
-extern const KernelTemplate kPoolTemplate = {"pool", poolTemplateMismatchOf, lowerPool};
+extern const KernelTemplate kPoolTemplate = {"pool", poolTemplateMismatchOf, lowerPool,
+                                             poolNc1hwc0Classes};
 
 } // namespace vinci::lower

@@ -4,6 +4,7 @@
 
 #include "dv/DvOps.h"
 #include "passes/KernelRules.h"
+#include "passes/Layouts.h"
 #include "plan/GraphOutputs.h"
 #include "vg/VgOps.h"
 #include "vinci/backend/Encode.h"
@@ -455,10 +456,15 @@ private:
         format::TensorInfo output;
         output.name = names && i < names.size() ? cast<StringAttr>(names[i]).str()
                                                 : kernel.getSymName().str() + ":" + std::to_string(i);
-        output.dtype = dtypeOf(storageType(launch, launch.getInputs().size() + i));
+        unsigned argument = launch.getInputs().size() + i;
+        output.dtype = dtypeOf(storageType(launch, argument));
+        // An activation kept NC1HWC0 between conv-family kernels (vinci-
+        // assign-layouts) is described so: its size is the padded storage.
+        if (layoutOfArgument(launch, argument) == TensorLayout::NC1HWC0)
+          output.format = om::Format::NC1HWC0;
         output.shape.assign(cast<RankedTensorType>(result.getType()).getShape().begin(),
                             cast<RankedTensorType>(result.getType()).getShape().end());
-        output.size = task.args[launch.getInputs().size() + i].size;
+        output.size = task.args[argument].size;
         task.outputs.push_back(std::move(output));
       }
       tables.tasks.push_back(std::move(task));

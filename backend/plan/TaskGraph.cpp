@@ -1,8 +1,10 @@
 //===- TaskGraph.cpp - the task list of a partitioned model ---------------===//
 #include "plan/TaskGraph.h"
 
-#include "passes/KernelRules.h"
+#include "backend/Passes.h"
 #include "backend/lower/LowerCommon.h"
+#include "passes/KernelRules.h"
+#include "passes/Layouts.h"
 #include "vg/VgOps.h"
 #include "vinci/backend/InPlace.h"
 
@@ -20,14 +22,18 @@ namespace vinci::backend {
 namespace {
 
 /// The bytes of a graph tensor in GM, in its storage type (the one the
-/// lowering gives it: storageElementType).
+/// lowering gives it: storageElementType) and layout (an NC1HWC0 tensor
+/// pads its channels to 16).
 uint64_t storageBytes(Value tensor) {
   auto type = dyn_cast<RankedTensorType>(tensor.getType());
   if (!type || !type.hasStaticShape())
     return 0;
   Type element = storageElementType(tensor);
   uint64_t bits = element.isInteger(1) ? 8 : element.getIntOrFloatBitWidth();
-  return static_cast<uint64_t>(type.getNumElements()) * bits / 8;
+  uint64_t count = 1;
+  for (int64_t dim : storageShape(type, layoutOf(tensor)))
+    count *= static_cast<uint64_t>(dim);
+  return count * bits / 8;
 }
 
 /// The element type of a graph tensor as stored in GM, spelled for
@@ -202,6 +208,15 @@ bool buildTaskGraph(ModuleOp module, func::FuncOp graph, const soc::SocSpec &soc
         for (Attribute source : sources)
           task.sourceNodes.push_back(cast<StringAttr>(source).getValue().str());
       estimate(task, kernel, call, soc);
+      SmallVector<int> classes = templateCapabilities().nc1hwc0Classes(kernel);
+      for (auto [index, layoutClass] : llvm::enumerate(classes))
+        if (layoutClass != KernelCapabilities::kNdOnly &&
+            layoutOfArgument(call, index) == TensorLayout::ND)
+          ++task.layoutConversions;
+      result.layoutConversions += task.layoutConversions;
+      for (unsigned i = 0; i < call.getNumResults(); ++i)
+        if (layoutOfArgument(call, call.getNumOperands() + i) == TensorLayout::NC1HWC0)
+          ++result.nc1hwc0Tensors;
       result.tasks.push_back(std::move(task));
       noteUses(op, taskIndex);
       KernelLaunch launch;

@@ -30,6 +30,10 @@ struct TaskInfo {
   double flops = 0;                      // arithmetic work (multiply-add = 2)
   uint64_t gmBytes = 0;                  // bytes read and written in GM
   uint64_t estimatedCycles = 0;          // roofline: max(compute, GM traffic)
+  /// Activations the kernel converts between ND and NC1HWC0 on chip: the
+  /// arguments its template takes in either layout (nc1hwc0Classes) that
+  /// vinci-assign-layouts left ND.
+  int64_t layoutConversions = 0;
 };
 
 struct TaskGraph {
@@ -37,6 +41,8 @@ struct TaskGraph {
   std::vector<PlanBuffer> buffers;  // activations between kernels
   MemoryPlan plan;
   uint64_t weightsBytes = 0;        // weights in their storage types
+  int64_t nc1hwc0Tensors = 0;       // kernel results stored NC1HWC0
+  int64_t layoutConversions = 0;    // the tasks' layoutConversions summed
 };
 
 /// Reads the partitioned graph function `graph` (calls to kernel functions

@@ -27,6 +27,10 @@ Figures:
                            Cube kernels only, "with_im2col" adds the pad,
                            slice, concat and bias kernels the convolutions
                            unfold into (vinci-unfold-windows)
+  nc1hwc0_tensors, layout_conversions  from the compile report: kernel
+                           results stored NC1HWC0 (vinci-assign-layouts),
+                           and the conv-family arguments still ND, converted
+                           on chip
   simulated_us_by_kernel_kind  simulated time per kind of kernel
   simulated_us_by_kernel   each kernel's simulated span and its source nodes
   simulated_us_per_image   simulated_us / batch

@@ -287,8 +287,13 @@ void reportKernels(llvm::json::OStream &json, const GearResult &gear, bool withO
         json.attribute("flops", task.flops);
         json.attribute("gm_bytes", static_cast<int64_t>(task.gmBytes));
         json.attribute("estimated_cycles", static_cast<int64_t>(task.estimatedCycles));
+        json.attribute("layout_conversions", task.layoutConversions);
       });
   });
+  // NC1HWC0 between conv-family kernels (vinci-assign-layouts), and the
+  // activations still converted on chip at the layout's boundaries.
+  json.attribute("nc1hwc0_tensors", tasks.nc1hwc0Tensors);
+  json.attribute("layout_conversions", tasks.layoutConversions);
   uint64_t cycles = 0;
   for (const backend::TaskInfo &task : tasks.tasks)
     cycles += task.estimatedCycles;
@@ -853,6 +858,7 @@ int Compilation::kernelStage(mlir::ModuleOp module, GearResult &result) {
                                 settings.switches.isOn("AttentionFusion"),
                                 settings.switches.isOn("SoftmaxPrologueFusion")},
         backend::templateCapabilities()));
+    pm->addPass(createAssignLayouts(backend::templateCapabilities()));
     if (failed(pm->run(module)))
       return fail(err, where() + ": partitioning into kernels failed");
     if (observer && observeGear)
