@@ -14,6 +14,9 @@ A model of four kernels (fc1 + bias + relu on the Cube, a transpose, mul by
     the first divergent tensor, the two kernels before it are fine, exit 1;
   - a must_keep_origin_dtype build's dump as the golden of the fp16 build:
     no tensor diverges;
+  - two convs of 20 channels: the first one's output is stored NC1HWC0
+    between them (vinci-assign-layouts) and is dumped as the NCHW tensor it
+    is, matching torch's conv;
   - bad input: a golden directory matching nothing is a one-line error,
     exit 2.
 
@@ -59,6 +62,38 @@ def make_model(path, scale):
     return w1, b1
 
 
+def make_conv_model(path, golden_dir, input_path):
+    """conv 3 -> 20 + relu, conv 20 -> 20 + relu, 1x3x8x8; its golden from
+    torch fp32, one .npy per ONNX tensor."""
+    import torch
+    rng = np.random.default_rng(2)
+    w1 = (rng.standard_normal((20, 3, 3, 3)) / 4).astype(np.float32)
+    w2 = (rng.standard_normal((20, 20, 3, 3)) / 8).astype(np.float32)
+    x = rng.uniform(-1, 1, (1, 3, 8, 8)).astype(np.float32)
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], name="/conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"], name="/relu1"),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], name="/conv2", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c2"], ["y"], name="/relu2"),
+    ]
+    graph = helper.make_graph(
+        nodes, "dump_conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 20, 8, 8])],
+        initializer=[numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+    np.save(input_path, x)
+    os.makedirs(golden_dir)
+    conv = torch.nn.functional.conv2d
+    tensors = {"c1": conv(torch.from_numpy(x), torch.from_numpy(w1), padding=1)}
+    tensors["r1"] = tensors["c1"].clamp(min=0)
+    tensors["c2"] = conv(tensors["r1"], torch.from_numpy(w2), padding=1)
+    tensors["y"] = tensors["c2"].clamp(min=0)
+    for name, value in tensors.items():
+        np.save(os.path.join(golden_dir, name + ".npy"), value.numpy().astype(np.float32))
+
+
 def golden(directory, x, w1, b1):
     """numpy fp32, one .npy per ONNX tensor name."""
     os.makedirs(directory)
@@ -88,12 +123,12 @@ def main():
         make_model(perturbed, 3.3)
         golden(os.path.join(work, "golden"), x, w1, b1)
 
-        def dump(model, tag, *options):
+        def dump(model, tag, *options, model_input=os.path.join(work, "x.npy")):
             om, out = os.path.join(work, tag + ".om"), os.path.join(work, tag + ".dump")
             for step in ([os.path.join(args.bin, "vinci-compile"), "--model", model, "--output",
                           om, *options],
                          [os.path.join(args.bin, "vinci-run"), "--model", om, "--hazards",
-                          "fatal", "--input", os.path.join(work, "x.npy"), "--output_dir",
+                          "fatal", "--input", model_input, "--output_dir",
                           os.path.join(work, tag + ".out"), "--dump", out]):
                 proc = subprocess.run(step, capture_output=True, text=True, timeout=300)
                 if proc.returncode != 0:
@@ -144,6 +179,28 @@ def main():
             if code != 0:
                 why = f"exit {code} against the fp32 build's dump {err}"
         results.append(("fp32_build_as_golden", why))
+
+        conv_model, conv_golden = os.path.join(work, "conv.onnx"), os.path.join(work, "conv_golden")
+        conv_input = os.path.join(work, "conv_x.npy")
+        make_conv_model(conv_model, conv_golden, conv_input)
+        conv_report = os.path.join(work, "conv_report.json")
+        out, _, why = dump(conv_model, "conv", "--precision_mode", "force_fp16", "--report",
+                           conv_report, model_input=conv_input)
+        if not why:
+            code, report, err = compare(out, conv_golden, "--model", conv_model)
+            with open(os.path.join(out, "index.json")) as f:
+                shapes = [t["shape"] for t in json.load(f)["tensors"]]
+            compared = [t for t in report["tensors"] if "cosine" in t] if report else []
+            if code != 0:
+                why = f"exit {code}, first divergent {report and report['first_divergent']} {err}"
+            elif shapes != [[1, 20, 8, 8], [1, 20, 8, 8]] or len(compared) != 2:
+                why = f"dumped shapes {shapes}, {len(compared)} tensors compared, want 2 of 1x20x8x8"
+            else:
+                with open(conv_report) as f:
+                    stored = json.load(f)["nc1hwc0_tensors"]
+                if stored != 1:
+                    why = f"{stored} tensors stored NC1HWC0, want 1 (conv1's output)"
+        results.append(("nc1hwc0_activation_dumped_dense", why))
 
         empty = os.path.join(work, "empty")
         os.makedirs(empty)

@@ -13,7 +13,8 @@
 // --dump DIR writes every task's outputs of the first run, as ATC's dump
 // does: DIR/<task>_<node>_<index>.npy (the name "node:index" of the source
 // node's output the tensor is) and DIR/index.json listing them in execution
-// order with their kernel, dtype and shape; vinci.compare compares a dump
+// order with their kernel, dtype and shape (an NC1HWC0 activation unpacked
+// to its NCHW shape); vinci.compare compares a dump
 // with a golden run per node.
 #include <sys/stat.h>
 
@@ -80,6 +81,31 @@ std::string fileStem(const std::string& name) {
   return start == std::string::npos ? "tensor" : stem.substr(start);
 }
 
+// An NC1HWC0 activation ([N, ceil(C / 16), H, W, 16], the compiler's
+// layout between conv-family kernels) as the dense NCHW tensor its
+// descriptor names, so that a dump compares with the model's own tensors;
+// false when the storage is not that size.
+bool unpackNc1hwc0(const vinci_task_output& output, HostTensor& tensor) {
+  if (output.desc.rank != 4) return false;
+  const int64_t n = output.desc.dims[0], c = output.desc.dims[1], h = output.desc.dims[2],
+                w = output.desc.dims[3], c1 = (c + 15) / 16;
+  const size_t element = vinci::tensorio::dtypeBytes(output.desc.dtype);
+  if (element == 0 || output.desc.size != static_cast<uint64_t>(n * c1 * h * w * 16) * element)
+    return false;
+  tensor.shape = {n, c, h, w};
+  tensor.data.resize(static_cast<size_t>(n * c * h * w) * element);
+  const uint8_t* storage = static_cast<const uint8_t*>(output.data);
+  uint8_t* dense = tensor.data.data();
+  for (int64_t image = 0; image < n; ++image)
+    for (int64_t channel = 0; channel < c; ++channel)
+      for (int64_t pixel = 0; pixel < h * w; ++pixel) {
+        const int64_t from = ((image * c1 + channel / 16) * h * w + pixel) * 16 + channel % 16;
+        const int64_t to = (image * c + channel) * h * w + pixel;
+        std::memcpy(dense + to * element, storage + from * element, element);
+      }
+  return true;
+}
+
 void dumpTask(void* user, uint32_t task, const char* kernel, const vinci_task_output* outputs,
               uint32_t num_outputs) {
   Dump& dump = *static_cast<Dump*>(user);
@@ -89,12 +115,15 @@ void dumpTask(void* user, uint32_t task, const char* kernel, const vinci_task_ou
     HostTensor tensor;
     tensor.dtype = output.desc.dtype;
     const bool dense = output.desc.format == VINCI_FORMAT_ND || output.desc.format == VINCI_FORMAT_NCHW;
-    if (dense)
-      tensor.shape.assign(output.desc.dims, output.desc.dims + output.desc.rank);
-    else
-      tensor.shape = {static_cast<int64_t>(output.desc.size / vinci::tensorio::dtypeBytes(output.desc.dtype))};
     const uint8_t* bytes = static_cast<const uint8_t*>(output.data);
-    tensor.data.assign(bytes, bytes + output.desc.size);
+    if (dense) {
+      tensor.shape.assign(output.desc.dims, output.desc.dims + output.desc.rank);
+      tensor.data.assign(bytes, bytes + output.desc.size);
+    } else if (output.desc.format != VINCI_FORMAT_NC1HWC0 || !unpackNc1hwc0(output, tensor)) {
+      // Another padded format: its storage bytes, flat.
+      tensor.shape = {static_cast<int64_t>(output.desc.size / vinci::tensorio::dtypeBytes(output.desc.dtype))};
+      tensor.data.assign(bytes, bytes + output.desc.size);
+    }
     const std::string file = fmt::format("{:04}_{}.npy", task, fileStem(output.desc.name));
     const std::vector<uint8_t> npy = vinci::tensorio::encodeNpy(tensor);
     vinci::format::Status status =
