@@ -237,67 +237,17 @@ struct Candidate {
   double cycles; // estimated per block
 };
 
-/// The bands of a row split (plan.rowParts = P > 1, R = oh / P output rows
-/// a block), or false when this split cannot be one uniform program.
-///
-/// Every block runs the same instructions, and an address may depend on
-/// block_idx only as c1 (b mod G) + c2 (b floordiv G) (one G an operand):
-/// with G = P - 1 that is linear in b for blocks 0 .. P-2 and anything for
-/// block P-1. So blocks 0 .. P-2 ("middle") own the rows [T + b R, T + (b +
-/// 1) R), which read no pad, and block P-1 ("edge") owns the first T rows
-/// and the last R - T: its first band is the top one and its last band the
-/// bottom one, the only bands with pad rows. Their counts must not differ
-/// from the middle blocks', so every block writes the pad's zero rows at
-/// fixed buffer rows and then loads all of a band's input rows: the middle
-/// blocks' load overwrites the zeros, the edge block's is shifted (source
-/// and destination alike) by the pad's rows past them (down for the top,
-/// up for the bottom: the buffer has that margin).
+/// The bands of a row split (plan.rowParts = P > 1; ConvCommon's
+/// planRowSplit), or false when this split cannot be one uniform program.
 bool planRowSplit(const ConvGeometry &g, ConvPlan &plan) {
-  int64_t P = plan.rowParts, R = g.oh / P;
   int64_t rowsPerBand = plan.tilesPerBand * plan.rowsT;
-  SmallVector<Band> local;
-  for (int64_t r = 0; r < R; r += rowsPerBand) {
-    Band b;
-    b.outRow0 = r;
-    b.outRows = std::min(rowsPerBand, R - r);
-    local.push_back(b);
-  }
-  if (local.size() < 2)
+  RowSplit split;
+  if (!planRowSplit(g, plan.rowParts, rowsPerBand, split, plan.bands))
     return false;
-  int64_t topBands = int64_t(local.size() + 1) / 2;
-  plan.topRows = local[topBands].outRow0;
-  auto bandAt = [&](int64_t outRow0, int64_t outRows) { return rowBandAt(g, outRow0, outRows); };
-  int64_t T = plan.topRows, zt = 0, zb = 0;
-  for (size_t i = 0; i < local.size(); ++i) {
-    const Band &l = local[i];
-    int64_t need = windowInputRows(g, l.outRows);
-    // Middle blocks 0 and P - 2 bound the others.
-    for (int64_t m : {int64_t(0), P - 2}) {
-      Band mid = bandAt(T + m * R + l.outRow0, l.outRows);
-      if (mid.zeroTop || mid.zeroBottom)
-        return false;
-    }
-    bool top = int64_t(i) < topBands;
-    Band edge = bandAt(top ? l.outRow0 : g.oh - R + l.outRow0, l.outRows);
-    bool first = i == 0, last = i + 1 == local.size();
-    if ((edge.zeroTop && !first) || (edge.zeroBottom && !last) || edge.realRows == 0)
-      return false;
-    if (first && edge.zeroTop && need > g.h)
-      return false; // the shifted load reads rows [0, need)
-    if (last && edge.zeroBottom && edge.inRow0 - edge.zeroBottom < 0)
-      return false;
-    Band b = l;
-    b.group = top ? 0 : 1;
-    b.zeroTop = first ? edge.zeroTop : 0;
-    b.zeroBottom = last ? edge.zeroBottom : 0;
-    b.realRows = need; // loaded by every block
-    zt = std::max(zt, b.zeroTop);
-    zb = std::max(zb, b.zeroBottom);
-    plan.bands.push_back(b);
-  }
-  plan.marginTop = zb;
-  plan.bufRows = zb + windowInputRows(g, rowsPerBand) + zt;
-  plan.slackRows = (plan.tilesPerBand - 1) * plan.rowsT * g.sh + zb;
+  plan.topRows = split.topRows;
+  plan.marginTop = split.marginTop;
+  plan.bufRows = split.marginTop + windowInputRows(g, rowsPerBand) + split.marginBottom;
+  plan.slackRows = (plan.tilesPerBand - 1) * plan.rowsT * g.sh + split.marginTop;
   return true;
 }
 
@@ -656,21 +606,17 @@ private:
   }
 
 
-  /// The first output row of the band at block row `localRow` of `group`
-  /// (planRowSplit: block b < P - 1 owns rows T + b R .., the edge block
-  /// P - 1 the first T rows, group 0, and the last R - T, group 1).
-  Affine bandRow(int64_t localRow, int64_t group) {
-    if (plan.rowParts == 1)
-      return Affine(localRow);
-    int64_t R = g.oh / plan.rowParts, T = plan.topRows;
-    int64_t edgeRow0 = group == 0 ? 0 : g.oh - R;
-    return Affine(T + localRow) + Affine::mod(bid, plan.rowParts - 1, R) +
-           onEdge(edgeRow0 - T);
+  /// The row split (planRowSplit) the plan made, if any.
+  RowSplit rowSplit() const {
+    RowSplit split;
+    split.parts = plan.rowParts;
+    split.rows = g.oh / plan.rowParts;
+    split.topRows = plan.topRows;
+    split.marginTop = plan.marginTop;
+    return split;
   }
-  /// `coef` on the row split's edge block, 0 on the others: b floordiv (P - 1).
-  Affine onEdge(int64_t coef) {
-    return plan.rowParts == 1 ? Affine() : Affine::floorDiv(bid, plan.rowParts - 1, coef);
-  }
+  /// `coef` on the row split's edge block, 0 on the others.
+  Affine onEdge(int64_t coef) { return rowSplit().onEdge(bid, coef); }
 
   /// The bands, each loaded one band ahead of its tiles: a band's pad rows
   /// are zeroed by UB -> L1 copies on MTE3, which runs in order, so issued
@@ -679,7 +625,9 @@ private:
   void emitBands(const Affine &n) {
     emitBandsPrefetched(
         t, plan.bands, plan.tilesPerBand * plan.rowsT,
-        [&](int64_t localRow, const Band &bd) { return bandRow(localRow, bd.group); },
+        [&](int64_t localRow, const Band &bd) {
+          return rowSplit().bandRow(bid, g.oh, localRow, bd.group);
+        },
         [&](const BandAt &at) { loadBand(n, at); }, [&](const BandAt &at) { computeBand(n, at); });
   }
 

@@ -28,11 +28,15 @@
 // Blocks: batch parts x channel-group parts (ConvCommon's
 // splitChannelGroups: the fewest (image, group) pairs a block, then the
 // most blocks; groups of fewer than 16 channels when that gives idle cores
-// work without more pairs a block, both sides NCHW). Each block loops over its images
-// and groups, each group over bands of output rows, each band's load issued
-// one band ahead of its compute (two staging and two padded buffers
-// alternate); bands of one shape (the ones away from the pads) are a loop
-// of pairs.
+// work without more pairs a block, both sides NCHW), or output-row parts
+// when that is a clear gain (chooseRowParts: few groups for the cores;
+// planRowSplit's one program for every block, the pads on the edge
+// block). Each block loops over its images and groups, each group over
+// bands of output rows, each band's load issued one band ahead of its
+// compute (two staging and two padded buffers alternate) and a group's
+// first band during the previous group's last (emitGroupsPrefetched);
+// bands of one shape (the ones away from the pads) are a loop of pairs.
+// The block's weights and bias stay in UB when they fit 32 KB (one load).
 //
 //===----------------------------------------------------------------------===//
 #include "backend/lower/ConvCommon.h"
@@ -173,6 +177,7 @@ std::optional<std::string> depthwiseTemplateMismatchOf(func::FuncOp func) {
 
 struct DepthwisePlan {
   ChannelGroupSplit split;
+  RowSplit rows;       // output-row parts (then split holds every pair)
   int64_t wp = 1;      // padded input row pitch (pixels)
   int64_t po = 1;      // output pitch: sh * wp / sw
   int64_t bandRows = 1;
@@ -180,6 +185,10 @@ struct DepthwisePlan {
   int64_t maxReal = 1; // most real input rows a band loads
   bool staged = true;  // loaded into a staging buffer, then into the padded rows
   int64_t padPixels = 1, accPixels = 1, tilePixels = 16;
+  /// The block's groups' weights and bias stay in UB, loaded once (one
+  /// copy_nchw2nc1hwc0 and one copy) instead of two small loads a group.
+  bool residentWeights = false;
+  int64_t blocks() const { return split.blocks() * rows.parts; }
 };
 
 /// Output pixels the taps of a band of `rows` output rows compute (whole
@@ -193,23 +202,36 @@ int64_t padPixelsOf(const ConvGeometry &g, const DepthwisePlan &p, int64_t rows)
   return std::max(reach, windowInputRows(g, rows) * p.wp);
 }
 
-int64_t ubBytes(const DepthwiseInfo &info, const DepthwisePlan &p, int64_t rows, bool f32Steps,
-                bool ncOut, bool xF32, bool yF32) {
+/// UB bytes of bands of `rows` output rows; `marginRows` padded rows
+/// around each band (a row split's pad margins).
+/// Pixels (16 channels) of a block's resident weights and bias.
+int64_t residentPixels(const DepthwiseInfo &info, const DepthwisePlan &p) {
+  int64_t groups = p.split.groups / p.split.groupParts;
+  return groups * (info.taps + 1) + 4;
+}
+/// Resident weights cost at most this much UB.
+constexpr int64_t kMaxResidentWeightBytes = 32 * 1024;
+
+int64_t ubBytes(const DepthwiseInfo &info, const DepthwisePlan &p, int64_t rows, int64_t marginRows,
+                bool f32Steps, bool ncOut, bool xF32, bool yF32) {
   const ConvGeometry &g = info.g;
-  int64_t real = std::min(windowInputRows(g, rows), g.h);
+  int64_t real = marginRows ? windowInputRows(g, rows) : std::min(windowInputRows(g, rows), g.h);
   int64_t staging = p.staged ? 2 * (real * g.w + 4) : 0;
-  int64_t padded = 2 * (padPixelsOf(g, p, rows) + 2 * kPixelsPerRepeat);
+  int64_t padded = 2 * (padPixelsOf(g, p, rows) + marginRows * p.wp + 2 * kPixelsPerRepeat);
   int64_t tile = roundUp(rows * g.ow, 16);
   int64_t acc = std::max(accPixelsOf(p, rows), tile);
   int64_t compact = p.po != g.ow ? tile : 0;
   int64_t nz = ncOut ? 0 : 2 * tile;
   int64_t wide = (f32Steps ? 2 * tile : 0) + (yF32 ? 2 * tile : 0) + (xF32 ? 4 * real * g.w + 4 : 0);
   int64_t weights = info.taps * (kPixelsPerRepeat + 3) + 4 * kPixelsPerRepeat + 8;
+  if (p.residentWeights)
+    weights += residentPixels(info, p);
   return (staging + padded + acc + compact + nz + wide + weights) * kPixelBytes;
 }
 
 bool planDepthwise(const DepthwiseInfo &info, ActLayout xLayout, ActLayout yLayout, bool xF32,
-                   bool yF32, const soc::SocSpec &soc, DepthwisePlan &plan) {
+                   bool yF32, bool paramsF16, const soc::SocSpec &soc, DepthwisePlan &plan,
+                   bool allowRowSplit = true) {
   const ConvGeometry &g = info.g;
   bool nchw = xLayout == ActLayout::NCHW && yLayout == ActLayout::NCHW;
   plan.split = splitChannelGroups(g, soc.ai_core_count, nchw, /*fewestPairs=*/true);
@@ -222,26 +244,50 @@ bool planDepthwise(const DepthwiseInfo &info, ActLayout xLayout, ActLayout yLayo
   plan.staged = plan.wp != g.w;
   bool f32Steps = llvm::any_of(info.epilogue, [](const EpilogueStep &e) { return !exactInF16(e); });
   bool ncOut = yLayout == ActLayout::NC1HWC0;
+  // Output rows over the blocks instead when the (image, group) pairs
+  // leave cores idle or uneven: each tap is a repeat for 8 output pixels
+  // of a row of pitch po.
+  double vectorPerPixel = double(info.taps + 2) * double(plan.po) / double(kPixelsPerRepeat * g.ow);
   int64_t budget = int64_t(soc.bufferBytes(soc::Space::UB)) - 2048;
-  int64_t rows = 1;
-  while (rows < g.oh && ubBytes(info, plan, rows + 1, f32Steps, ncOut, xF32, yF32) <= budget)
-    ++rows;
-  if (ubBytes(info, plan, rows, f32Steps, ncOut, xF32, yF32) > budget)
+  int64_t margin = 0;
+  auto fits = [&](int64_t rows) {
+    return ubBytes(info, plan, rows, margin, f32Steps, ncOut, xF32, yF32) <= budget;
+  };
+  auto mostRows = [&](int64_t limit) {
+    int64_t rows = 1;
+    while (rows < limit && fits(rows + 1))
+      ++rows;
+    return rows;
+  };
+  int64_t parts = allowRowSplit ? chooseRowParts(g, plan.split, soc, vectorPerPixel, mostRows(g.oh)) : 1;
+  if (parts > 1)
+    plan.split = ChannelGroupSplit{kC0, (g.c + kC0 - 1) / kC0, 1, 1};
+  plan.residentWeights = paramsF16 && plan.split.cg == kC0 &&
+                         residentPixels(info, plan) * kPixelBytes <= kMaxResidentWeightBytes;
+  int64_t partRows = g.oh / parts;
+  margin = parts > 1 ? g.padTop + g.padBottom : 0;
+  int64_t rows = mostRows(partRows);
+  if (!fits(rows))
     return false;
-  // A band's positions are one copy_nz2nd (at most 65535 columns); at least
-  // two bands when a block holds one (image, group), so that one loads
-  // while the other computes.
+  // A band's positions are one copy_nz2nd (at most 65535 columns).
   rows = std::max<int64_t>(1, std::min(rows, 65535 / g.ow));
   int64_t perBlock = (g.n / plan.split.batchParts) * (plan.split.groups / plan.split.groupParts);
-  int64_t nbands = (g.oh + rows - 1) / rows;
-  if (nbands == 1 && g.oh > 1 && perBlock == 1)
-    nbands = 2;
-  plan.bandRows = (g.oh + nbands - 1) / nbands;
-  for (int64_t r = 0; r < g.oh; r += plan.bandRows) {
-    plan.bands.push_back(rowBandAt(g, r, std::min(plan.bandRows, g.oh - r)));
-    plan.maxReal = std::max(plan.maxReal, plan.bands.back().realRows);
+  plan.bandRows = bandRowsFor(partRows, rows, perBlock, parts > 1);
+  if (parts > 1) {
+    if (!planRowSplit(g, parts, plan.bandRows, plan.rows, plan.bands)) {
+      // Not one program for every block: plan again without the row split.
+      plan = DepthwisePlan();
+      return planDepthwise(info, xLayout, yLayout, xF32, yF32, paramsF16, soc, plan,
+                           /*allowRowSplit=*/false);
+    }
+  } else {
+    for (int64_t r = 0; r < g.oh; r += plan.bandRows)
+      plan.bands.push_back(rowBandAt(g, r, std::min(plan.bandRows, g.oh - r)));
   }
-  plan.padPixels = padPixelsOf(g, plan, plan.bandRows);
+  for (const RowBand &bd : plan.bands)
+    plan.maxReal = std::max(plan.maxReal, bd.realRows);
+  plan.padPixels =
+      padPixelsOf(g, plan, plan.bandRows) + (plan.rows.marginTop + plan.rows.marginBottom) * plan.wp;
   plan.accPixels = accPixelsOf(plan, plan.bandRows);
   plan.tilePixels = roundUp(plan.bandRows * g.ow, 16);
   return true;
@@ -262,7 +308,7 @@ public:
 
   void emit() {
     const ChannelGroupSplit &split = plan.split;
-    if (split.blocks() > 1)
+    if (plan.blocks() > 1)
       bid = dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult();
     allocate();
     // The pad columns (and rows) of both padded buffers are zero from the
@@ -270,16 +316,22 @@ public:
     for (Value buf : padded)
       fill(buf, paddedElems(), 0.0);
     int64_t images = g.n / split.batchParts, groups = split.groups / split.groupParts;
+    if (plan.residentWeights)
+      loadResidentWeights(blockGroup(groups), groups);
     t.loop(images, false, [&](Affine image) {
       Affine n = blockImage(images) + image;
-      // A partial last group (channels not a multiple of the group) is
-      // static: only one block holds groups then.
-      int64_t partial = g.c % split.cg ? 1 : 0;
-      t.loop(groups - partial, false, [&](Affine group) {
-        emitGroup(n, blockGroup(groups) + group, split.cg);
-      });
-      if (partial)
-        emitGroup(n, Affine(split.groups - 1), g.c - (split.groups - 1) * split.cg);
+      // A partial last group (channels not a multiple of the group): only
+      // one block holds groups then.
+      int64_t lastChannels = g.c % split.cg ? g.c % split.cg : split.cg;
+      emitGroupsPrefetched(
+          t, blockGroup(groups), groups, split.cg, lastChannels, plan.bands, plan.bandRows,
+          [&](int64_t localRow, const RowBand &bd) {
+            return plan.rows.bandRow(bid, g.oh, localRow, bd.group);
+          },
+          [&](const GroupAt &at) { loadWeights(at); },
+          [&](const GroupAt &at) { spreadWeights(at); },
+          [&](const GroupAt &at, const BandAt &band) { loadBand(n, at, band); },
+          [&](const GroupAt &at, const BandAt &band) { computeBand(n, at, band); });
     });
   }
 
@@ -330,14 +382,17 @@ private:
         buf = t.alloc(dv::MemSpace::UB, plan.tilePixels * kC0, f16);
     if (yF32())
       nz32 = t.alloc(dv::MemSpace::UB, plan.tilePixels * kC0, f32);
-    rawWeights = t.alloc(dv::MemSpace::UB, roundUp(info.taps * kC0, 64), f16);
+    int64_t blockGroups = plan.split.groups / plan.split.groupParts;
+    rawWeights = t.alloc(dv::MemSpace::UB,
+                         roundUp((plan.residentWeights ? blockGroups : 1) * info.taps * kC0, 64), f16);
     if (f32Arg(info.wArg))
       rawWeights32 = t.alloc(dv::MemSpace::UB, roundUp(info.taps * kC0, 64), f32);
     if (info.biasArg >= 0 && f32Arg(info.biasArg))
       rawBias32 = t.alloc(dv::MemSpace::UB, 64, f32);
     weights = t.alloc(dv::MemSpace::UB, info.taps * kRepeatElems, f16);
     if (info.biasArg >= 0) {
-      rawBias = t.alloc(dv::MemSpace::UB, kRepeatElems, f16);
+      rawBias = t.alloc(dv::MemSpace::UB,
+                        roundUp((plan.residentWeights ? blockGroups : 1) * kC0, kRepeatElems), f16);
       biasRow = t.alloc(dv::MemSpace::UB, kRepeatElems, f16);
     }
   }
@@ -355,59 +410,87 @@ private:
     });
   }
 
-  /// The group's weights (and bias), each tap's 16 channel weights
-  /// repeated over the 8 blocks of a repeat: the second operand of every
-  /// tap's vmla, read with repeat stride 0.
-  void loadWeights(const Affine &group, int64_t channels) {
-    int64_t cg = plan.split.cg;
+  /// The block's `groups` groups' weights and bias from group `group0`, GM
+  /// -> UB: group k's at rawWeights pixel k taps and rawBias pixel k.
+  void loadResidentWeights(const Affine &group0, int64_t groups) {
+    // A split over groups divides the channels evenly.
+    int64_t channels = plan.split.groupParts > 1 ? groups * kC0 : g.c;
+    dv::CopyNchw2Nc1hwc0Op::create(
+        b, loc, t.view(gm[info.wArg], group0 * (kC0 * info.taps), channels * info.taps),
+        t.view(rawWeights, 0, {groups * info.taps, kC0}, dv::Layout::NC1HWC0), t.i64(channels),
+        t.i64(info.taps), t.i64(info.taps));
+    if (info.biasArg < 0)
+      return;
+    if (channels % kC0)
+      fill(rawBias, roundUp(groups * kC0, kRepeatElems), 0.0);
+    dv::CopyOp::create(b, loc, t.view(gm[info.biasArg], group0 * kC0, channels),
+                       t.view(rawBias, 0, channels), 1, uint64_t(channels * 2), 0, 0);
+  }
+
+  /// The group's weights (and bias), GM -> UB, issued beside its first
+  /// band's load (during the previous group's last band).
+  void loadWeights(const GroupAt &at) {
+    if (plan.residentWeights)
+      return;
+    const Affine &group = at.group;
+    int64_t cg = plan.split.cg, channels = at.channels;
     // copy_nchw2nc1hwc0 zeroes the lanes above `channels`.
-    int64_t elems = info.taps * kC0;
-    if (rawWeights32) {
-      t.loadNchwPixels(gm[info.wArg], group * (cg * info.taps), channels, info.taps, info.taps,
-                       rawWeights32, Affine(0));
-      t.convert(rawWeights32, rawWeights, elems, soc.max_repeat);
-    } else {
-      t.loadNchwPixels(gm[info.wArg], group * (cg * info.taps), channels, info.taps, info.taps,
-                       rawWeights, Affine(0));
+    t.loadNchwPixels(gm[info.wArg], group * (cg * info.taps), channels, info.taps, info.taps,
+                     rawWeights32 ? rawWeights32 : rawWeights, Affine(0));
+    if (info.biasArg < 0)
+      return;
+    // Only a partial group leaves lanes of the bias unwritten (zero: the
+    // padded channels of an NC1HWC0 result must be 0).
+    if (channels < kC0) {
+      if (rawBias32)
+        dv::VDupOp::create(b, loc, b.getF32FloatAttr(0.0f), rawBias32, t.i64(1), none(), none(),
+                           none());
+      else
+        fill(rawBias, kRepeatElems, 0.0);
     }
+    Value raw = rawBias32 ? rawBias32 : rawBias;
+    dv::CopyOp::create(b, loc, t.view(gm[info.biasArg], group * cg, channels),
+                       t.view(raw, 0, channels), 1,
+                       uint64_t(channels * (rawBias32 ? 4 : 2)), 0, 0);
+  }
+
+  /// The group's weights spread for the taps: each tap's 16 channel
+  /// weights repeated over the 8 blocks of a repeat, the second operand of
+  /// every tap's vmla (read with repeat stride 0); the bias likewise.
+  void spreadWeights(const GroupAt &at) {
+    int64_t elems = info.taps * kC0;
+    if (rawWeights32)
+      t.convert(rawWeights32, rawWeights, elems, soc.max_repeat);
+    // Resident: group k's pixels from k taps (its bias pixel k).
+    Affine local = plan.residentWeights ? at.local : Affine(0);
     // dst block j of repeat k = source block k: a 0-stride read of each tap.
-    dv::VMulsOp::create(b, loc, t.view(rawWeights, 0, elems), b.getF32FloatAttr(1.0f),
+    dv::VMulsOp::create(b, loc, t.view(rawWeights, local * elems, elems), b.getF32FloatAttr(1.0f),
                         weights, t.i64(info.taps), attr({1, 0}), attr({8, 1}), none());
     if (info.biasArg < 0)
       return;
-    fill(rawBias, kRepeatElems, 0.0);
-    if (rawBias32) {
-      dv::VDupOp::create(b, loc, b.getF32FloatAttr(0.0f), rawBias32, t.i64(1), none(), none(),
-                         none());
-      dv::CopyOp::create(b, loc, t.view(gm[info.biasArg], group * cg, channels),
-                         t.view(rawBias32, 0, channels), 1, uint64_t(channels * 4), 0, 0);
+    if (rawBias32)
       t.convert(rawBias32, t.view(rawBias, 0, 64), kC0, soc.max_repeat);
-    } else {
-      dv::CopyOp::create(b, loc, t.view(gm[info.biasArg], group * cg, channels),
-                         t.view(rawBias, 0, channels), 1, uint64_t(channels * 2), 0, 0);
-    }
-    dv::VMulsOp::create(b, loc, t.view(rawBias, 0, kC0), b.getF32FloatAttr(1.0f), biasRow,
+    dv::VMulsOp::create(b, loc, t.view(rawBias, local * kC0, kC0), b.getF32FloatAttr(1.0f), biasRow,
                         t.i64(1), attr({1, 0}), attr({8, 1}), none());
   }
 
-  /// The group's bands, each loaded one band ahead of its compute (the
-  /// Scalar unit issues in program order and stalls on a full V queue, so
-  /// a load issued after a band's vector work would wait for most of it).
-  void emitGroup(const Affine &n, const Affine &group, int64_t channels) {
-    loadWeights(group, channels);
-    emitBandsPrefetched(
-        t, plan.bands, plan.bandRows,
-        [](int64_t localRow, const RowBand &) { return Affine(localRow); },
-        [&](const BandAt &band) { loadBand(n, group, channels, band); },
-        [&](const BandAt &band) { computeBand(n, group, channels, band); });
+  /// The rows of a band's input from its first (the top pad's rows past
+  /// its top; on a row split the edge block's shift, planRowSplit) to the
+  /// first row it loads: of the map, and of the padded buffer from its
+  /// first band row (padded row margin()).
+  Affine loadShift(const RowBand &bd) const {
+    return plan.rows.parts > 1 ? plan.rows.loadShift(bid, bd) : Affine(bd.zeroTop);
   }
+  int64_t margin() const { return plan.rows.marginTop; }
 
   /// The band's zero rows and its real input rows, GM -> UB.
-  void loadBand(const Affine &n, const Affine &group, int64_t channels, const BandAt &band) {
+  void loadBand(const Affine &n, const GroupAt &at, const BandAt &band) {
     const RowBand &bd = *band.bd;
+    const Affine &group = at.group;
+    int64_t channels = at.channels;
     Value x = gm[info.xArg], pad = padded[band.which];
     int64_t cg = plan.split.cg, hw = g.h * g.w;
-    Affine inRow = band.outRow0 * g.sh + Affine(-g.padTop + bd.zeroTop); // first real row
+    Affine inRow = band.outRow0 * g.sh + Affine(-g.padTop) + loadShift(bd); // first loaded row
     int64_t need = windowInputRows(g, bd.outRows);
     // Zero rows of the pads first (the other bands of this buffer may have
     // left real rows there); whole repeats, so a fill may run into the real
@@ -417,15 +500,15 @@ private:
       fill(t.view(pad, row * plan.wp * kC0, elems), elems, 0.0);
     };
     if (bd.zeroTop)
-      zeroRows(0, bd.zeroTop);
+      zeroRows(margin(), bd.zeroTop);
     if (bd.zeroBottom)
-      zeroRows(need - bd.zeroBottom, bd.zeroBottom);
+      zeroRows(margin() + need - bd.zeroBottom, bd.zeroBottom);
     if (bd.realRows == 0)
       return; // every row in the pads: the zero rows are the band's input
     // Into the padded rows directly when there are no pad columns; an f32
     // graph input into f32 pixels (narrowed by computeBand).
     Value dst = xF32() ? wideIn[band.which] : plan.staged ? staging[band.which] : pad;
-    Affine dstAt = xF32() || plan.staged ? Affine(0) : Affine(bd.zeroTop * plan.wp * kC0);
+    Affine dstAt = xF32() || plan.staged ? Affine(0) : (loadShift(bd) + margin()) * (plan.wp * kC0);
     if (xLayout == ActLayout::NC1HWC0) {
       Affine src = ((n * plan.split.groups + group) * g.h + inRow) * (g.w * kC0);
       dv::CopyOp::create(b, loc, t.view(x, src, bd.realRows * g.w * kC0),
@@ -438,8 +521,10 @@ private:
   }
 
   /// The band's taps, epilogue and store.
-  void computeBand(const Affine &n, const Affine &group, int64_t channels, const BandAt &band) {
+  void computeBand(const Affine &n, const GroupAt &at, const BandAt &band) {
     const RowBand &bd = *band.bd;
+    const Affine &group = at.group;
+    int64_t channels = at.channels;
     const Affine &outRow0 = band.outRow0;
     int64_t which = band.which;
     Value y = gm[outArg], pad = padded[which];
@@ -448,13 +533,13 @@ private:
       // The f32 pixels narrowed where the f16 ones go.
       int64_t elems = bd.realRows * g.w * kC0;
       Value dst = plan.staged ? staging[which] : pad;
-      Affine dstAt = plan.staged ? Affine(0) : Affine(bd.zeroTop * plan.wp * kC0);
+      Affine dstAt = plan.staged ? Affine(0) : (loadShift(bd) + margin()) * (plan.wp * kC0);
       t.convert(t.view(wideIn[which], 0, roundUp(elems, 64)), t.view(dst, dstAt, roundUp(elems, 64)),
                 elems, soc.max_repeat);
     }
     if (plan.staged && bd.realRows)
       dv::CopyOp::create(b, loc, pixels(staging[which], Affine(0), bd.realRows * g.w),
-                         pixels(pad, Affine(bd.zeroTop * plan.wp + g.padLeft),
+                         pixels(pad, (loadShift(bd) + margin()) * plan.wp + Affine(g.padLeft),
                                 (bd.realRows - 1) * plan.wp + g.w),
                          uint64_t(bd.realRows), uint64_t(g.w * kPixelBytes), 0,
                          uint64_t((plan.wp - g.w) * kPixelBytes));
@@ -465,7 +550,7 @@ private:
     int64_t outPixels = accPixelsOf(plan, bd.outRows), repeats = outPixels / kPixelsPerRepeat;
     for (int64_t tap = 0; tap < info.taps; ++tap) {
       int64_t ki = tap / g.kw, kj = tap % g.kw;
-      int64_t from = ki * g.dh * plan.wp + kj * g.dw;
+      int64_t from = (margin() + ki * g.dh) * plan.wp + kj * g.dw;
       for (int64_t r0 = 0; r0 < repeats; r0 += soc.max_repeat) {
         int64_t n = std::min<int64_t>(soc.max_repeat, repeats - r0);
         int64_t q0 = r0 * kPixelsPerRepeat;
@@ -560,12 +645,14 @@ LogicalResult lowerDepthwise(func::FuncOp func, func::CallOp call, const soc::So
   for (unsigned i : {info.xArg, outArg})
     signature.types[i] = layoutGmType(call, i, signature.types[i]);
   DepthwisePlan plan;
+  auto f16Arg = [&](int arg) { return arg < 0 || dv::getElementType(signature.types[arg]).isF16(); };
   if (!planDepthwise(info, xLayout, yLayout, dv::getElementType(signature.types[info.xArg]).isF32(),
-                     dv::getElementType(signature.types[outArg]).isF32(), soc, plan))
+                     dv::getElementType(signature.types[outArg]).isF32(),
+                     f16Arg(int(info.wArg)) && f16Arg(info.biasArg), soc, plan))
     return func.emitError() << "kernel " << func.getSymName()
                             << ": no depthwise band fits the SoC's UB";
   OpBuilder b(func.getContext());
-  Block *entry = beginKernel(b, func, signature.types, plan.split.blocks(), "vector");
+  Block *entry = beginKernel(b, func, signature.types, plan.blocks(), "vector");
   SmallVector<Value> gmArgs(entry->getArguments());
   DepthwiseEmitter(b, func.getLoc(), info, plan, gmArgs, outArg, xLayout, yLayout, soc).emit();
   return finishKernel(entry, func, call);

@@ -3,12 +3,14 @@
 
 // Golden: a 3x3 depthwise conv (pad 1, bias, ReLU) over a 1x16x8x8 f16
 // NCHW map. 16 channels at batch 1 are 8 groups of 2 on 8 cores (the fewest
-// (image, group) pairs a block, then the most blocks); 2 bands of 4 output
-// rows. The group's weights come in as 9 NC1HWC0 pixels and each tap's 16
-// channel weights are repeated over the 8 blocks of a repeat (vmuls by 1,
-// source block stride 0); the bias likewise. A band's 5 real input rows
-// (the top one is pad) come in as NC1HWC0 pixels, one band ahead of the
-// taps, and go into rows of pitch
+// (image, group) pairs a block, then the most blocks; a row split is no
+// clear gain at this size); 2 bands of 4 output rows. The group's weights
+// come in as 9 NC1HWC0 pixels and its bias (2 of 16 lanes: zeroed first)
+// beside its first band, and then each tap's 16 channel weights are
+// repeated over the 8 blocks of a repeat (vmuls by 1, source block stride
+// 0); the bias likewise. A band's 5 real input rows (the top one is pad)
+// come in as NC1HWC0 pixels, one band ahead of the taps, and go into rows
+// of pitch
 // 10 (the pad columns stay zero; the pad row is a vdup) with a 64-byte gap;
 // tap (ki, kj) is one vmul / vmla of 40 output pixels (4 rows of pitch 10)
 // from padded pixel 10 ki + kj (x 16 elements), the weight read with repeat
@@ -33,14 +35,15 @@
 // CHECK: dv.vdup 0.000000e+00 : f32 to %[[PAD]] {repeat = 9 : i64}
 // CHECK: %[[WSRC:.+]] = dv.view %[[W]][%[[BID]] * 18]
 // CHECK: dv.copy_nchw2nc1hwc0 %[[WSRC]] to %{{.+}} {channels = 2 : i64, spatial = 9 : i64, src_channel_stride = 9 : i64}
-// CHECK: dv.vmuls %{{.+}}, 1.000000e+00 : f32 to %[[WB]] {blk = array<i64: 1, 0>, rep = array<i64: 8, 1>, repeat = 9 : i64}
+// CHECK: dv.vdup 0.000000e+00 : f32 to %[[RAWB]] {repeat = 1 : i64}
 // CHECK: %[[BSRC:.+]] = dv.view %[[B]][%[[BID]] * 2]
 // CHECK: dv.copy %[[BSRC]] to %{{.+}} {burst_bytes = 4 : i64}
-// CHECK: dv.vmuls %{{.+}}, 1.000000e+00 : f32 to %[[BB]] {blk = array<i64: 1, 0>, rep = array<i64: 8, 1>, repeat = 1 : i64}
 // CHECK: %[[TOP:.+]] = dv.view %[[PAD]][0] : {{.+}} to !dv.buf<ub, 256xf16>
 // CHECK: dv.vdup 0.000000e+00 : f32 to %[[TOP]] {repeat = 2 : i64}
 // CHECK: %[[XSRC:.+]] = dv.view %[[X]][%[[BID]] * 128] : !dv.gm<1x16x8x8xf16> to !dv.gm<104xf16>
 // CHECK: dv.copy_nchw2nc1hwc0 %[[XSRC]] to %{{.+}} {channels = 2 : i64, spatial = 40 : i64, src_channel_stride = 64 : i64}
+// CHECK: dv.vmuls %{{.+}}, 1.000000e+00 : f32 to %[[WB]] {blk = array<i64: 1, 0>, rep = array<i64: 8, 1>, repeat = 9 : i64}
+// CHECK: dv.vmuls %{{.+}}, 1.000000e+00 : f32 to %[[BB]] {blk = array<i64: 1, 0>, rep = array<i64: 8, 1>, repeat = 1 : i64}
 // The second band loads before the first computes (into the other
 // buffers): its bottom pad row is a vdup at row 5 (element 800), its rows
 // come from input row 3.
@@ -139,26 +142,33 @@ module {
 // Batch 2, 18 channels (a partial group), dilation 2 with pads 2, a
 // sigmoid epilogue. Whole 16-channel groups, one image a block: 2 blocks
 // of 2 (image, group) pairs (groups of 2 channels would give 6 blocks of
-// 3 pairs each: more vector work a block). The second group's 2 channels
-// are static. Sigmoid runs in f32 (vconv, vneg, vexp, vadds, vrec, vconv
-// back). The taps start at padded pixel 2 x (10 ki + kj).
+// 3 pairs each: more vector work a block). Both groups' weights stay in
+// UB, loaded once (one copy_nchw2nc1hwc0 of the 18 channels); each group
+// has an even number of bands (2 of 3 rows), so the second group's first
+// band loads during the first group's last. The second group's 2
+// channels are static. Sigmoid runs in f32 (vconv, vneg, vexp, vadds,
+// vrec, vconv back). The taps start at padded pixel 2 x (10 ki + kj).
 // CHECK-LABEL: dv.kernel @k0_conv
 // CHECK-SAME: block_dim = 2 : i64
+// CHECK: dv.copy_nchw2nc1hwc0 {{.+}} {channels = 18 : i64, spatial = 9 : i64, src_channel_stride = 9 : i64}
 // CHECK: dv.view %{{.+}}[%{{.+}} * 648]
-// CHECK: dv.copy_nchw2nc1hwc0 {{.+}} {channels = 16 : i64, spatial = 36 : i64, src_channel_stride = 36 : i64}
-// CHECK: dv.view %{{.+}}[32] : {{.+}} to !dv.buf<ub, 1024xf16>
+// CHECK: dv.copy_nchw2nc1hwc0 {{.+}} {channels = 16 : i64, spatial = 30 : i64, src_channel_stride = 36 : i64}
+// CHECK: dv.view %{{.+}}[32] : {{.+}} to !dv.buf<ub, 512xf16>
 // CHECK: dv.vmla
-// CHECK: dv.view %{{.+}}[704] : {{.+}} to !dv.buf<ub, 1024xf16>
+// CHECK: dv.view %{{.+}}[704] : {{.+}} to !dv.buf<ub, 512xf16>
 // CHECK: dv.vmla
 // CHECK: dv.vconv
 // CHECK: dv.vneg
 // CHECK: dv.vexp
 // CHECK: dv.vrec
 // CHECK: dv.vconv
-// CHECK: dv.copy_nz2nd {{.+}} {cols = 36 : i64, dst_row_stride = 36 : i64, rows = 16 : i64, src_rows = 16 : i64}
-// CHECK: dv.copy_nchw2nc1hwc0 {{.+}} {channels = 2 : i64, spatial = 9 : i64, src_channel_stride = 9 : i64}
-// CHECK: dv.copy_nchw2nc1hwc0 {{.+}} {channels = 2 : i64, spatial = 36 : i64, src_channel_stride = 36 : i64}
-// CHECK: dv.copy_nz2nd {{.+}} {cols = 36 : i64, dst_row_stride = 36 : i64, rows = 2 : i64, src_rows = 16 : i64}
+// CHECK: dv.copy_nz2nd {{.+}} {cols = 18 : i64, dst_row_stride = 36 : i64, rows = 16 : i64, src_rows = 16 : i64}
+// The static second group (2 channels) loads during the first's last band.
+// CHECK: dv.copy_nchw2nc1hwc0 {{.+}} {channels = 2 : i64, spatial = 30 : i64, src_channel_stride = 36 : i64}
+// CHECK: dv.copy_nz2nd {{.+}} {cols = 18 : i64, dst_row_stride = 36 : i64, rows = 16 : i64, src_rows = 16 : i64}
+// CHECK: dv.copy_nz2nd {{.+}} {cols = 18 : i64, dst_row_stride = 36 : i64, rows = 2 : i64, src_rows = 16 : i64}
+// CHECK: dv.copy_nz2nd {{.+}} {cols = 18 : i64, dst_row_stride = 36 : i64, rows = 2 : i64, src_rows = 16 : i64}
+// CHECK-NOT: dv.copy_nchw2nc1hwc0 {{.+}} spatial = 9
 module {
   func.func @graph(%x: tensor<2x18x6x6xf16>) -> tensor<2x18x6x6xf16> {
     %w = vg.constant dense<0.5> : tensor<18x1x3x3xf16>
@@ -245,5 +255,80 @@ module {
     %c = vg.conv %a, %w {group = 16 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x8x8xf16>, tensor<16x1x3x3xf16>) -> tensor<1x16x8x8xf16>
     %y = vg.gelu %c : tensor<1x16x8x8xf16>
     return %y : tensor<1x16x8x8xf16>
+  }
+}
+
+// -----
+
+// Row split: 32 channels NC1HWC0 on both sides are 2 channel groups for 8
+// cores, so the 64 output rows go over 8 blocks instead (ConvCommon's
+// planRowSplit), each holding both groups: blocks 0..6 own rows 4 + 8 b ..
+// (b mod 7), which read no pad, and block 7 (b floordiv 7) owns rows 0..3
+// and 60..63. Every block zeroes the top pad row at padded row 1 (the
+// buffer's margin, 66 pixels = 1056 elements) and loads 6 input rows from
+// row 3 + 8 b, shifted by one row on the edge block (from row 0, into
+// padded row 2); the bottom band zeroes padded row 6 and the edge block
+// loads from row 58 into padded row 0. Both groups' weights are loaded
+// once (32 channels), and the second group's first band loads during the
+// first group's last band.
+// CHECK-LABEL: dv.kernel @k0_conv
+// CHECK-SAME: block_dim = 8 : i64
+// CHECK: %[[BID:.+]] = dv.block_idx
+// CHECK: %[[STAGE0:.+]] = dv.alloc : !dv.buf<ub, 6144xf16>
+// CHECK: %[[STAGE1:.+]] = dv.alloc : !dv.buf<ub, 6144xf16>
+// CHECK: %[[PAD0:.+]] = dv.alloc : !dv.buf<ub, 8704xf16>
+// CHECK: %[[PAD1:.+]] = dv.alloc : !dv.buf<ub, 8704xf16>
+// CHECK: dv.copy_nchw2nc1hwc0 {{.+}} {channels = 32 : i64, spatial = 9 : i64, src_channel_stride = 9 : i64}
+// CHECK: %[[TOPZ:.+]] = dv.view %[[PAD0]][1056]
+// CHECK: dv.vdup 0.000000e+00 : f32 to %[[TOPZ]]
+// CHECK: %[[TOPX:.+]] = dv.view %{{.+}}[(%[[BID]] mod 7) * 8192 - (%[[BID]] floordiv 7) * 3072 + 3072]
+// CHECK: dv.copy %[[TOPX]] to %[[STAGE0]] {burst_bytes = 12288 : i64}
+// CHECK: %[[BOTZ:.+]] = dv.view %[[PAD1]][6336]
+// CHECK: dv.vdup 0.000000e+00 : f32 to %[[BOTZ]]
+// CHECK: %[[BOTX:.+]] = dv.view %{{.+}}[(%[[BID]] mod 7) * 8192 + (%[[BID]] floordiv 7) * 52224 + 7168]
+// CHECK: dv.copy %[[BOTX]] to %[[STAGE1]]
+// CHECK: %[[ROWS0:.+]] = dv.view %[[PAD0]][(%[[BID]] floordiv 7) * 1056 + 1072]
+// CHECK: dv.copy %[[STAGE0]] to %[[ROWS0]] {burst_bytes = 2048 : i64, bursts = 6 : i64, dst_gap = 64 : i64}
+// CHECK: dv.view %[[PAD0]][1056] : {{.+}} to !dv.buf<ub, 4224xf16>
+// CHECK: dv.vmul
+// CHECK: dv.view %{{.+}}[(%[[BID]] mod 7) * 8192 - (%[[BID]] floordiv 7) * 4096 + 4096] : !dv.gm<1x2x64x64x16xf16> to !dv.gm<4096xf16>
+// The second group's first band, before the first group's bottom band computes.
+// CHECK: dv.view %{{.+}}[(%[[BID]] mod 7) * 8192 - (%[[BID]] floordiv 7) * 3072 + 68608]
+// CHECK: %[[ROWS1:.+]] = dv.view %[[PAD1]][(%[[BID]] floordiv 7) * -1056 + 1072]
+// CHECK: dv.copy %[[STAGE1]] to %[[ROWS1]]
+// CHECK: dv.return
+module {
+  func.func @graph(%x: tensor<1x32x64x64xf16>) -> tensor<1x32x64x64xf16> {
+    %w = vg.constant dense<0.5> : tensor<32x1x3x3xf16>
+    %y = call @k0_conv(%x, %w) {vinci.layouts = ["nc1hwc0", "nd", "nc1hwc0"]} : (tensor<1x32x64x64xf16>, tensor<32x1x3x3xf16>) -> tensor<1x32x64x64xf16>
+    return %y : tensor<1x32x64x64xf16>
+  }
+  func.func private @k0_conv(%a: tensor<1x32x64x64xf16>, %w: tensor<32x1x3x3xf16>) -> tensor<1x32x64x64xf16>
+      attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
+    %c = vg.conv %a, %w {group = 32 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x64x64xf16>, tensor<32x1x3x3xf16>) -> tensor<1x32x64x64xf16>
+    %y = vg.relu %c : tensor<1x32x64x64xf16>
+    return %y : tensor<1x32x64x64xf16>
+  }
+}
+
+// -----
+
+// Near miss: 61 output rows (prime) have no row split; the 2 channel
+// groups take 2 blocks.
+// CHECK-LABEL: dv.kernel @k0_conv
+// CHECK-SAME: block_dim = 2 : i64
+// CHECK-NOT: floordiv
+// CHECK: dv.return
+module {
+  func.func @graph(%x: tensor<1x32x61x61xf16>) -> tensor<1x32x61x61xf16> {
+    %w = vg.constant dense<0.5> : tensor<32x1x3x3xf16>
+    %y = call @k0_conv(%x, %w) {vinci.layouts = ["nc1hwc0", "nd", "nc1hwc0"]} : (tensor<1x32x61x61xf16>, tensor<32x1x3x3xf16>) -> tensor<1x32x61x61xf16>
+    return %y : tensor<1x32x61x61xf16>
+  }
+  func.func private @k0_conv(%a: tensor<1x32x61x61xf16>, %w: tensor<32x1x3x3xf16>) -> tensor<1x32x61x61xf16>
+      attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
+    %c = vg.conv %a, %w {group = 32 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x61x61xf16>, tensor<32x1x3x3xf16>) -> tensor<1x32x61x61xf16>
+    %y = vg.relu %c : tensor<1x32x61x61xf16>
+    return %y : tensor<1x32x61x61xf16>
   }
 }
