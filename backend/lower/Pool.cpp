@@ -11,12 +11,12 @@
 //    vector ops whose source block stride is the window's column stride
 //    (8 output pixels a repeat). An average is then scaled by 1 / count.
 //
-// Pads: a tap outside the input is left out, never read: the rows a band
-// loads are the real ones its windows touch, a row window keeps its taps
-// inside them, and each column tap covers the output columns whose tap
-// lies inside the row (the output row starts at -inf for max, 0 for sum,
-// so every window reduces its own taps whatever the pads). Leaving a tap out
-// is what max pooling asks and what a counted pad of an average adds (0).
+// Pads: a band buffer holds every input row its windows read, the pad rows
+// filled with the pad value (-inf for max, 0 for a counted sum: what each
+// leaves unchanged), so that every output row reduces kh rows whichever
+// band and block it is in. A column tap covers the output columns whose
+// tap lies inside the row (the output row starts at -inf for max, 0 for
+// sum), so a pad column is never read.
 //
 // Layout in GM: NCHW (copy_nchw2nc1hwc0 into UB; the result goes out by a
 // vtranspose of each 16 x 16 block and copy_nz2nd, like the conv
@@ -26,10 +26,13 @@
 // cores instead of 4 planes on 4.
 //
 // Blocks: batch parts x channel-group parts (block = (b floordiv G, b mod
-// G)); each block loops over its images and groups, and each group over
-// bands of output rows: bands of one shape (the ones away from the pads)
-// are a loop of pairs, the two input and output buffers alternating so
-// that the next band loads while this one is reduced and the last stored.
+// G)), or output-row parts when the groups leave cores idle (ConvCommon's
+// chooseRowParts and planRowSplit: the pads on the edge block). Each block
+// loops over its images and groups, and each group over bands of output
+// rows, each band's load issued one band ahead of its reduction and a
+// group's first band during the previous group's last
+// (emitGroupsPrefetched); bands of one shape (the ones away from the pads)
+// are a loop of pairs, the two input and output buffers alternating.
 //
 //===----------------------------------------------------------------------===//
 #include "backend/lower/ConvCommon.h"
@@ -104,91 +107,76 @@ std::optional<std::string> poolTemplateMismatchOf(func::FuncOp func) {
 // Plan
 //===----------------------------------------------------------------------===//
 
-/// A band of output rows: it loads input rows [inRow0, inRow0 + inRows)
-/// (all real) and output row r reduces the band's local input rows taps[r].
-struct Band {
-  int64_t outRow0 = 0, outRows = 0, inRow0 = 0, inRows = 0;
-  SmallVector<SmallVector<int64_t, 4>> taps;
-  bool sameShape(const Band &o) const {
-    return outRows == o.outRows && inRows == o.inRows && taps == o.taps;
-  }
-};
-
 struct PoolPlan {
-  int64_t cg = kC0;      // channels a group
-  int64_t groups = 1;    // per image
-  int64_t batchParts = 1, groupParts = 1, blockDim = 1;
+  ChannelGroupSplit split;
+  RowSplit rows;         // output-row parts (then split holds every pair)
   int64_t bandRows = 1;  // output rows a full band
-  SmallVector<Band> bands;
-  int64_t maxInRows = 1;
+  SmallVector<RowBand> bands;
+  int64_t bufRows = 1;   // input rows a band buffer holds (with the row split's margins)
+  int64_t blocks() const { return split.blocks() * rows.parts; }
 };
 
-Band makeBand(const ConvGeometry &g, int64_t outRow0, int64_t outRows) {
-  Band bd;
-  bd.outRow0 = outRow0;
-  bd.outRows = outRows;
-  int64_t first = std::numeric_limits<int64_t>::max(), last = -1;
-  SmallVector<SmallVector<int64_t, 4>> rows(outRows);
-  for (int64_t r = 0; r < outRows; ++r)
-    for (int64_t k = 0; k < g.kh; ++k) {
-      int64_t ih = (outRow0 + r) * g.sh - g.padTop + k * g.dh;
-      if (ih < 0 || ih >= g.h)
-        continue;
-      rows[r].push_back(ih);
-      first = std::min(first, ih);
-      last = std::max(last, ih);
-    }
-  bd.inRow0 = first;
-  bd.inRows = last - first + 1;
-  for (auto &list : rows) {
-    for (int64_t &ih : list)
-      ih -= first;
-    bd.taps.push_back(list);
-  }
-  return bd;
+/// Pixels of slack past a buffer: a masked repeat's envelope, and a
+/// repeat for a pad-row fill rounded up to whole repeats.
+int64_t slackPixels(const ConvGeometry &g) {
+  return kPixelsPerRepeat * std::max(g.sw, int64_t(1)) + kPixelsPerRepeat;
 }
 
-/// UB bytes a plan with bands of `outRows` output rows (reading at most
-/// `inRows` input rows) needs.
-int64_t ubBytes(const ConvGeometry &g, int64_t outRows, int64_t inRows, bool ncOut) {
-  int64_t slack = kPixelsPerRepeat * std::max(g.sw, int64_t(1)); // a masked repeat's envelope
-  int64_t in = 2 * (inRows * g.w + slack);
-  int64_t rowsBuf = g.kh > 1 ? outRows * g.w + slack : 0;
+/// UB bytes a plan with bands of `outRows` output rows needs, `marginRows`
+/// input rows around each band (a row split's pad margins).
+int64_t ubBytes(const ConvGeometry &g, int64_t outRows, int64_t marginRows, bool ncOut) {
+  int64_t in = 2 * ((windowInputRows(g, outRows) + marginRows) * g.w + slackPixels(g));
+  int64_t rowsBuf = g.kh > 1 ? outRows * g.w + slackPixels(g) : 0;
   int64_t outPx = roundUp(outRows * g.ow, 16) + kPixelsPerRepeat;
   int64_t out = 2 * outPx * (ncOut ? 1 : 2);
   return (in + rowsBuf + out) * kPixelBytes;
 }
 
 bool planPool(const PoolInfo &info, ActLayout xLayout, ActLayout yLayout, const soc::SocSpec &soc,
-              PoolPlan &plan) {
+              PoolPlan &plan, bool allowRowSplit = true) {
   const ConvGeometry &g = info.g;
   bool nchw = xLayout == ActLayout::NCHW && yLayout == ActLayout::NCHW;
   // The widest channel group that gives every core a part (NCHW on both
   // sides: an NC1HWC0 pixel is one 32-byte burst of 16 channels).
-  ChannelGroupSplit split = splitChannelGroups(g, soc.ai_core_count, nchw);
-  plan.cg = split.cg;
-  plan.groups = split.groups;
-  plan.batchParts = split.batchParts;
-  plan.groupParts = split.groupParts;
-  plan.blockDim = split.blocks();
+  plan.split = splitChannelGroups(g, soc.ai_core_count, nchw);
 
   // Bands: as many output rows as the buffers leave room for, then equal.
   int64_t budget = int64_t(soc.bufferBytes(soc::Space::UB)) - 1024;
-  auto inRowsOf = [&](int64_t outRows) { return (outRows - 1) * g.sh + (g.kh - 1) * g.dh + 1; };
   bool ncOut = yLayout == ActLayout::NC1HWC0;
-  int64_t rows = 1;
-  while (rows < g.oh && ubBytes(g, rows + 1, inRowsOf(rows + 1), ncOut) <= budget)
-    ++rows;
-  if (ubBytes(g, rows, inRowsOf(rows), ncOut) > budget)
-    return false;
-  // A band's positions are one copy_nz2nd (at most 65535 columns).
-  rows = std::max<int64_t>(1, std::min(rows, 65535 / g.ow));
-  int64_t nbands = (g.oh + rows - 1) / rows;
-  plan.bandRows = (g.oh + nbands - 1) / nbands;
-  for (int64_t r = 0; r < g.oh; r += plan.bandRows) {
-    plan.bands.push_back(makeBand(g, r, std::min(plan.bandRows, g.oh - r)));
-    plan.maxInRows = std::max(plan.maxInRows, plan.bands.back().inRows);
+  int64_t margin = 0;
+  auto mostRows = [&](int64_t limit) {
+    int64_t rows = 1;
+    while (rows < limit && ubBytes(g, rows + 1, margin, ncOut) <= budget)
+      ++rows;
+    // A band's positions are one copy_nz2nd (at most 65535 columns).
+    return std::max<int64_t>(1, std::min(rows, 65535 / g.ow));
+  };
+  // Output rows over the blocks instead when the (image, group) pairs
+  // leave cores idle or uneven: an output row reduces kh input rows of w
+  // pixels, then kw taps of its ow pixels, 8 pixels a repeat.
+  double vectorPerPixel = double((g.kh - 1) * g.w + (g.kw + 2) * g.ow) /
+                          double(kPixelsPerRepeat * g.ow);
+  int64_t parts =
+      allowRowSplit ? chooseRowParts(g, plan.split, soc, vectorPerPixel, mostRows(g.oh)) : 1;
+  if (parts > 1) {
+    plan.split = ChannelGroupSplit{kC0, (g.c + kC0 - 1) / kC0, 1, 1};
+    margin = g.padTop + g.padBottom;
   }
+  int64_t partRows = g.oh / parts, rows = mostRows(partRows);
+  if (ubBytes(g, rows, margin, ncOut) > budget)
+    return false;
+  plan.bandRows = bandRowsFor(partRows, rows, plan.split.pairsPerBlock(g.n), parts > 1);
+  if (parts > 1) {
+    if (!planRowSplit(g, parts, plan.bandRows, plan.rows, plan.bands)) {
+      plan = PoolPlan();
+      return planPool(info, xLayout, yLayout, soc, plan, /*allowRowSplit=*/false);
+    }
+  } else {
+    for (int64_t r = 0; r < g.oh; r += plan.bandRows)
+      plan.bands.push_back(rowBandAt(g, r, std::min(plan.bandRows, g.oh - r)));
+  }
+  plan.bufRows =
+      plan.rows.marginTop + windowInputRows(g, plan.bandRows) + plan.rows.marginBottom;
   return true;
 }
 
@@ -204,45 +192,50 @@ public:
         xLayout(xLayout), yLayout(yLayout), soc(soc), f16(b.getF16Type()) {}
 
   void emit() {
-    if (plan.blockDim > 1)
+    const ChannelGroupSplit &split = plan.split;
+    if (plan.blocks() > 1)
       bid = dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult();
     allocate();
-    int64_t images = g.n / plan.batchParts, groups = plan.groups / plan.groupParts;
+    int64_t images = g.n / split.batchParts, groups = split.groups / split.groupParts;
     t.loop(images, false, [&](Affine image) {
       Affine n = blockImage(images) + image;
-      // A partial last group (channels not a multiple of the group) is
-      // static: only one block holds groups then.
-      int64_t partial = g.c % plan.cg ? 1 : 0;
-      t.loop(groups - partial, false, [&](Affine group) {
-        emitGroup(n, blockGroup(groups) + group, plan.cg);
-      });
-      if (partial)
-        emitGroup(n, Affine(plan.groups - 1), g.c - (plan.groups - 1) * plan.cg);
+      // A partial last group (channels not a multiple of the group): only
+      // one block holds groups then.
+      int64_t lastChannels = g.c % split.cg ? g.c % split.cg : split.cg;
+      emitGroupsPrefetched(
+          t, blockGroup(groups), groups, split.cg, lastChannels, plan.bands, plan.bandRows,
+          [&](int64_t localRow, const RowBand &bd) {
+            return plan.rows.bandRow(bid, g.oh, localRow, bd.group);
+          },
+          [](const GroupAt &) {}, [](const GroupAt &) {},
+          [&](const GroupAt &at, const BandAt &band) { loadBand(n, at, band); },
+          [&](const GroupAt &at, const BandAt &band) { computeBand(n, at, band); });
     });
   }
 
 private:
   Affine blockImage(int64_t images) {
-    if (plan.batchParts == 1)
+    const ChannelGroupSplit &s = plan.split;
+    if (s.batchParts == 1)
       return Affine();
-    return plan.groupParts == 1 ? Affine::of(bid, images)
-                                : Affine::floorDiv(bid, plan.groupParts, images);
+    return s.groupParts == 1 ? Affine::of(bid, images) : Affine::floorDiv(bid, s.groupParts, images);
   }
   Affine blockGroup(int64_t groups) {
-    if (plan.groupParts == 1)
+    const ChannelGroupSplit &s = plan.split;
+    if (s.groupParts == 1)
       return Affine();
-    return plan.batchParts == 1 ? Affine::of(bid, groups)
-                                : Affine::mod(bid, plan.groupParts, groups);
+    return s.batchParts == 1 ? Affine::of(bid, groups) : Affine::mod(bid, s.groupParts, groups);
   }
 
-  int64_t slack() const { return kPixelsPerRepeat * g.sw; }
   int64_t outPixels(int64_t rows) const { return roundUp(rows * g.ow, 16); }
+  /// The pad rows' value: what a max or a counted sum leaves unchanged.
+  double padValue() const { return info.isMax ? -std::numeric_limits<double>::infinity() : 0.0; }
 
   void allocate() {
     for (Value &buf : in)
-      buf = t.alloc(dv::MemSpace::UB, (plan.maxInRows * g.w + slack()) * kC0, f16);
+      buf = t.alloc(dv::MemSpace::UB, (plan.bufRows * g.w + slackPixels(g)) * kC0, f16);
     if (g.kh > 1)
-      rowBuf = t.alloc(dv::MemSpace::UB, (plan.bandRows * g.w + slack()) * kC0, f16);
+      rowBuf = t.alloc(dv::MemSpace::UB, (plan.bandRows * g.w + slackPixels(g)) * kC0, f16);
     for (Value &buf : out)
       buf = t.alloc(dv::MemSpace::UB, (outPixels(plan.bandRows) + kPixelsPerRepeat) * kC0, f16);
     if (yLayout == ActLayout::NCHW)
@@ -302,57 +295,68 @@ private:
     });
   }
 
-  void emitGroup(const Affine &n, const Affine &group, int64_t channels) {
-    const SmallVector<Band> &bands = plan.bands;
-    size_t i = 0;
-    while (i < bands.size()) {
-      size_t j = i + 1;
-      while (j < bands.size() && bands[j].sameShape(bands[i]))
-        ++j;
-      int64_t run = int64_t(j - i), parity0 = int64_t(i % 2);
-      int64_t pairs = run >= 4 ? run / 2 : 0;
-      int64_t step = plan.bandRows;
-      t.loop(pairs, false, [&](Affine pair) {
-        for (int64_t k = 0; k < 2; ++k) {
-          Affine outRow0 = pair * (2 * step) + Affine(bands[i].outRow0 + k * step);
-          Affine inRow0 = pair * (2 * step * g.sh) + Affine(bands[i].inRow0 + k * step * g.sh);
-          emitBand(n, group, channels, bands[i], outRow0, inRow0, (parity0 + k) % 2);
-        }
-      });
-      for (size_t k = i + size_t(2 * pairs); k < j; ++k)
-        emitBand(n, group, channels, bands[k], Affine(bands[k].outRow0), Affine(bands[k].inRow0),
-                 int64_t(k % 2));
-      i = j;
+  /// The rows from a band's first input row (the top pad's rows past its
+  /// top; on a row split the edge block's shift, planRowSplit) to the first
+  /// row it loads: of the map, and of the band buffer from its first band
+  /// row (buffer row margin()).
+  Affine loadShift(const RowBand &bd) const {
+    return plan.rows.parts > 1 ? plan.rows.loadShift(bid, bd) : Affine(bd.zeroTop);
+  }
+  int64_t margin() const { return plan.rows.marginTop; }
+
+  /// The band's pad rows (the pad value: a window's taps outside the map
+  /// change nothing) and its input rows, GM -> UB.
+  void loadBand(const Affine &n, const GroupAt &at, const BandAt &band) {
+    const RowBand &bd = *band.bd;
+    Value src = in[band.which];
+    int64_t need = windowInputRows(g, bd.outRows), rowElems = g.w * kC0;
+    // Whole repeats: a fill may run into the rows the load then writes (or
+    // the buffer's slack).
+    auto padRows = [&](int64_t row, int64_t rows) {
+      int64_t elems = roundUp(rows * rowElems, 128);
+      fill(t.view(src, row * rowElems, elems), elems, padValue());
+    };
+    if (bd.zeroTop)
+      padRows(margin(), bd.zeroTop);
+    if (bd.zeroBottom)
+      padRows(margin() + need - bd.zeroBottom, bd.zeroBottom);
+    if (bd.realRows == 0)
+      return;
+    Affine inRow = band.outRow0 * g.sh + Affine(-g.padTop) + loadShift(bd);
+    Affine dstAt = (loadShift(bd) + margin()) * rowElems;
+    int64_t hw = g.h * g.w, pixelsIn = bd.realRows * g.w;
+    if (xLayout == ActLayout::NC1HWC0) {
+      Affine from = ((n * plan.split.groups + at.group) * g.h + inRow) * rowElems;
+      dv::CopyOp::create(b, loc, t.view(x, from, pixelsIn * kC0), t.view(src, dstAt, pixelsIn * kC0),
+                         1, uint64_t(pixelsIn * kPixelBytes), 0, 0);
+      return;
     }
+    t.loadNchwPixels(x, (n * g.c + at.group * plan.split.cg) * hw + inRow * g.w, at.channels,
+                     pixelsIn, hw, src, dstAt);
   }
 
-  void emitBand(const Affine &n, const Affine &group, int64_t channels, const Band &bd,
-                const Affine &outRow0, const Affine &inRow0, int64_t which) {
+  /// The band's windows reduced, and its output rows stored.
+  void computeBand(const Affine &n, const GroupAt &at, const BandAt &band) {
+    const RowBand &bd = *band.bd;
+    const Affine &outRow0 = band.outRow0;
+    const Affine &group = at.group;
+    int64_t channels = at.channels, which = band.which;
     Value src = in[which], dst = out[which];
-    int64_t hw = g.h * g.w, ohw = g.oh * g.ow;
-    // Input rows, GM -> UB as NC1HWC0 pixels.
-    if (xLayout == ActLayout::NC1HWC0) {
-      Affine at = ((n * plan.groups + group) * g.h + inRow0) * (g.w * kC0);
-      dv::CopyOp::create(b, loc, t.view(x, at, bd.inRows * g.w * kC0),
-                         pixels(src, 0, bd.inRows * g.w), 1, uint64_t(bd.inRows * g.w * kPixelBytes),
-                         0, 0);
-    } else {
-      t.loadNchwPixels(x, (n * g.c + group * plan.cg) * hw + inRow0 * g.w, channels,
-                       bd.inRows * g.w, hw, src, Affine(0));
-    }
+    int64_t ohw = g.oh * g.ow;
     int64_t positions = bd.outRows * g.ow, mp = outPixels(bd.outRows);
     fill(dst, mp * kC0, info.isMax ? -std::numeric_limits<double>::infinity() : 0.0);
     for (int64_t r = 0; r < bd.outRows; ++r) {
-      // The window's rows into one row of W pixels (or the input row itself).
-      ArrayRef<int64_t> rows = bd.taps[r];
+      // The window's rows (pad rows hold the pad value) into one row of W
+      // pixels, or the input row itself.
+      auto rowOf = [&](int64_t k) { return (margin() + r * g.sh + k * g.dh) * g.w; };
       Value rowSrc = src;
-      int64_t rowAt = rows[0] * g.w;
-      if (rows.size() > 1) {
+      int64_t rowAt = rowOf(0);
+      if (g.kh > 1) {
         rowSrc = rowBuf;
         rowAt = r * g.w;
-        reduce(rowBuf, rowAt, src, rows[0] * g.w, src, rows[1] * g.w, g.w, 1);
-        for (int64_t k = 2; k < int64_t(rows.size()); ++k)
-          reduce(rowBuf, rowAt, rowBuf, rowAt, src, rows[k] * g.w, g.w, 1);
+        reduce(rowBuf, rowAt, src, rowOf(0), src, rowOf(1), g.w, 1);
+        for (int64_t k = 2; k < g.kh; ++k)
+          reduce(rowBuf, rowAt, rowBuf, rowAt, src, rowOf(k), g.w, 1);
       }
       // The window's columns: tap kj covers the output columns whose input
       // column ow * sw - pad_left + kj * dw is inside the row.
@@ -372,7 +376,7 @@ private:
       scale(dst, mp * kC0);
     // The band's output positions, UB -> GM.
     if (yLayout == ActLayout::NC1HWC0) {
-      Affine at = ((n * plan.groups + group) * ohw + outRow0 * g.ow) * kC0;
+      Affine at = ((n * plan.split.groups + group) * ohw + outRow0 * g.ow) * kC0;
       dv::CopyOp::create(b, loc, pixels(dst, 0, positions), t.view(y, at, positions * kC0), 1,
                          uint64_t(positions * kPixelBytes), 0, 0);
       return;
@@ -380,7 +384,7 @@ private:
     // NCHW: each 16 x 16 block (16 positions x 16 channels) transposed into
     // NZ of [channels][positions], then copy_nz2nd.
     t.storeNchwPixels(dst, nz[which], Value(), 1, mp, y,
-                      (n * g.c + group * plan.cg) * ohw + outRow0 * g.ow, channels, positions, ohw,
+                      (n * g.c + group * plan.split.cg) * ohw + outRow0 * g.ow, channels, positions, ohw,
                       soc.max_repeat);
   }
 
@@ -414,7 +418,7 @@ LogicalResult lowerPool(func::FuncOp func, func::CallOp call, const soc::SocSpec
     return func.emitError() << "kernel " << func.getSymName()
                             << ": no pooling band fits the SoC's UB";
   OpBuilder b(func.getContext());
-  Block *entry = beginKernel(b, func, signature.types, plan.blockDim, "vector");
+  Block *entry = beginKernel(b, func, signature.types, plan.blocks(), "vector");
   SmallVector<Value> gmArgs(entry->getArguments());
   PoolEmitter(b, func.getLoc(), info, plan, gmArgs, xLayout, yLayout, soc).emit();
   return finishKernel(entry, func, call);

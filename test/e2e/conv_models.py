@@ -180,6 +180,27 @@ class DepthwiseConvs(nn.Module):
         return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(y, 1), 1))
 
 
+class PaddedPools(nn.Module):
+    """Max pools whose windows reach the pads over values of both signs (no
+    ReLU before them, so a pad read as 0 instead of -inf shows): 3x3 stride
+    2 pad 1 over a 64-channel 64 x 64 map (4 channel groups: a row split
+    over the cores, NC1HWC0 on both sides), and over a 20-channel 16 x 16
+    one with ceil_mode (pad rows below the map), between Cube convs; then a
+    3x3 average pool counting its pads (zero rows)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 64, 3, 2, 1)
+        self.pool1 = nn.MaxPool2d(3, 2, 1)
+        self.conv2 = nn.Conv2d(64, 20, 3, 2, 1)
+        self.pool2 = nn.MaxPool2d(3, 2, 1, ceil_mode=True)
+        self.avg = nn.AvgPool2d(3, 1, 1)
+        self.head = nn.Conv2d(20, 8, 1)
+
+    def forward(self, x):
+        return self.head(self.avg(self.pool2(self.conv2(self.pool1(self.conv1(x))))))
+
+
 # Non-trivial running statistics, so that folding them is tested.
 batch_norms_randomised = export_models.batch_norms_drawn
 
@@ -220,6 +241,7 @@ MODELS = {  # name: (factory, input shape, max relative L2 error)
                       MAX_REL_L2),
     "depthwise_convs": (lambda: batch_norms_randomised(DepthwiseConvs(), 4), (2, 3, 22, 19),
                         MAX_REL_L2_DEPTHWISE),
+    "padded_pools": (PaddedPools, (1, 3, 128, 128), MAX_REL_L2),
 }
 
 
