@@ -398,10 +398,23 @@ public:
       bid = dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult();
     allocate();
     prologue();
-    t.loop(plan.images, false, [&](Affine image) {
-      Affine n = blockImage() + image;
-      emitBands(n);
-    });
+    if (!plan.panelResident) {
+      t.loop(plan.images, false, [&](Affine image) { emitBands(blockImage() + image); });
+      return;
+    }
+    // MTE2 runs its transfers in order and the first tile's K steps need
+    // the first band and only the panel's first K part: that part first
+    // (nothing holds it back), then the band (which waits for its pad
+    // rows), then the other parts.
+    auto parts = kParts();
+    loadPanelPart(parts.front());
+    const Band &first = plan.bands.front();
+    loadBand(blockImage(), BandAt{&first, bandRow(first.outRow0, first), 0});
+    for (auto part : ArrayRef(parts).drop_front())
+      loadPanelPart(part);
+    emitBands(blockImage(), /*firstLoaded=*/true);
+    t.loop(plan.images - 1, false,
+           [&](Affine image) { emitBands(blockImage() + image + Affine(1)); });
   }
 
 private:
@@ -535,17 +548,17 @@ private:
 
     if (uZeros)
       vdup(uZeros, cast<dv::BufType>(uZeros.getType()).getNumElements(), 0.0);
+  }
 
-    if (plan.panelResident) {
-      // [K1][ocn] fractals of the block's channels, one copy per K part, so
-      // that the first tile's K steps start once their part has arrived.
-      for (auto [r0, r1] : kParts()) {
-        copy(t.view(gm[info.wArg], (Affine(r0 * info.oc1) + blockChannelFractal()) * kFractalElems,
-                    ((r1 - r0 - 1) * info.oc1 + plan.ocn) * kFractalElems),
-             t.view(panel, Affine(r0 * plan.ocn * kFractalElems), (r1 - r0) * plan.ocn * kFractalElems),
-             r1 - r0, plan.ocn * 512, (info.oc1 - plan.ocn) * 512, 0);
-      }
-    }
+  /// K part [r0, r1) of the block's weight panel into L1: [K1][ocn]
+  /// fractals of its channels, one copy per K part, so that the first
+  /// tile's K steps start once their part has arrived.
+  void loadPanelPart(std::pair<int64_t, int64_t> part) {
+    auto [r0, r1] = part;
+    copy(t.view(gm[info.wArg], (Affine(r0 * info.oc1) + blockChannelFractal()) * kFractalElems,
+                ((r1 - r0 - 1) * info.oc1 + plan.ocn) * kFractalElems),
+         t.view(panel, Affine(r0 * plan.ocn * kFractalElems), (r1 - r0) * plan.ocn * kFractalElems),
+         r1 - r0, plan.ocn * 512, (info.oc1 - plan.ocn) * 512, 0);
   }
 
   /// The K reduction's shape: kf-fractal steps grouped in periods that
@@ -622,13 +635,15 @@ private:
   /// are zeroed by UB -> L1 copies on MTE3, which runs in order, so issued
   /// after the previous band's tiles they would wait for its output's store
   /// and the band could not load while the Cube works.
-  void emitBands(const Affine &n) {
+  void emitBands(const Affine &n, bool firstLoaded = false) {
     emitBandsPrefetched(
         t, plan.bands, plan.tilesPerBand * plan.rowsT,
-        [&](int64_t localRow, const Band &bd) {
-          return rowSplit().bandRow(bid, g.oh, localRow, bd.group);
-        },
-        [&](const BandAt &at) { loadBand(n, at); }, [&](const BandAt &at) { computeBand(n, at); });
+        [&](int64_t localRow, const Band &bd) { return bandRow(localRow, bd); },
+        [&](const BandAt &at) { loadBand(n, at); }, [&](const BandAt &at) { computeBand(n, at); },
+        firstLoaded);
+  }
+  Affine bandRow(int64_t localRow, const Band &bd) {
+    return rowSplit().bandRow(bid, g.oh, localRow, bd.group);
   }
 
   /// Band `at` of image `n` into its buffer: the pad's zero rows and the

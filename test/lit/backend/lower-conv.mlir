@@ -235,3 +235,37 @@ module {
     return %g : tensor<1x16x8x8xf16>
   }
 }
+
+// -----
+
+// A weight panel in three K parts (512 input channels: 288 fractals of K):
+// MTE2 runs its transfers in order, so the first part loads first, then
+// the first band (it waits for nothing else the first tile needs), then
+// the other two parts; the first tile's K steps start once the band and
+// the first part have arrived.
+// CHECK-LABEL: dv.kernel @k0_conv
+// CHECK-SAME: block_dim = 4 : i64
+// CHECK: %[[BID:.+]] = dv.block_idx
+// CHECK: %[[P0:.+]] = dv.view %{{.+}}[%[[BID]] * 256] : !dv.gm<288x4x16x16xf16> to !dv.gm<91392xf16>
+// CHECK: dv.copy %[[P0]] to %{{.+}} {burst_bytes = 512 : i64, bursts = 90 : i64, src_gap = 1536 : i64}
+// CHECK: %[[X:.+]] = dv.view %{{.+}}[0] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<32768xf16>
+// CHECK: dv.copy %[[X]] to %{{.+}} {burst_bytes = 2048 : i64, bursts = 32 : i64, dst_gap = 512 : i64}
+// CHECK: %[[P1:.+]] = dv.view %{{.+}}[%[[BID]] * 256 + 92160]
+// CHECK: dv.copy %[[P1]] to %{{.+}} {burst_bytes = 512 : i64, bursts = 90 : i64, src_gap = 1536 : i64}
+// CHECK: %[[P2:.+]] = dv.view %{{.+}}[%[[BID]] * 256 + 184320]
+// CHECK: dv.copy %[[P2]] to %{{.+}} {burst_bytes = 512 : i64, bursts = 108 : i64, src_gap = 1536 : i64}
+// CHECK: dv.load_3d
+// CHECK: dv.mmad
+// CHECK: dv.return
+module {
+  func.func @graph(%x: tensor<1x512x8x8xf16>) -> tensor<1x64x8x8xf16> {
+    %w = vg.constant dense<0.01> : tensor<64x512x3x3xf16>
+    %y = call @k0_conv(%x, %w) {vinci.layouts = ["nc1hwc0", "nd", "nc1hwc0"]} : (tensor<1x512x8x8xf16>, tensor<64x512x3x3xf16>) -> tensor<1x64x8x8xf16>
+    return %y : tensor<1x64x8x8xf16>
+  }
+  func.func private @k0_conv(%a: tensor<1x512x8x8xf16>, %w: tensor<64x512x3x3xf16>) -> tensor<1x64x8x8xf16>
+      attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
+    %c = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x512x8x8xf16>, tensor<64x512x3x3xf16>) -> tensor<1x64x8x8xf16>
+    return %c : tensor<1x64x8x8xf16>
+  }
+}
