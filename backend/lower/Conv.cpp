@@ -220,12 +220,22 @@ int64_t kPeriod(int64_t kf, int64_t taps) {
 constexpr int64_t kMaxPeriodSteps = 32;
 
 /// The largest K step (fractals) of at most `limit` whose period unrolls
-/// into at most kMaxPeriodSteps steps (or whose steps are all static).
+/// into at most kMaxPeriodSteps steps (or whose steps are all static); or,
+/// when one at least 60% as large makes K four or more periods, the
+/// largest such: a resident weight panel then loads in four parts (one a
+/// run of periods), and the first tile starts after the first (a 3x3 conv
+/// of 256 channels: steps of 9 fractals make 8 periods, of 15 one).
 int64_t kStepFractals(int64_t taps, int64_t c1, int64_t limit) {
   int64_t total = taps * c1;
   limit = std::min(limit, total);
+  auto unrolls = [&](int64_t kf) {
+    return kPeriod(kf, taps) <= kMaxPeriodSteps || (total + kf - 1) / kf <= kMaxPeriodSteps;
+  };
+  for (int64_t kf = limit; kf > 1 && 5 * kf >= 3 * limit; --kf)
+    if (unrolls(kf) && total / (kPeriod(kf, taps) * kf) >= 4)
+      return kf;
   for (int64_t kf = limit; kf > 1; --kf)
-    if (kPeriod(kf, taps) <= kMaxPeriodSteps || (total + kf - 1) / kf <= kMaxPeriodSteps)
+    if (unrolls(kf))
       return kf;
   return 1;
 }
@@ -406,12 +416,15 @@ public:
     // the first band and only the panel's first K part: that part first
     // (nothing holds it back), then the band (which waits for its pad
     // rows), then the other parts.
-    auto parts = kParts();
-    loadPanelPart(parts.front());
+    // Each K part reads its own planes of the band (K = (c1, kh, kw, c0),
+    // the parts start at plane boundaries), so the first band loads part
+    // by part too.
     const Band &first = plan.bands.front();
-    loadBand(blockImage(), BandAt{&first, bandRow(first.outRow0, first), 0});
-    for (auto part : ArrayRef(parts).drop_front())
-      loadPanelPart(part);
+    BandAt firstAt{&first, bandRow(first.outRow0, first), 0};
+    for (auto [r0, r1] : kParts()) {
+      loadPanelPart({r0, r1});
+      loadBand(blockImage(), firstAt, r0 / info.taps, (r1 + info.taps - 1) / info.taps);
+    }
     emitBands(blockImage(), /*firstLoaded=*/true);
     t.loop(plan.images - 1, false,
            [&](Affine image) { emitBands(blockImage() + image + Affine(1)); });
@@ -647,8 +660,10 @@ private:
   }
 
   /// Band `at` of image `n` into its buffer: the pad's zero rows and the
-  /// map's rows.
-  void loadBand(const Affine &n, const BandAt &at) {
+  /// map's rows, of planes [p0, p1) (all by default).
+  void loadBand(const Affine &n, const BandAt &at, int64_t p0 = 0, int64_t p1 = -1) {
+    if (p1 < 0)
+      p1 = info.c1;
     const Band &bd = *at.bd;
     const Affine &outRow0 = at.outRow0;
     Value buf = band[at.which];
@@ -658,10 +673,10 @@ private:
     auto zeros = [&](int64_t row, int64_t rows) {
       if (!rows)
         return;
-      t.loop(info.c1, false, [&](Affine p) {
+      t.loop(p1 - p0, false, [&](Affine p) {
         copy(t.view(uZeros, 0, rows * rowElems),
-             t.view(buf, p * planeElems() + Affine(row * rowElems), rows * rowElems), 1,
-             rows * rowElems * 2);
+             t.view(buf, (p + Affine(p0)) * planeElems() + Affine(row * rowElems), rows * rowElems),
+             1, rows * rowElems * 2);
       });
     };
     if (plan.rowParts > 1) {
@@ -672,14 +687,13 @@ private:
       zeros(margin + need - bd.zeroBottom, bd.zeroBottom);
       int64_t shift = bd.zeroTop - bd.zeroBottom; // at most one is not 0
       loadRows(n, outRow0 * g.sh + Affine(-g.padTop) + onEdge(shift), need, buf,
-               Affine(margin) + onEdge(shift));
+               Affine(margin) + onEdge(shift), p0, p1);
     } else {
       zeros(0, bd.zeroTop);
       zeros(bd.zeroTop + bd.realRows, bd.zeroBottom);
       if (bd.realRows)
-        loadRows(n, inRow, bd.realRows, buf, Affine(bd.zeroTop));
+        loadRows(n, inRow, bd.realRows, buf, Affine(bd.zeroTop), p0, p1);
     }
-
   }
 
   /// The tiles of band `at` of image `n` (loaded by loadBand).
@@ -698,14 +712,16 @@ private:
 
   /// `rows` input rows of every plane from row `inRow` of image `n` into
   /// `buf` from buffer row `dstRow`.
-  void loadRows(const Affine &n, const Affine &inRow, int64_t rows, Value buf, const Affine &dstRow) {
+  void loadRows(const Affine &n, const Affine &inRow, int64_t rows, Value buf, const Affine &dstRow,
+                int64_t p0, int64_t p1) {
     Value x = gm[info.xArg];
-    int64_t rowElems = g.w * kC0, hw = g.h * g.w;
+    int64_t rowElems = g.w * kC0, hw = g.h * g.w, planes = p1 - p0;
     if (xLayout == ActLayout::NC1HWC0) {
-      Affine src = (n * (info.c1 * g.h) + inRow) * rowElems;
-      copy(t.view(x, src, ((info.c1 - 1) * g.h + rows) * rowElems),
-           t.view(buf, dstRow * rowElems, ((info.c1 - 1) * plan.bufRows + rows) * rowElems),
-           info.c1, rows * rowElems * 2, (g.h - rows) * rowElems * 2,
+      Affine src = (n * (info.c1 * g.h) + Affine(p0 * g.h) + inRow) * rowElems;
+      copy(t.view(x, src, ((planes - 1) * g.h + rows) * rowElems),
+           t.view(buf, Affine(p0 * planeElems()) + dstRow * rowElems,
+                  ((planes - 1) * plan.bufRows + rows) * rowElems),
+           planes, rows * rowElems * 2, (g.h - rows) * rowElems * 2,
            (plan.bufRows - rows) * rowElems * 2);
       return;
     }
@@ -731,10 +747,11 @@ private:
       if (tail)
         chunk(Affine(full * chunkRows), tail);
     };
-    int64_t fullPlanes = g.c / kC0, lastChannels = g.c % kC0;
-    t.loop(fullPlanes, false, [&](Affine p) { plane(p, kC0); });
-    if (lastChannels)
-      plane(Affine(fullPlanes), lastChannels);
+    // Planes [p0, p1): whole 16-channel planes, and the partial last one.
+    int64_t fullPlanes = std::min(p1, g.c / kC0), lastChannels = g.c % kC0;
+    t.loop(fullPlanes - p0, false, [&](Affine p) { plane(p + Affine(p0), kC0); });
+    if (lastChannels && p1 == info.c1)
+      plane(Affine(g.c / kC0), lastChannels);
   }
 
   /// One M tile: `rows` output rows from `outRow` (whose windows start

@@ -238,22 +238,26 @@ module {
 
 // -----
 
-// A weight panel in three K parts (512 input channels: 288 fractals of K):
-// MTE2 runs its transfers in order, so the first part loads first, then
-// the first band (it waits for nothing else the first tile needs), then
-// the other two parts; the first tile's K steps start once the band and
-// the first part have arrived.
+// A weight panel in four K parts (512 input channels: 288 fractals of K,
+// steps of 9 fractals, so 16 periods of 2 steps rather than 3 of steps of
+// 15): MTE2 runs its transfers in order, and K part p reads planes
+// 8p .. 8p+7 of the band, so each part's weights are followed by its 8
+// planes of the first band; the first tile's K steps start once the first
+// part and its planes have arrived.
 // CHECK-LABEL: dv.kernel @k0_conv
 // CHECK-SAME: block_dim = 4 : i64
 // CHECK: %[[BID:.+]] = dv.block_idx
-// CHECK: %[[P0:.+]] = dv.view %{{.+}}[%[[BID]] * 256] : !dv.gm<288x4x16x16xf16> to !dv.gm<91392xf16>
-// CHECK: dv.copy %[[P0]] to %{{.+}} {burst_bytes = 512 : i64, bursts = 90 : i64, src_gap = 1536 : i64}
-// CHECK: %[[X:.+]] = dv.view %{{.+}}[0] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<32768xf16>
-// CHECK: dv.copy %[[X]] to %{{.+}} {burst_bytes = 2048 : i64, bursts = 32 : i64, dst_gap = 512 : i64}
-// CHECK: %[[P1:.+]] = dv.view %{{.+}}[%[[BID]] * 256 + 92160]
-// CHECK: dv.copy %[[P1]] to %{{.+}} {burst_bytes = 512 : i64, bursts = 90 : i64, src_gap = 1536 : i64}
-// CHECK: %[[P2:.+]] = dv.view %{{.+}}[%[[BID]] * 256 + 184320]
-// CHECK: dv.copy %[[P2]] to %{{.+}} {burst_bytes = 512 : i64, bursts = 108 : i64, src_gap = 1536 : i64}
+// CHECK: %[[P0:.+]] = dv.view %{{.+}}[%[[BID]] * 256] : !dv.gm<288x4x16x16xf16> to !dv.gm<72960xf16>
+// CHECK: dv.copy %[[P0]] to %{{.+}} {burst_bytes = 512 : i64, bursts = 72 : i64, src_gap = 1536 : i64}
+// CHECK: %[[X0:.+]] = dv.view %{{.+}}[0] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<8192xf16>
+// CHECK: dv.copy %[[X0]] to %{{.+}} {burst_bytes = 2048 : i64, bursts = 8 : i64, dst_gap = 512 : i64}
+// CHECK: %[[P1:.+]] = dv.view %{{.+}}[%[[BID]] * 256 + 73728]
+// CHECK: dv.copy %[[P1]] to %{{.+}} {burst_bytes = 512 : i64, bursts = 72 : i64, src_gap = 1536 : i64}
+// CHECK: dv.view %{{.+}}[8192] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<8192xf16>
+// CHECK: dv.view %{{.+}}[%[[BID]] * 256 + 147456]
+// CHECK: dv.view %{{.+}}[16384] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<8192xf16>
+// CHECK: dv.view %{{.+}}[%[[BID]] * 256 + 221184]
+// CHECK: dv.view %{{.+}}[24576] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<8192xf16>
 // CHECK: dv.load_3d
 // CHECK: dv.mmad
 // CHECK: dv.return
