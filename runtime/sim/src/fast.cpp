@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #if HWY_STATIC_TARGET != HWY_AVX2
 #error "fast.cpp must be compiled for Highway's AVX2 target (see runtime/sim/CMakeLists.txt)"
@@ -88,20 +89,37 @@ HWY_INLINE VF apply(Op op, DF df, VF a, VF b, VF s, VF d, Round round) {
   return a;
 }
 
-bool readsB(Op op) {
+constexpr bool readsB(Op op) {
   return op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Div || op == Op::Max ||
          op == Op::Min || op == Op::Mla;
 }
-bool readsA(Op op) { return op != Op::Dup; }
-bool readsD(Op op) { return op == Op::Mla || op == Op::Axpy; }
+constexpr bool readsA(Op op) { return op != Op::Dup; }
+constexpr bool readsD(Op op) { return op == Op::Mla || op == Op::Axpy; }
 
-}  // namespace
+// f(std::integral_constant<Op, op>): each operation gets a loop of its own
+// (a switch per vector of lanes otherwise).
+template <class F>
+void withOp(Op op, F f) {
+  using O = Op;
+  switch (op) {
+#define VINCI_FAST_OP(X) \
+  case O::X:             \
+    return f(std::integral_constant<O, O::X>{});
+    VINCI_FAST_OP(Add) VINCI_FAST_OP(Sub) VINCI_FAST_OP(Mul) VINCI_FAST_OP(Div) VINCI_FAST_OP(Max)
+    VINCI_FAST_OP(Min) VINCI_FAST_OP(Mla) VINCI_FAST_OP(Axpy) VINCI_FAST_OP(Adds) VINCI_FAST_OP(Muls)
+    VINCI_FAST_OP(Maxs) VINCI_FAST_OP(Mins) VINCI_FAST_OP(LeakyRelu) VINCI_FAST_OP(Abs) VINCI_FAST_OP(Relu)
+    VINCI_FAST_OP(Neg) VINCI_FAST_OP(Sqrt) VINCI_FAST_OP(Rsqrt) VINCI_FAST_OP(Rec) VINCI_FAST_OP(Exp)
+    VINCI_FAST_OP(Ln) VINCI_FAST_OP(Dup)
+#undef VINCI_FAST_OP
+  }
+}
 
-void f16(Op op, uint16_t* d, const uint16_t* a, const uint16_t* b, float s, size_t n) {
+template <Op op>
+void f16Loop(uint16_t* d, const uint16_t* a, const uint16_t* b, float s, size_t n) {
   const DF df;
   const VF vs = hn::Set(df, s);
   auto round = [&](VF v) { return hn::PromoteTo(df, demote(df, v)); };
-  const bool ra = readsA(op), rb = readsB(op), rd = readsD(op);
+  constexpr bool ra = readsA(op), rb = readsB(op), rd = readsD(op);
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     const VF va = ra ? promote(df, a + i) : hn::Zero(df);
@@ -120,11 +138,12 @@ void f16(Op op, uint16_t* d, const uint16_t* a, const uint16_t* b, float s, size
   std::memcpy(d + i, td, left * 2);
 }
 
-void f32(Op op, float* d, const float* a, const float* b, float s, size_t n) {
+template <Op op>
+void f32Loop(float* d, const float* a, const float* b, float s, size_t n) {
   const DF df;
   const VF vs = hn::Set(df, s);
   auto round = [](VF v) { return v; };
-  const bool ra = readsA(op), rb = readsB(op), rd = readsD(op);
+  constexpr bool ra = readsA(op), rb = readsB(op), rd = readsD(op);
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     const VF va = ra ? hn::LoadU(df, a + i) : hn::Zero(df);
@@ -141,6 +160,16 @@ void f32(Op op, float* d, const float* a, const float* b, float s, size_t n) {
   hn::Store(canonical(df, apply(op, df, hn::Load(df, ta), hn::Load(df, tb), vs, hn::Load(df, td), round)),
             df, td);
   std::memcpy(d + i, td, left * 4);
+}
+
+}  // namespace
+
+void f16(Op op, uint16_t* d, const uint16_t* a, const uint16_t* b, float s, size_t n) {
+  withOp(op, [&](auto k) { f16Loop<decltype(k)::value>(d, a, b, s, n); });
+}
+
+void f32(Op op, float* d, const float* a, const float* b, float s, size_t n) {
+  withOp(op, [&](auto k) { f32Loop<decltype(k)::value>(d, a, b, s, n); });
 }
 
 void f32ToF16(uint16_t* d, const float* s, size_t n, bool relu) {
