@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "l2_impl.h"  // internal: the ideal L2's interval structure
+#include "mmad.h"     // internal: the AVX-512 kernel switch
 #include "sim_test_util.h"
 
 namespace vinci::sim::test {
@@ -292,10 +293,16 @@ TEST(SimFast, ConversionsMatchTheReference) {
 
 // A random mmad through L1, L0A/L0B, the Cube, and the L0C read-out to UB
 // with or without ReLU, with or without a scale (special values included),
-// fp16 or fp32 out.
+// fp16 or fp32 out; on a host with AVX-512, once with its kernel and once
+// with the AVX2 one.
 TEST(SimFast, MmadAndTheL0cReadOutMatchTheReference) {
   std::mt19937 rng(9);
-  for (int i = 0; i < 60; ++i) {
+  for (int i = 0; i < 120; ++i) {
+    const bool avx512 = i % 2 == 0;
+    struct Kernel {  // back to the default however the iteration ends
+      explicit Kernel(bool avx512) { detail::allowMmadAvx512(avx512); }
+      ~Kernel() { detail::allowMmadAvx512(true); }
+    } kernel(avx512);
     const uint32_t m = 16 * (1 + rng() % 6) - rng() % 16, n = 16 * (1 + rng() % 6) - rng() % 16;
     const uint32_t k = 16 * (1 + rng() % 8) - rng() % 16;
     const uint32_t m1 = (m + 15) / 16, n1 = (n + 15) / 16, k1 = (k + 15) / 16;
@@ -319,7 +326,7 @@ TEST(SimFast, MmadAndTheL0cReadOutMatchTheReference) {
     };
     expectSame(image, emit, "mmad " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
                                 (relu ? " relu" : "") + (scaled ? " scale " + std::to_string(factor) : "") +
-                                (to_f16 ? " ->f16" : " ->f32"));
+                                (to_f16 ? " ->f16" : " ->f32") + (avx512 ? "" : " (AVX2 kernel)"));
     if (HasFailure()) return;
   }
 }
