@@ -10,6 +10,7 @@
 #include <cstring>
 #include <utility>
 
+#include "fast.h"
 #include "vinci/sim/numeric.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -245,19 +246,39 @@ __attribute__((target("avx2,f16c"))) void packAF16C(const uint16_t* a, float* af
   }
 }
 
+// Each B fractal (n-major) transposed as 16-bit halves (fast.cpp's AVX2
+// transpose when the host has that target), then converted a row of 16 at a
+// time; otherwise through a fp32 tile read back column by column.
 __attribute__((target("avx2,f16c"))) void packBF16C(const uint16_t* b, float* bp, uint32_t n1,
                                                     uint32_t k) {
   const uint32_t k1 = ceilDiv(k, 16);
+#ifdef VINCI_SIM_FAST
+  const bool transpose_halves = fast::available();
+#else
+  const bool transpose_halves = false;
+#endif
   alignas(32) float tile[16][16];  // [nc][kr]
+  alignas(32) uint16_t halves[256];  // [kr][nc]
   for (uint32_t kb = 0; kb < k1; ++kb)
     for (uint32_t nb = 0; nb < n1; ++nb) {
       const uint16_t* frac = b + (size_t(kb) * n1 + nb) * 256;
+      const uint32_t kr_end = k - kb * 16 < 16 ? k - kb * 16 : 16;
+      float* dst = bp + (size_t(nb) * k + kb * 16) * 16;
+#ifdef VINCI_SIM_FAST
+      if (transpose_halves) {
+        fast::transpose16x16(halves, frac);
+        for (uint32_t kr = 0; kr < kr_end; ++kr) {
+          const __m128i* row = reinterpret_cast<const __m128i*>(halves + kr * 16);
+          _mm256_storeu_ps(dst + kr * 16, _mm256_cvtph_ps(_mm_load_si128(row)));
+          _mm256_storeu_ps(dst + kr * 16 + 8, _mm256_cvtph_ps(_mm_load_si128(row + 1)));
+        }
+        continue;
+      }
+#endif
       for (uint32_t nc = 0; nc < 16; ++nc) {
         _mm256_store_ps(tile[nc], _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(frac + nc * 16))));
         _mm256_store_ps(tile[nc] + 8, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(frac + nc * 16 + 8))));
       }
-      const uint32_t kr_end = k - kb * 16 < 16 ? k - kb * 16 : 16;
-      float* dst = bp + (size_t(nb) * k + kb * 16) * 16;
       for (uint32_t kr = 0; kr < kr_end; ++kr)
         for (uint32_t nc = 0; nc < 16; ++nc) dst[kr * 16 + nc] = tile[nc][kr];
     }
