@@ -291,6 +291,45 @@ TEST(SimFast, ConversionsMatchTheReference) {
   }
 }
 
+// The core's memo of bank-conflict counts (per program, instruction and
+// operand offsets) against counting every time: vector ops in two nested
+// loops, each operand moving with each loop by a random number of rows
+// (often none), so that the same instruction meets some offsets again and
+// others for the first time, across 64 KiB bank boundaries.
+TEST(SimFast, BankConflictMemoMatchesTheReference) {
+  std::mt19937 rng(4096);
+  const uint32_t q = 65536;
+  for (int i = 0; i < 150; ++i) {
+    const DType t = rng() % 2 ? DType::F16 : DType::F32;
+    std::vector<uint8_t> image = randomImage(rng, t, false);
+    const uint32_t outer = 1 + rng() % 4, inner = 1 + rng() % 5;
+    auto coef = [&] { return rng() % 3 == 0 ? 0 : int32_t(32 * (rng() % 20)); };
+    int32_t c[2][3];
+    for (auto& loop : c)
+      for (int32_t& v : loop) v = coef();
+    VecParams vp;
+    vp.repeat = 1 + rng() % 20;
+    vp.src0_rep = rng() % 2 ? 8 : 16;
+    auto near = [&](unsigned quarter) { return int64_t(quarter) * q - 32 * int64_t(rng() % 100); };
+    const int64_t dst = near(1), src0 = near(2), src1 = rng() % 3 ? near(3) : dst + 32 * (rng() % 16);
+    const Opcode op = kBinary[rng() % std::size(kBinary)];
+    auto emit = [&](ProgramBuilder& b) {
+      const unsigned lo = b.loopBegin(outer), li = b.loopBegin(inner);
+      b.vbinary(op, t, Addr::ub(dst).iv(lo, c[0][0]).iv(li, c[1][0]), Addr::ub(src0).iv(lo, c[0][1]).iv(li, c[1][1]),
+                Addr::ub(src1).iv(lo, c[0][2]).iv(li, c[1][2]), vp);
+      b.vunary(Opcode::VRelu, t, Addr::ub(src1).iv(li, c[1][2]), Addr::ub(dst).iv(lo, c[0][0]), vp);
+      b.loopEnd();
+      b.loopEnd();
+    };
+    std::string what = std::string(dtypeName(t)) + " " + opcodeName(op) + " loops " + std::to_string(outer) +
+                       "x" + std::to_string(inner) + " repeat " + std::to_string(vp.repeat) + " coefs";
+    for (const auto& loop : c)
+      for (int32_t v : loop) what += " " + std::to_string(v);
+    expectSame(image, emit, what);
+    if (HasFailure()) return;
+  }
+}
+
 // A random mmad through L1, L0A/L0B, the Cube, and the L0C read-out to UB
 // with or without ReLU, with or without a scale (special values included),
 // fp16 or fp32 out; on a host with AVX-512, once with its kernel and once
