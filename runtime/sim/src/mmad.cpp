@@ -6,7 +6,6 @@
 #include "mmad.h"
 
 #include <array>
-#include <atomic>
 #include <cstring>
 #include <utility>
 
@@ -304,23 +303,6 @@ bool hostHasAvx2() {
   return has;
 }
 
-// AVX-512F in the CPU (with AVX2), and the opmask and ZMM state enabled by the OS.
-bool detectAvx512() {
-  if (!detectAvx2()) return false;
-  unsigned a, b, c, d;
-  __cpuid_count(7, 0, a, b, c, d);
-  if (!(b & (1u << 16))) return false;  // AVX512F
-  unsigned xcr0_lo, xcr0_hi;
-  __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
-  return (xcr0_lo & 0xE6u) == 0xE6u;  // XMM, YMM, opmask, ZMM_Hi256, Hi16_ZMM
-}
-
-std::atomic<bool> avx512_allowed{true};
-
-bool useAvx512() {
-  static const bool has = detectAvx512();
-  return has && avx512_allowed.load(std::memory_order_relaxed);
-}
 #endif
 
 // ---- int8 ---------------------------------------------------------------------
@@ -354,14 +336,6 @@ void mmadS8(const int8_t* a, const int8_t* b, int32_t* c, uint32_t m, uint32_t n
 
 }  // namespace
 
-void allowMmadAvx512(bool allowed) {
-#ifdef VINCI_HAVE_X86_DISPATCH
-  avx512_allowed = allowed;
-#else
-  (void)allowed;
-#endif
-}
-
 void mmad(const uint8_t* a, const uint8_t* b, uint8_t* c, uint32_t m, uint32_t n, uint32_t k,
           DType in, DType out, bool init, MmadScratch& s, bool reference) {
   if (in == DType::S8) {
@@ -374,9 +348,12 @@ void mmad(const uint8_t* a, const uint8_t* b, uint8_t* c, uint32_t m, uint32_t n
   const uint16_t* b16 = reinterpret_cast<const uint16_t*>(b);
   grow(s.a, size_t(mpad) * k);
   grow(s.b, size_t(n1) * k * 16);
-  bool fast = false;
+  bool fast = false, avx512 = false;
 #ifdef VINCI_HAVE_X86_DISPATCH
   fast = !reference && hostHasAvx2();
+#ifdef VINCI_SIM_FAST
+  avx512 = fast && fast::avx512();  // implies AVX-512F
+#endif
 #endif
   if (in == DType::F16 && fast) {
 #ifdef VINCI_HAVE_X86_DISPATCH
@@ -401,7 +378,7 @@ void mmad(const uint8_t* a, const uint8_t* b, uint8_t* c, uint32_t m, uint32_t n
     for (size_t i = 0; i < c_elems; ++i) acc[i] = init ? 0.0f : f16ToF32(c16[i]);
   }
 #ifdef VINCI_HAVE_X86_DISPATCH
-  if (fast && useAvx512()) computeAvx512(s.a.data(), s.b.data(), acc, mpad, n1, k, init && out != DType::F16);
+  if (fast && avx512) computeAvx512(s.a.data(), s.b.data(), acc, mpad, n1, k, init && out != DType::F16);
   else if (fast) computeAvx2(s.a.data(), s.b.data(), acc, mpad, n1, k, init && out != DType::F16);
   else
 #endif

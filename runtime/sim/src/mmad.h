@@ -24,10 +24,6 @@ struct MmadScratch {
 void mmad(const uint8_t* a, const uint8_t* b, uint8_t* c, uint32_t m, uint32_t n, uint32_t k,
           DType in, DType out, bool init, MmadScratch& scratch, bool reference);
 
-// Whether mmad may take its AVX-512 kernel on a host that has it (default
-// true); tests turn it off to check the AVX2 kernel on such hosts too.
-void allowMmadAvx512(bool allowed);
-
 }  // namespace vinci::sim::detail
 
 #endif  // VINCI_SIM_MMAD_H
