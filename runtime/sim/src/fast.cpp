@@ -24,14 +24,14 @@ namespace vinci::sim::detail::fast {
 
 using namespace HWY_NAMESPACE;
 
-void f16(Op op, uint16_t* d, const uint16_t* a, const uint16_t* b, float s, size_t n) {
-  if (avx512()) return avx3::f16(op, d, a, b, s, n);
-  f16Elements(op, d, a, b, s, n);
+void f16(Op op, uint16_t* d, const uint16_t* a, const uint16_t* b, float s, const Runs& runs) {
+  if (avx512()) return avx3::f16(op, d, a, b, s, runs);
+  elementwiseRuns<F16Elements>(op, d, a, b, s, runs);
 }
 
-void f32(Op op, float* d, const float* a, const float* b, float s, size_t n) {
-  if (avx512()) return avx3::f32(op, d, a, b, s, n);
-  f32Elements(op, d, a, b, s, n);
+void f32(Op op, float* d, const float* a, const float* b, float s, const Runs& runs) {
+  if (avx512()) return avx3::f32(op, d, a, b, s, runs);
+  elementwiseRuns<F32Elements>(op, d, a, b, s, runs);
 }
 
 void f32ToF16(uint16_t* d, const float* s, size_t n, bool relu) {

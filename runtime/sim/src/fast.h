@@ -36,12 +36,20 @@ enum class Op : uint8_t {
   Dup,                           // d = s
 };
 
-// n contiguous fp16 elements: d[i] = op(a[i], b[i], s, d[i]). `a` and `b`
+// `repeats` runs of n contiguous elements, run r of d, a and b starting
+// r x d_step, a_step, b_step elements after their first (the repeats of one
+// vector instruction, in order).
+struct Runs {
+  size_t n, repeats;
+  ptrdiff_t d_step, a_step, b_step;
+};
+
+// fp16 elements, run by run: d[i] = op(a[i], b[i], s, d[i]). `a` and `b`
 // may be d itself (the same address) but must not overlap it otherwise; `s`
 // is the scalar already rounded to fp16.
-void f16(Op op, uint16_t* d, const uint16_t* a, const uint16_t* b, float s, size_t n);
+void f16(Op op, uint16_t* d, const uint16_t* a, const uint16_t* b, float s, const Runs& runs);
 // The same over fp32 elements.
-void f32(Op op, float* d, const float* a, const float* b, float s, size_t n);
+void f32(Op op, float* d, const float* a, const float* b, float s, const Runs& runs);
 
 // Conversions: fp32 -> fp16 (optionally ReLU first, as the L0C read-out
 // does), fp16 -> fp32 (exact but for NaN, which becomes fp32's positive
@@ -56,8 +64,8 @@ void f16ToF32(float* d, const uint16_t* s, size_t n);
 void readOutF32(void* d, bool to_f16, const float* s, size_t n, bool scale, float factor, bool relu);
 
 namespace avx3 {  // f16 and f32 built for AVX-512 (fast_avx3.cpp)
-void f16(Op op, uint16_t* d, const uint16_t* a, const uint16_t* b, float s, size_t n);
-void f32(Op op, float* d, const float* a, const float* b, float s, size_t n);
+void f16(Op op, uint16_t* d, const uint16_t* a, const uint16_t* b, float s, const Runs& runs);
+void f32(Op op, float* d, const float* a, const float* b, float s, const Runs& runs);
 }  // namespace avx3
 
 // One 16x16 tile of 16-bit elements transposed: out[c * 16 + r] = in[r * 16 + c].

@@ -9,14 +9,14 @@
 
 namespace vinci::sim::detail::fast::avx3 {
 
-void f16(Op op, uint16_t* d, const uint16_t* a, const uint16_t* b, float s, size_t n) {
+void f16(Op op, uint16_t* d, const uint16_t* a, const uint16_t* b, float s, const Runs& runs) {
   using namespace fast::HWY_NAMESPACE;
-  f16Elements(op, d, a, b, s, n);
+  elementwiseRuns<F16Elements>(op, d, a, b, s, runs);
 }
 
-void f32(Op op, float* d, const float* a, const float* b, float s, size_t n) {
+void f32(Op op, float* d, const float* a, const float* b, float s, const Runs& runs) {
   using namespace fast::HWY_NAMESPACE;
-  f32Elements(op, d, a, b, s, n);
+  elementwiseRuns<F32Elements>(op, d, a, b, s, runs);
 }
 
 }  // namespace vinci::sim::detail::fast::avx3

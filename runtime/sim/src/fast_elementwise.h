@@ -113,7 +113,9 @@ struct F16Elements {
   using T = uint16_t;
   static VF load(DF df, const T* p) { return promote(df, p); }
   static void store(DF df, VF v, T* p) { store16(df, v, p); }
-  static VF round(DF df, VF v) { return hn::PromoteTo(df, demote(df, v)); }
+  // Only mla and axpy round before their last step, whose result is stored
+  // (canonical NaN then): an inner NaN of any sign or payload stays a NaN.
+  static VF round(DF df, VF v) { return hn::PromoteTo(df, hn::DemoteTo(DH(), v)); }
 };
 struct F32Elements {
   using T = float;
@@ -147,12 +149,15 @@ void elementwiseLoop(typename E::T* d, const typename E::T* a, const typename E:
   std::memcpy(d + i, td, left * sizeof(T));
 }
 
-// n elements of fp16 / fp32, the operation chosen once (fast.h's f16, f32).
-inline void f16Elements(Op op, uint16_t* d, const uint16_t* a, const uint16_t* b, float s, size_t n) {
-  withOp(op, [&](auto k) { elementwiseLoop<decltype(k)::value, F16Elements>(d, a, b, s, n); });
-}
-inline void f32Elements(Op op, float* d, const float* a, const float* b, float s, size_t n) {
-  withOp(op, [&](auto k) { elementwiseLoop<decltype(k)::value, F32Elements>(d, a, b, s, n); });
+// The runs of fp16 / fp32 elements, the operation chosen once (fast.h's f16, f32).
+template <class E>
+void elementwiseRuns(Op op, typename E::T* d, const typename E::T* a, const typename E::T* b, float s,
+                     const Runs& runs) {
+  withOp(op, [&](auto k) {
+    for (size_t r = 0; r < runs.repeats; ++r)
+      elementwiseLoop<decltype(k)::value, E>(d + ptrdiff_t(r) * runs.d_step, a + ptrdiff_t(r) * runs.a_step,
+                                             b + ptrdiff_t(r) * runs.b_step, s, runs.n);
+  });
 }
 
 }  // namespace HWY_NAMESPACE

@@ -201,15 +201,18 @@ bool contiguousRuns(const Instruction& ins, uint8_t* const op[], unsigned nsrc, 
   return true;
 }
 
-// One fast loop call over n elements of the codec's type.
+// One fast loop call over runs of the codec's type; steps in bytes.
 template <typename C>
-void fastRun(fast::Op fop, uint8_t* d, const uint8_t* a, const uint8_t* b, float s, uint32_t n) {
+void fastRuns(fast::Op fop, uint8_t* d, const uint8_t* a, const uint8_t* b, float s, uint32_t n,
+              uint32_t repeats, const uint64_t step[3]) {
+  const fast::Runs runs{n, repeats, ptrdiff_t(step[0] / C::kBytes), ptrdiff_t(step[1] / C::kBytes),
+                        ptrdiff_t(step[2] / C::kBytes)};
   if constexpr (std::is_same_v<C, CodecF16>)
     fast::f16(fop, reinterpret_cast<uint16_t*>(d), reinterpret_cast<const uint16_t*>(a),
-              reinterpret_cast<const uint16_t*>(b), s, n);
+              reinterpret_cast<const uint16_t*>(b), s, runs);
   else
     fast::f32(fop, reinterpret_cast<float*>(d), reinterpret_cast<const float*>(a),
-              reinterpret_cast<const float*>(b), s, n);
+              reinterpret_cast<const float*>(b), s, runs);
 }
 
 // An instruction under a prefix mask whose operands are strided by whole
@@ -269,7 +272,8 @@ bool fastStrided(const Instruction& ins, uint8_t* const op[], unsigned nsrc, fas
       }
     }
     uint8_t* d = gathered[0] ? buf[0] : at[0];
-    fastRun<C>(fop, d, nsrc >= 1 ? ptr[1] : d, nsrc >= 2 ? ptr[2] : d, s, k);
+    const uint64_t one_run[3] = {};
+    fastRuns<C>(fop, d, nsrc >= 1 ? ptr[1] : d, nsrc >= 2 ? ptr[2] : d, s, k, 1, one_run);
     if (gathered[0]) {
       for (uint32_t b = 0; b + 1 < blocks; ++b) std::memcpy(at[0] + b * blk[0], buf[0] + b * 32, 32);
       std::memcpy(at[0] + (blocks - 1) * blk[0], buf[0] + (blocks - 1) * 32, last);
@@ -293,11 +297,9 @@ bool fastElementwise(const Instruction& ins, uint8_t* const op[], unsigned nsrc)
     const float s = C::scalar(ins.p[param::Scalar]);
     Runs runs;
     if (!contiguousRuns(ins, op, nsrc, C::kBytes, runs)) return fastStrided<C>(ins, op, nsrc, fop, s);
-    for (uint32_t r = 0; r < runs.repeats; ++r) {
-      uint8_t* d = op[0] + r * runs.rep[0];
-      fastRun<C>(fop, d, nsrc >= 1 ? op[1] + r * runs.rep[1] : d, nsrc >= 2 ? op[2] + r * runs.rep[2] : d, s,
-                 runs.count);
-    }
+    // A missing source follows the destination (the loops do not read it).
+    const uint64_t step[3] = {runs.rep[0], runs.rep[nsrc >= 1 ? 1 : 0], runs.rep[nsrc >= 2 ? 2 : 0]};
+    fastRuns<C>(fop, op[0], nsrc >= 1 ? op[1] : op[0], nsrc >= 2 ? op[2] : op[0], s, runs.count, runs.repeats, step);
     return true;
   }
 }
