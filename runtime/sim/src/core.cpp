@@ -217,15 +217,31 @@ void Core::touchGm(uint64_t lo, uint64_t hi, BlockResult& res) {
   }
 }
 
+uint64_t Core::bankCycles(const Instruction& ins, uint32_t pc, const uint64_t ub[kMaxOperands]) {
+  const soc::TimingTable& t = soc_->timing;
+  if (reference_) return bankConflictCycles(ins, ub, t, true);
+  const std::array<double, 3> layout = {t.ub_bank_groups.value, t.ub_bank_row_bytes.value, t.ub_bank_span_bytes.value};
+  constexpr size_t kMaxMemo = size_t(1) << 18;  // entries (about 20 MiB a core at most)
+  if (layout != bank_layout_ || bank_memo_.size() >= kMaxMemo) {
+    bank_memo_.clear();
+    bank_layout_ = layout;
+  }
+  BankKey key{prog_->serial, pc, {}};
+  std::copy(ub, ub + kMaxOperands, key.ub);
+  const auto [it, fresh] = bank_memo_.try_emplace(key, 0);
+  if (fresh) it->second = bankConflictCycles(ins, ub, t, false);
+  return it->second;
+}
+
 // What the cost functions need beyond the record: the repeats' cycles under
 // UB bank conflicts, and how much of a GM read an ideal L2 holds.
-CostInputs Core::costInputs(const Instruction& ins, const Resolved ops[kMaxOperands]) {
+CostInputs Core::costInputs(const Instruction& ins, uint32_t pc, const Resolved ops[kMaxOperands]) {
   CostInputs in;
   if (isVectorOp(ins.op) && ins.op != Opcode::VTranspose) {
     uint64_t ub[kMaxOperands] = {};
     for (unsigned s = 0; s < kMaxOperands; ++s) ub[s] = ins.operand[s].used() ? ops[s].offset : 0;
     in.repeat_cycles_free = ins.p[param::Repeat];
-    in.repeat_cycles = bankConflictCycles(ins, ub, soc_->timing, reference_);
+    in.repeat_cycles = bankCycles(ins, pc, ub);
   }
   const Operand& src = ins.operand[1];
   if (src.used() && Space(src.space) == Space::GM && ins.op != Opcode::CopyGather) {
@@ -249,7 +265,7 @@ bool Core::time(const Instruction& ins, uint32_t pc, bool branch_taken, const Re
                        ins.op != Opcode::PipeBarrier;
   const CostFn fn = compute ? costFunction(ins.op) : nullptr;
   CostInputs in;
-  if (fn) in = costInputs(ins, ops);
+  if (fn) in = costInputs(ins, pc, ops);
 
   // Vector reads of bytes recent vector instructions write.
   bool depends[kVecWrites] = {};

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <utility>
@@ -109,10 +110,31 @@ class Core {
     uint64_t offset = 0;
   };
 
+  // The UB bank-conflict cycles of one vector instruction at given operand
+  // offsets: a function of the instruction, the offsets and the SoC's bank
+  // layout alone, so the core keeps every count it made (across blocks and
+  // runs; programs told apart by their serial, tables by the bank layout).
+  struct BankKey {
+    uint64_t serial;
+    uint32_t pc;
+    uint64_t ub[kMaxOperands];
+    bool operator==(const BankKey& o) const {
+      return serial == o.serial && pc == o.pc && std::equal(std::begin(ub), std::end(ub), std::begin(o.ub));
+    }
+  };
+  struct BankKeyHash {
+    size_t operator()(const BankKey& k) const {
+      uint64_t h = k.serial * 0x9E3779B97F4A7C15ull ^ k.pc;
+      for (uint64_t v : k.ub) h = (h ^ v) * 0xff51afd7ed558ccdull;
+      return size_t(h ^ (h >> 32));
+    }
+  };
+  uint64_t bankCycles(const Instruction& ins, uint32_t pc, const uint64_t ub[kMaxOperands]);
+
   void reset(uint32_t num_args);
   bool resolve(const Instruction& ins, uint32_t pc, uint32_t block_idx,
                const std::vector<GmRegion>& args, Resolved out[kMaxOperands], BlockResult& res);
-  CostInputs costInputs(const Instruction& ins, const Resolved ops[kMaxOperands]);
+  CostInputs costInputs(const Instruction& ins, uint32_t pc, const Resolved ops[kMaxOperands]);
   uint64_t l2Covered(uint64_t lo, uint64_t hi) const;
   void touchGm(uint64_t lo, uint64_t hi, BlockResult& res);
   bool time(const Instruction& ins, uint32_t pc, bool branch_taken, const Resolved ops[kMaxOperands],
@@ -142,6 +164,8 @@ class Core {
   uint64_t queued_[kNumPipes] = {};     // instructions entered per pipe
   uint64_t transfers_[kNumPipes] = {};  // GM transfers issued per pipe
   VecWrite vec_writes_[kVecWrites] = {};
+  std::unordered_map<BankKey, uint64_t, BankKeyHash> bank_memo_;
+  std::array<double, 3> bank_layout_ = {};  // the bank layout bank_memo_'s counts are for
   uint64_t vec_write_count_ = 0;
   std::deque<FlagToken> flags_[kNumPipes][kNumPipes][8];
   std::vector<HostRange> touched_;  // this block's GM envelopes so far: sorted, disjoint

@@ -3,6 +3,7 @@
 // checked here, so that runKernel only has to check what depends on block_idx
 // and the GM regions.
 #include <algorithm>
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <sstream>
@@ -279,6 +280,8 @@ bool decodeProgram(const uint8_t* bytes, size_t size, const soc::SocSpec& soc, u
   }
 
   auto data = std::make_shared<detail::ProgramData>();
+  static std::atomic<uint64_t> next_serial{1};
+  data->serial = next_serial.fetch_add(1, std::memory_order_relaxed);
   data->num_args = num_args;
   data->code.resize(count);
   data->loop_partner.assign(count, 0);

@@ -1,6 +1,8 @@
 // Fast functional paths with Highway (header-only use, static target): this
 // file is compiled with the flags of Highway's AVX2 target (CMakeLists.txt)
-// and entered only when fast::available() says the host has it.
+// and entered only when fast::available() says the host has it; the
+// elementwise loops (fast_elementwise.h) go to their AVX-512 build
+// (fast_avx3.cpp) when fast::avx512() says so.
 //
 // Each loop computes exactly what vector.cpp's reference does, lane by lane:
 // fp32 arithmetic in the same order of operations with no contraction (the
@@ -10,137 +12,26 @@
 // of the project's inline headers: it is built for another ISA.
 #include "fast.h"
 
-#include <hwy/highway.h>
 #include <immintrin.h>
 
-#include <cmath>
-#include <cstring>
+#include "fast_elementwise.h"
 
 #if HWY_STATIC_TARGET != HWY_AVX2
 #error "fast.cpp must be compiled for Highway's AVX2 target (see runtime/sim/CMakeLists.txt)"
 #endif
 
 namespace vinci::sim::detail::fast {
-namespace {
 
-namespace hn = hwy::HWY_NAMESPACE;
-using DF = hn::ScalableTag<float>;
-using DH = hn::Rebind<hwy::float16_t, DF>;
-using DU = hn::RebindToUnsigned<DF>;
-using VF = hn::Vec<DF>;
-constexpr size_t kLanes = 8;  // AVX2: 8 fp32 lanes
+using namespace HWY_NAMESPACE;
 
-// vmax/vmin as the reference: a NaN operand wins (the first), ties keep b.
-HWY_INLINE VF vmax(DF, VF a, VF b) {
-  return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, hn::IfThenElse(hn::Gt(a, b), a, b)));
-}
-HWY_INLINE VF vmin(DF, VF a, VF b) {
-  return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, hn::IfThenElse(hn::Lt(a, b), a, b)));
+void f16(Op op, uint16_t* d, const uint16_t* a, const uint16_t* b, float s, const Runs& runs) {
+  if (avx512()) return avx3::f16(op, d, a, b, s, runs);
+  elementwiseRuns<F16Elements>(op, d, a, b, s, runs);
 }
 
-// The positive quiet NaN in every NaN lane.
-HWY_INLINE VF canonical(DF df, VF v) {
-  const DU du;
-  return hn::IfThenElse(hn::IsNaN(v), hn::BitCast(df, hn::Set(du, 0x7FC00000u)), v);
-}
-// fp32 -> fp16: F16C turns the canonical fp32 NaN into 0x7E00.
-HWY_INLINE hn::Vec<DH> demote(DF df, VF v) { return hn::DemoteTo(DH(), canonical(df, v)); }
-HWY_INLINE VF promote(DF df, const uint16_t* p) {
-  return hn::PromoteTo(df, hn::LoadU(DH(), reinterpret_cast<const hwy::float16_t*>(p)));
-}
-HWY_INLINE void store16(DF df, VF v, uint16_t* p) {
-  hn::StoreU(demote(df, v), DH(), reinterpret_cast<hwy::float16_t*>(p));
-}
-
-// One operation on a vector of lanes; `round` gives a value as its element
-// type stores it (for fp16: promote(demote(v)); for fp32: v).
-template <class Round>
-HWY_INLINE VF apply(Op op, DF df, VF a, VF b, VF s, VF d, Round round) {
-  switch (op) {
-    case Op::Add: return hn::Add(a, b);
-    case Op::Sub: return hn::Sub(a, b);
-    case Op::Mul: return hn::Mul(a, b);
-    case Op::Div: return hn::Div(a, b);
-    case Op::Max: return vmax(df, a, b);
-    case Op::Min: return vmin(df, a, b);
-    case Op::Mla: return hn::Add(round(hn::Mul(a, b)), d);
-    case Op::Axpy: return hn::Add(round(hn::Mul(a, s)), d);
-    case Op::Adds: return hn::Add(a, s);
-    case Op::Muls: return hn::Mul(a, s);
-    case Op::Maxs: return vmax(df, a, s);
-    case Op::Mins: return vmin(df, a, s);
-    case Op::LeakyRelu: return hn::IfThenElse(hn::Ge(a, hn::Zero(df)), a, hn::Mul(a, s));
-    case Op::Abs: return hn::Abs(a);
-    case Op::Relu: return vmax(df, a, hn::Zero(df));
-    case Op::Neg: return hn::Neg(a);
-    case Op::Sqrt: return hn::Sqrt(a);
-    case Op::Rsqrt: return hn::Div(hn::Set(df, 1.0f), hn::Sqrt(a));
-    case Op::Rec: return hn::Div(hn::Set(df, 1.0f), a);
-    case Op::Dup: return s;
-    case Op::Exp:
-    case Op::Ln: {  // the same libm calls as the reference, lane by lane
-      alignas(32) float lanes[kLanes];
-      hn::Store(a, df, lanes);
-      for (float& x : lanes) x = op == Op::Exp ? std::exp(x) : std::log(x);
-      return hn::Load(df, lanes);
-    }
-  }
-  return a;
-}
-
-bool readsB(Op op) {
-  return op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Div || op == Op::Max ||
-         op == Op::Min || op == Op::Mla;
-}
-bool readsA(Op op) { return op != Op::Dup; }
-bool readsD(Op op) { return op == Op::Mla || op == Op::Axpy; }
-
-}  // namespace
-
-void f16(Op op, uint16_t* d, const uint16_t* a, const uint16_t* b, float s, size_t n) {
-  const DF df;
-  const VF vs = hn::Set(df, s);
-  auto round = [&](VF v) { return hn::PromoteTo(df, demote(df, v)); };
-  const bool ra = readsA(op), rb = readsB(op), rd = readsD(op);
-  size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    const VF va = ra ? promote(df, a + i) : hn::Zero(df);
-    const VF vb = rb ? promote(df, b + i) : hn::Zero(df);
-    const VF vd = rd ? promote(df, d + i) : hn::Zero(df);
-    store16(df, apply(op, df, va, vb, vs, vd, round), d + i);
-  }
-  if (i == n) return;
-  // The tail through a zero-padded vector (the padding lanes are dropped).
-  alignas(32) uint16_t ta[kLanes] = {}, tb[kLanes] = {}, td[kLanes] = {};
-  const size_t left = n - i;
-  if (ra) std::memcpy(ta, a + i, left * 2);
-  if (rb) std::memcpy(tb, b + i, left * 2);
-  if (rd) std::memcpy(td, d + i, left * 2);
-  store16(df, apply(op, df, promote(df, ta), promote(df, tb), vs, promote(df, td), round), td);
-  std::memcpy(d + i, td, left * 2);
-}
-
-void f32(Op op, float* d, const float* a, const float* b, float s, size_t n) {
-  const DF df;
-  const VF vs = hn::Set(df, s);
-  auto round = [](VF v) { return v; };
-  const bool ra = readsA(op), rb = readsB(op), rd = readsD(op);
-  size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    const VF va = ra ? hn::LoadU(df, a + i) : hn::Zero(df);
-    const VF vb = rb ? hn::LoadU(df, b + i) : hn::Zero(df);
-    const VF vd = rd ? hn::LoadU(df, d + i) : hn::Zero(df);
-    hn::StoreU(canonical(df, apply(op, df, va, vb, vs, vd, round)), df, d + i);
-  }
-  if (i == n) return;
-  alignas(32) float ta[kLanes] = {}, tb[kLanes] = {}, td[kLanes] = {};
-  const size_t left = n - i;
-  if (ra) std::memcpy(ta, a + i, left * 4);
-  if (rb) std::memcpy(tb, b + i, left * 4);
-  if (rd) std::memcpy(td, d + i, left * 4);
-  hn::Store(canonical(df, apply(op, df, hn::Load(df, ta), hn::Load(df, tb), vs, hn::Load(df, td), round)),
-            df, td);
-  std::memcpy(d + i, td, left * 4);
+void f32(Op op, float* d, const float* a, const float* b, float s, const Runs& runs) {
+  if (avx512()) return avx3::f32(op, d, a, b, s, runs);
+  elementwiseRuns<F32Elements>(op, d, a, b, s, runs);
 }
 
 void f32ToF16(uint16_t* d, const float* s, size_t n, bool relu) {

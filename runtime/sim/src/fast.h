@@ -15,6 +15,13 @@ namespace vinci::sim::detail::fast {
 
 // The host runs Highway's AVX2 target (checked once, with CPUID and XGETBV).
 bool available();
+// The host runs Highway's AVX3 target too (AVX-512 F, VL, DQ, BW, and the
+// OS saves the ZMM and opmask state), and allowAvx512 has not turned it off:
+// the elementwise loops and mmad then take their AVX-512 builds.
+bool avx512();
+// Tests turn the AVX-512 builds off (default on) to check the AVX2 ones on
+// a host that has both.
+void allowAvx512(bool allowed);
 
 // An elementwise operation as the reference computes it: in fp32, each
 // result rounded to the element type (round to nearest even; a NaN result
@@ -29,12 +36,20 @@ enum class Op : uint8_t {
   Dup,                           // d = s
 };
 
-// n contiguous fp16 elements: d[i] = op(a[i], b[i], s, d[i]). `a` and `b`
+// `repeats` runs of n contiguous elements, run r of d, a and b starting
+// r x d_step, a_step, b_step elements after their first (the repeats of one
+// vector instruction, in order).
+struct Runs {
+  size_t n, repeats;
+  ptrdiff_t d_step, a_step, b_step;
+};
+
+// fp16 elements, run by run: d[i] = op(a[i], b[i], s, d[i]). `a` and `b`
 // may be d itself (the same address) but must not overlap it otherwise; `s`
 // is the scalar already rounded to fp16.
-void f16(Op op, uint16_t* d, const uint16_t* a, const uint16_t* b, float s, size_t n);
+void f16(Op op, uint16_t* d, const uint16_t* a, const uint16_t* b, float s, const Runs& runs);
 // The same over fp32 elements.
-void f32(Op op, float* d, const float* a, const float* b, float s, size_t n);
+void f32(Op op, float* d, const float* a, const float* b, float s, const Runs& runs);
 
 // Conversions: fp32 -> fp16 (optionally ReLU first, as the L0C read-out
 // does), fp16 -> fp32 (exact but for NaN, which becomes fp32's positive
@@ -47,6 +62,11 @@ void f16ToF32(float* d, const uint16_t* s, size_t n);
 // (`to_f16`) or fp32 (a NaN as the type's positive quiet NaN). Source and
 // destination do not overlap.
 void readOutF32(void* d, bool to_f16, const float* s, size_t n, bool scale, float factor, bool relu);
+
+namespace avx3 {  // f16 and f32 built for AVX-512 (fast_avx3.cpp)
+void f16(Op op, uint16_t* d, const uint16_t* a, const uint16_t* b, float s, const Runs& runs);
+void f32(Op op, float* d, const float* a, const float* b, float s, const Runs& runs);
+}  // namespace avx3
 
 // One 16x16 tile of 16-bit elements transposed: out[c * 16 + r] = in[r * 16 + c].
 // Every element is read before any is written, so `out` may be `in`.

@@ -1,6 +1,9 @@
-// fast::available(): whether the host runs the instructions fast.cpp was
-// compiled for. Built for the baseline ISA, like everything but fast.cpp.
+// fast::available(), fast::avx512(): whether the host runs the instructions
+// fast.cpp and fast_avx3.cpp were compiled for. Built for the baseline ISA,
+// like everything but those two.
 #include "fast.h"
+
+#include <atomic>
 
 #if defined(VINCI_SIM_FAST) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
@@ -28,9 +31,24 @@ bool detect() {
   if (!__get_cpuid(0x80000001, &a, &b, &c, &d)) return false;
   return c & (1u << 5);  // lzcnt
 }
+// Highway's AVX3 target: AVX-512 F, DQ, BW and VL, and the opmask, ZMM_Hi256
+// and Hi16_ZMM state enabled by the OS.
+bool detectAvx512() {
+  if (!detect()) return false;
+  unsigned a, b, c, d;
+  __cpuid_count(7, 0, a, b, c, d);
+  const bool f = b & (1u << 16), dq = b & (1u << 17), bw = b & (1u << 30), vl = b & (1u << 31);
+  if (!(f && dq && bw && vl)) return false;
+  unsigned xcr0_lo, xcr0_hi;
+  __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  return (xcr0_lo & 0xE6u) == 0xE6u;
+}
 #else
 bool detect() { return false; }
+bool detectAvx512() { return false; }
 #endif
+
+std::atomic<bool> avx512_allowed{true};
 
 }  // namespace
 
@@ -38,5 +56,12 @@ bool available() {
   static const bool has = detect();
   return has;
 }
+
+bool avx512() {
+  static const bool has = detectAvx512();
+  return has && avx512_allowed.load(std::memory_order_relaxed);
+}
+
+void allowAvx512(bool allowed) { avx512_allowed = allowed; }
 
 }  // namespace vinci::sim::detail::fast

@@ -162,20 +162,22 @@ uint64_t load3dFractalBytes(const Instruction& ins) {
   return uint64_t(load3dParams(ins).repeat) * kFractalBytes;
 }
 
-void execLoad3d(const Instruction& ins, uint8_t* dst, const uint8_t* src) {
-  const Load3dParams p = load3dParams(ins);
-  const uint32_t es = dtypeBytes(ins.dtype), c0 = nzColumns(ins.dtype);
-  const uint64_t pixel_bytes = uint64_t(c0) * es;
-  const uint64_t plane = uint64_t(p.l1_h) * p.l1_w * pixel_bytes;
-  uint8_t pad[64];  // one pixel of pad values (C0 x es <= 64 bytes)
-  for (uint32_t c = 0; c < c0; ++c)
+namespace {
+
+// The img2col walk with pixels of PB bytes: a fixed-size copy per pixel (a
+// memcpy call per 32-byte pixel was most of load_3d's host time).
+template <uint64_t PB>
+void load3dPixels(const Load3dParams& p, uint32_t es, uint8_t* dst, const uint8_t* src) {
+  const uint64_t plane = uint64_t(p.l1_h) * p.l1_w * PB;
+  uint8_t pad[PB];  // one pixel of pad values
+  for (uint32_t c = 0; c < PB / es; ++c)
     for (uint32_t b = 0; b < es; ++b) pad[c * es + b] = uint8_t(p.pad_value >> (8 * b));
   auto fetch = [&](uint64_t c1, int64_t y, int64_t x, uint8_t* out) {
     if (y < 0 || x < 0 || y >= int64_t(p.l1_h) || x >= int64_t(p.l1_w)) {
-      std::memcpy(out, pad, pixel_bytes);
+      std::memcpy(out, pad, PB);
       return;
     }
-    std::memcpy(out, src + c1 * plane + (uint64_t(y) * p.l1_w + uint64_t(x)) * pixel_bytes, pixel_bytes);
+    std::memcpy(out, src + c1 * plane + (uint64_t(y) * p.l1_w + uint64_t(x)) * PB, PB);
   };
   WindowCounter counter(p);
   if (p.repeat_mode == 0) {
@@ -191,8 +193,7 @@ void execLoad3d(const Instruction& ins, uint8_t* dst, const uint8_t* src) {
       const uint64_t c1 = p.c1_index + t / taps;
       const int64_t kh = int64_t(t % taps / p.filter_w), kw = int64_t(t % p.filter_w);
       for (uint32_t i = 0; i < kFractalRows; ++i)
-        fetch(c1, hs[i] + kh * p.dilation_h, ws[i] + kw * p.dilation_w,
-              dst + (uint64_t(r) * kFractalRows + i) * pixel_bytes);
+        fetch(c1, hs[i] + kh * p.dilation_h, ws[i] + kw * p.dilation_w, dst + (uint64_t(r) * kFractalRows + i) * PB);
     }
     return;
   }
@@ -200,8 +201,16 @@ void execLoad3d(const Instruction& ins, uint8_t* dst, const uint8_t* src) {
   const int64_t dh = int64_t(p.fetch_filter_h) * p.dilation_h, dw = int64_t(p.fetch_filter_w) * p.dilation_w;
   for (uint32_t r = 0; r < p.repeat; ++r)
     for (uint32_t i = 0; i < kFractalRows; ++i, counter.next())
-      fetch(p.c1_index, counter.h + dh, counter.w + dw,
-            dst + (uint64_t(r) * p.jump_stride * kFractalRows + i) * pixel_bytes);
+      fetch(p.c1_index, counter.h + dh, counter.w + dw, dst + (uint64_t(r) * p.jump_stride * kFractalRows + i) * PB);
+}
+
+}  // namespace
+
+void execLoad3d(const Instruction& ins, uint8_t* dst, const uint8_t* src) {
+  // C0 x the element size is 32 bytes for every dtype load_3d takes (16
+  // halves, 32 bytes of int8).
+  static_assert(kFractalBytes / kFractalRows == 32);
+  load3dPixels<32>(load3dParams(ins), dtypeBytes(ins.dtype), dst, src);
 }
 
 }  // namespace detail

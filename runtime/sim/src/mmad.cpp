@@ -5,8 +5,11 @@
 // because every product is exact in fp32 and the summation order is fixed.
 #include "mmad.h"
 
+#include <array>
 #include <cstring>
+#include <utility>
 
+#include "fast.h"
 #include "vinci/sim/numeric.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -21,6 +24,13 @@ namespace {
 constexpr unsigned kMr = 6;  // rows per micro-kernel call
 
 uint32_t ceilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+// Scratch that only grows: a shrink and regrow would zero-fill the new part
+// on every call whose shape is larger than the last one's.
+template <typename T>
+void grow(std::vector<T>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+}
 
 // ---- Packing ----------------------------------------------------------------
 // A (L0A) -> row-major fp32 [mpad][k]; B (L0B) -> fp32 panels [n1][k][16].
@@ -165,6 +175,60 @@ __attribute__((target("avx2,fma"))) void computeAvx2(const float* af, const floa
   }
 }
 
+// ---- AVX-512 -------------------------------------------------------------------
+// A 16-column panel is one zmm register: 12 rows of two panels side by side
+// (24 accumulators), each broadcast of A feeding two FMAs. The same sums in
+// the same order as the AVX2 and portable kernels.
+
+__attribute__((target("avx512f"))) inline __m512 canonicalNan512(__m512 v) {
+  const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+  return _mm512_mask_blend_ps(nan, v, _mm512_castsi512_ps(_mm512_set1_epi32(0x7FC00000)));
+}
+
+constexpr unsigned kMr512 = 12;
+
+// MR rows of NP (1 or 2) panels; `bstride`, `cstride`: floats from one panel to the next.
+template <unsigned MR, unsigned NP>
+__attribute__((target("avx512f"))) void microAvx512(const float* af, size_t lda, const float* bp, size_t bstride,
+                                                    float* c, size_t cstride, uint32_t k, bool init) {
+  __m512 acc[NP][MR];
+  for (unsigned p = 0; p < NP; ++p)
+    for (unsigned r = 0; r < MR; ++r) acc[p][r] = init ? _mm512_setzero_ps() : _mm512_loadu_ps(c + p * cstride + r * 16);
+  for (uint32_t kk = 0; kk < k; ++kk) {
+    __m512 b[NP];
+    for (unsigned p = 0; p < NP; ++p) b[p] = _mm512_loadu_ps(bp + p * bstride + size_t(kk) * 16);
+    for (unsigned r = 0; r < MR; ++r) {
+      const __m512 av = _mm512_set1_ps(af[r * lda + kk]);
+      for (unsigned p = 0; p < NP; ++p) acc[p][r] = _mm512_fmadd_ps(av, b[p], acc[p][r]);
+    }
+  }
+  for (unsigned p = 0; p < NP; ++p)
+    for (unsigned r = 0; r < MR; ++r) _mm512_storeu_ps(c + p * cstride + r * 16, canonicalNan512(acc[p][r]));
+}
+
+using Micro512Fn = void (*)(const float*, size_t, const float*, size_t, float*, size_t, uint32_t, bool);
+
+template <unsigned NP, size_t... R>
+constexpr std::array<Micro512Fn, sizeof...(R)> micro512Table(std::index_sequence<R...>) {
+  return {microAvx512<unsigned(R) + 1, NP>...};
+}
+
+__attribute__((target("avx512f"))) void computeAvx512(const float* af, const float* bp, float* c, uint32_t mpad,
+                                                      uint32_t n1, uint32_t k, bool init) {
+  static constexpr auto pairs = micro512Table<2>(std::make_index_sequence<kMr512>());
+  static constexpr auto singles = micro512Table<1>(std::make_index_sequence<kMr512>());
+  const size_t bstride = size_t(k) * 16, cstride = size_t(mpad) * 16;
+  for (uint32_t nb = 0; nb < n1; nb += 2) {
+    const auto& micro = nb + 1 < n1 ? pairs : singles;
+    const float* bpanel = bp + nb * bstride;
+    float* cpanel = c + nb * cstride;
+    for (uint32_t row = 0; row < mpad; row += kMr512) {
+      const uint32_t rows = mpad - row < kMr512 ? mpad - row : kMr512;
+      micro[rows - 1](af + size_t(row) * k, k, bpanel, bstride, cpanel + size_t(row) * 16, cstride, k, init);
+    }
+  }
+}
+
 // fp16 packing with F16C: 16 halves at a time.
 __attribute__((target("avx2,f16c"))) void packAF16C(const uint16_t* a, float* af, uint32_t mpad,
                                                     uint32_t k, uint32_t k1) {
@@ -181,19 +245,39 @@ __attribute__((target("avx2,f16c"))) void packAF16C(const uint16_t* a, float* af
   }
 }
 
+// Each B fractal (n-major) transposed as 16-bit halves (fast.cpp's AVX2
+// transpose when the host has that target), then converted a row of 16 at a
+// time; otherwise through a fp32 tile read back column by column.
 __attribute__((target("avx2,f16c"))) void packBF16C(const uint16_t* b, float* bp, uint32_t n1,
                                                     uint32_t k) {
   const uint32_t k1 = ceilDiv(k, 16);
+#ifdef VINCI_SIM_FAST
+  const bool transpose_halves = fast::available();
+#else
+  const bool transpose_halves = false;
+#endif
   alignas(32) float tile[16][16];  // [nc][kr]
+  alignas(32) uint16_t halves[256];  // [kr][nc]
   for (uint32_t kb = 0; kb < k1; ++kb)
     for (uint32_t nb = 0; nb < n1; ++nb) {
       const uint16_t* frac = b + (size_t(kb) * n1 + nb) * 256;
+      const uint32_t kr_end = k - kb * 16 < 16 ? k - kb * 16 : 16;
+      float* dst = bp + (size_t(nb) * k + kb * 16) * 16;
+#ifdef VINCI_SIM_FAST
+      if (transpose_halves) {
+        fast::transpose16x16(halves, frac);
+        for (uint32_t kr = 0; kr < kr_end; ++kr) {
+          const __m128i* row = reinterpret_cast<const __m128i*>(halves + kr * 16);
+          _mm256_storeu_ps(dst + kr * 16, _mm256_cvtph_ps(_mm_load_si128(row)));
+          _mm256_storeu_ps(dst + kr * 16 + 8, _mm256_cvtph_ps(_mm_load_si128(row + 1)));
+        }
+        continue;
+      }
+#endif
       for (uint32_t nc = 0; nc < 16; ++nc) {
         _mm256_store_ps(tile[nc], _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(frac + nc * 16))));
         _mm256_store_ps(tile[nc] + 8, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(frac + nc * 16 + 8))));
       }
-      const uint32_t kr_end = k - kb * 16 < 16 ? k - kb * 16 : 16;
-      float* dst = bp + (size_t(nb) * k + kb * 16) * 16;
       for (uint32_t kr = 0; kr < kr_end; ++kr)
         for (uint32_t nc = 0; nc < 16; ++nc) dst[kr * 16 + nc] = tile[nc][kr];
     }
@@ -218,6 +302,7 @@ bool hostHasAvx2() {
   static const bool has = detectAvx2();
   return has;
 }
+
 #endif
 
 // ---- int8 ---------------------------------------------------------------------
@@ -225,8 +310,8 @@ bool hostHasAvx2() {
 void mmadS8(const int8_t* a, const int8_t* b, int32_t* c, uint32_t m, uint32_t n, uint32_t k,
             bool init, MmadScratch& s) {
   const uint32_t m1 = ceilDiv(m, 16), n1 = ceilDiv(n, 16), k1 = ceilDiv(k, 32), mpad = m1 * 16;
-  s.ai.resize(size_t(mpad) * k);
-  s.bi.resize(size_t(n1) * k * 16);
+  grow(s.ai, size_t(mpad) * k);
+  grow(s.bi, size_t(n1) * k * 16);
   for (uint32_t row = 0; row < mpad; ++row)
     for (uint32_t kk = 0; kk < k; ++kk)
       s.ai[size_t(row) * k + kk] = a[(size_t(row / 16) * k1 + kk / 32) * 512 + (row % 16) * 32 + kk % 32];
@@ -261,11 +346,14 @@ void mmad(const uint8_t* a, const uint8_t* b, uint8_t* c, uint32_t m, uint32_t n
   const uint32_t m1 = ceilDiv(m, 16), n1 = ceilDiv(n, 16), k1 = ceilDiv(k, 16), mpad = m1 * 16;
   const uint16_t* a16 = reinterpret_cast<const uint16_t*>(a);
   const uint16_t* b16 = reinterpret_cast<const uint16_t*>(b);
-  s.a.resize(size_t(mpad) * k);
-  s.b.resize(size_t(n1) * k * 16);
-  bool fast = false;
+  grow(s.a, size_t(mpad) * k);
+  grow(s.b, size_t(n1) * k * 16);
+  bool fast = false, avx512 = false;
 #ifdef VINCI_HAVE_X86_DISPATCH
   fast = !reference && hostHasAvx2();
+#ifdef VINCI_SIM_FAST
+  avx512 = fast && fast::avx512();  // implies AVX-512F
+#endif
 #endif
   if (in == DType::F16 && fast) {
 #ifdef VINCI_HAVE_X86_DISPATCH
@@ -284,13 +372,14 @@ void mmad(const uint8_t* a, const uint8_t* b, uint8_t* c, uint32_t m, uint32_t n
   const size_t c_elems = size_t(n1) * mpad * 16;
   float* acc = reinterpret_cast<float*>(c);
   if (out == DType::F16) {
-    s.c.resize(c_elems);
+    grow(s.c, c_elems);
     acc = s.c.data();
     const uint16_t* c16 = reinterpret_cast<const uint16_t*>(c);
     for (size_t i = 0; i < c_elems; ++i) acc[i] = init ? 0.0f : f16ToF32(c16[i]);
   }
 #ifdef VINCI_HAVE_X86_DISPATCH
-  if (fast) computeAvx2(s.a.data(), s.b.data(), acc, mpad, n1, k, init && out != DType::F16);
+  if (fast && avx512) computeAvx512(s.a.data(), s.b.data(), acc, mpad, n1, k, init && out != DType::F16);
+  else if (fast) computeAvx2(s.a.data(), s.b.data(), acc, mpad, n1, k, init && out != DType::F16);
   else
 #endif
     computePortable(s.a.data(), s.b.data(), acc, mpad, n1, k, init && out != DType::F16);

@@ -20,7 +20,7 @@ struct MmadScratch {
 // first k elements in ascending order with one fp32 rounding per addition
 // (products of fp16/bf16 are exact in fp32, so a fused multiply-add gives the
 // same bits). Full fractals are written, padded rows and columns included.
-// `reference`: the portable kernel and packing, never the AVX2 ones.
+// `reference`: the portable kernel and packing, never the AVX2 / AVX-512 ones.
 void mmad(const uint8_t* a, const uint8_t* b, uint8_t* c, uint32_t m, uint32_t n, uint32_t k,
           DType in, DType out, bool init, MmadScratch& scratch, bool reference);
 

@@ -18,6 +18,7 @@ struct ProgramData {
   // and the core needs it several times per dynamic instruction.
   std::vector<std::array<uint64_t, kMaxOperands>> footprint;
   uint64_t dynamic_count = 0;          // instructions executed per block
+  uint64_t serial = 0;                 // unique to this decoded program (keys per-core memos)
   uint32_t num_args = 0;
 };
 

@@ -201,6 +201,87 @@ bool contiguousRuns(const Instruction& ins, uint8_t* const op[], unsigned nsrc, 
   return true;
 }
 
+// One fast loop call over runs of the codec's type; steps in bytes.
+template <typename C>
+void fastRuns(fast::Op fop, uint8_t* d, const uint8_t* a, const uint8_t* b, float s, uint32_t n,
+              uint32_t repeats, const uint64_t step[3]) {
+  const fast::Runs runs{n, repeats, ptrdiff_t(step[0] / C::kBytes), ptrdiff_t(step[1] / C::kBytes),
+                        ptrdiff_t(step[2] / C::kBytes)};
+  if constexpr (std::is_same_v<C, CodecF16>)
+    fast::f16(fop, reinterpret_cast<uint16_t*>(d), reinterpret_cast<const uint16_t*>(a),
+              reinterpret_cast<const uint16_t*>(b), s, runs);
+  else
+    fast::f32(fop, reinterpret_cast<float*>(d), reinterpret_cast<const float*>(a),
+              reinterpret_cast<const float*>(b), s, runs);
+}
+
+// An instruction under a prefix mask whose operands are strided by whole
+// blocks (block stride other than 1: the depthwise template's stride-2
+// windows, a block read again with stride 0): per repeat, each strided
+// operand's active blocks are gathered into a contiguous buffer, the fast
+// loop runs over the buffers and the destination's blocks are scattered
+// back. The reference's lane order is kept: within a repeat the
+// destination's blocks are disjoint (block stride >= 1), and a source either
+// misses the destination's envelope or is the destination walked the same
+// way, so a lane reads only its own destination element; repeats run in
+// order, each gathered after the previous one is scattered.
+template <typename C>
+bool fastStrided(const Instruction& ins, uint8_t* const op[], unsigned nsrc, fast::Op fop, float s) {
+  constexpr uint32_t es = C::kBytes;
+  const uint32_t k = prefixLanes(ins, 256 / es);
+  if (k == 0) return false;
+  const uint32_t bytes = k * es, blocks = (bytes + 31) / 32, last = bytes - (blocks - 1) * 32;
+  const unsigned blk_param[3] = {param::DstBlk, param::Src0Blk, param::Src1Blk};
+  const unsigned rep_param[3] = {param::DstRep, param::Src0Rep, param::Src1Rep};
+  uint64_t blk[3] = {}, rep[3] = {};
+  for (unsigned i = 0; i <= nsrc; ++i) {
+    blk[i] = uint64_t(ins.p[blk_param[i]]) * 32;
+    rep[i] = uint64_t(ins.p[rep_param[i]]) * 32;
+  }
+  if (blocks > 1 && blk[0] == 0) return false;  // every block onto one: lane order matters
+  const uint32_t repeats = ins.p[param::Repeat];
+  if (repeats == 0) return true;
+  // Envelopes (over-estimated by at most a block: an overlap only sends the
+  // instruction to the reference).
+  auto hiOf = [&](unsigned i) {
+    return reinterpret_cast<uintptr_t>(op[i]) + (repeats - 1) * rep[i] + (blocks - 1) * blk[i] + 32;
+  };
+  const uint64_t dlo = reinterpret_cast<uintptr_t>(op[0]), dhi = hiOf(0);
+  bool same_as_dst[3] = {};
+  for (unsigned i = 1; i <= nsrc; ++i) {
+    same_as_dst[i] = op[i] == op[0] && blk[i] == blk[0] && rep[i] == rep[0];
+    const uint64_t lo = reinterpret_cast<uintptr_t>(op[i]);
+    if (lo < dhi && dlo < hiOf(i) && !same_as_dst[i]) return false;
+  }
+  const bool gathered[3] = {blocks > 1 && blk[0] != 32, blocks > 1 && blk[1] != 32, blocks > 1 && blk[2] != 32};
+  alignas(32) uint8_t buf[3][256];
+  auto gather = [&](uint8_t* to, const uint8_t* from, uint64_t step) {
+    for (uint32_t b = 0; b + 1 < blocks; ++b) std::memcpy(to + b * 32, from + b * step, 32);
+    std::memcpy(to + (blocks - 1) * 32, from + (blocks - 1) * step, last);
+  };
+  for (uint32_t r = 0; r < repeats; ++r) {
+    uint8_t* at[3];
+    const uint8_t* ptr[3];
+    for (unsigned i = 0; i <= nsrc; ++i) {
+      at[i] = op[i] + r * rep[i];
+      ptr[i] = at[i];
+      if (i > 0 && same_as_dst[i]) ptr[i] = ptr[0];
+      else if (gathered[i]) {
+        gather(buf[i], at[i], blk[i]);
+        ptr[i] = buf[i];
+      }
+    }
+    uint8_t* d = gathered[0] ? buf[0] : at[0];
+    const uint64_t one_run[3] = {};
+    fastRuns<C>(fop, d, nsrc >= 1 ? ptr[1] : d, nsrc >= 2 ? ptr[2] : d, s, k, 1, one_run);
+    if (gathered[0]) {
+      for (uint32_t b = 0; b + 1 < blocks; ++b) std::memcpy(at[0] + b * blk[0], buf[0] + b * 32, 32);
+      std::memcpy(at[0] + (blocks - 1) * blk[0], buf[0] + (blocks - 1) * 32, last);
+    }
+  }
+  return true;
+}
+
 template <typename C>
 bool fastElementwise(const Instruction& ins, uint8_t* const op[], unsigned nsrc) {
 #ifdef VINCI_SIM_FAST
@@ -213,20 +294,12 @@ bool fastElementwise(const Instruction& ins, uint8_t* const op[], unsigned nsrc)
   } else {
     fast::Op fop;
     if (!fastOp(ins.op, fop)) return false;
-    Runs runs;
-    if (!contiguousRuns(ins, op, nsrc, C::kBytes, runs)) return false;
     const float s = C::scalar(ins.p[param::Scalar]);
-    for (uint32_t r = 0; r < runs.repeats; ++r) {
-      uint8_t* d = op[0] + r * runs.rep[0];
-      const uint8_t* a = nsrc >= 1 ? op[1] + r * runs.rep[1] : d;
-      const uint8_t* b = nsrc >= 2 ? op[2] + r * runs.rep[2] : d;
-      if constexpr (f16)
-        fast::f16(fop, reinterpret_cast<uint16_t*>(d), reinterpret_cast<const uint16_t*>(a),
-                  reinterpret_cast<const uint16_t*>(b), s, runs.count);
-      else
-        fast::f32(fop, reinterpret_cast<float*>(d), reinterpret_cast<const float*>(a),
-                  reinterpret_cast<const float*>(b), s, runs.count);
-    }
+    Runs runs;
+    if (!contiguousRuns(ins, op, nsrc, C::kBytes, runs)) return fastStrided<C>(ins, op, nsrc, fop, s);
+    // A missing source follows the destination (the loops do not read it).
+    const uint64_t step[3] = {runs.rep[0], runs.rep[nsrc >= 1 ? 1 : 0], runs.rep[nsrc >= 2 ? 2 : 0]};
+    fastRuns<C>(fop, op[0], nsrc >= 1 ? op[1] : op[0], nsrc >= 2 ? op[2] : op[0], s, runs.count, runs.repeats, step);
     return true;
   }
 }

@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "l2_impl.h"  // internal: the ideal L2's interval structure
+#include "fast.h"     // internal: whether the host has the AVX-512 builds
 #include "sim_test_util.h"
 
 namespace vinci::sim::test {
@@ -88,9 +89,7 @@ void expectSameProfile(const KernelProfile& a, const KernelProfile& b, const std
   EXPECT_EQ(a.block_cycles, b.block_cycles) << what;
 }
 
-void expectSame(const std::vector<uint8_t>& image, const std::function<void(ProgramBuilder&)>& emit,
-                const std::string& what) {
-  Outcome ref = runOnUb(image, emit, true), fast = runOnUb(image, emit, false);
+void expectSameRun(const Outcome& ref, const Outcome& fast, const std::string& what) {
   ASSERT_TRUE(ref.r.ok) << what << ": " << ref.r.error;
   ASSERT_TRUE(fast.r.ok) << what << ": " << fast.r.error;
   if (ref.gm_out != fast.gm_out) {
@@ -100,6 +99,21 @@ void expectSame(const std::vector<uint8_t>& image, const std::function<void(Prog
            << ", fast " << int(fast.gm_out[i]) << ")";
   }
   expectSameProfile(ref.r.profile, fast.r.profile, what);
+}
+
+// The fast paths against the reference; on a host with AVX-512, both with
+// the AVX-512 builds and with the AVX2 ones alone.
+void expectSame(const std::vector<uint8_t>& image, const std::function<void(ProgramBuilder&)>& emit,
+                const std::string& what) {
+  Outcome ref = runOnUb(image, emit, true), fast = runOnUb(image, emit, false);
+  if (detail::fast::avx512()) {
+    struct Avx2Only {  // AVX-512 back on however the comparison ends
+      Avx2Only() { detail::fast::allowAvx512(false); }
+      ~Avx2Only() { detail::fast::allowAvx512(true); }
+    } avx2_only;
+    expectSameRun(ref, runOnUb(image, emit, false), what + " (AVX2 builds)");
+  }
+  expectSameRun(ref, fast, what);
 }
 
 struct Shape {
@@ -181,6 +195,66 @@ TEST(SimFast, ElementwiseOpsMatchTheReference) {
   }
 }
 
+// Operands strided by whole blocks under a prefix mask (the gather / scatter
+// path): block strides 0..3 on the sources, 0..2 on the destination, repeat
+// strides 0..16, sources apart from, equal to or overlapping the destination.
+TEST(SimFast, BlockStridedOperandsMatchTheReference) {
+  std::mt19937 rng(77);
+  for (int i = 0; i < 600; ++i) {
+    const DType t = rng() % 3 ? DType::F16 : DType::F32;
+    const uint32_t lanes = 256 / dtypeBytes(t);
+    std::vector<uint8_t> image = randomImage(rng, t);
+    Shape s;
+    VecParams& vp = s.vp;
+    vp.repeat = 1 + rng() % 24;
+    auto rep = [&] { return rng() % 3 ? 8 * (1 + rng() % 2) : rng() % 17; };
+    vp.dst_rep = rep();
+    vp.src0_rep = rep();
+    vp.src1_rep = rep();
+    vp.dst_blk = rng() % 8 == 0 ? 0 : 1 + rng() % 2;
+    vp.src0_blk = rng() % 4;
+    vp.src1_blk = rng() % 3;
+    if (rng() % 3 == 0) vp.maskCount(1 + rng() % lanes);
+    if (lanes == 64) vp.mask_hi = 0;
+    const uint32_t q = 65536;
+    s.dst = 32 * (rng() % 64);
+    const unsigned where = rng() % 8;
+    s.src0 = where == 0 ? s.dst : where == 1 ? s.dst + 32 * (1 + rng() % 8) : q + 32 * (rng() % 64);
+    if (where == 0 && rng() % 2) vp.src0_blk = vp.dst_blk, vp.src0_rep = vp.dst_rep;  // the same walk
+    s.src1 = rng() % 6 == 0 ? s.dst : 2 * q + 32 * (rng() % 64);
+    const double scalar = std::ldexp(double(int(rng() % 2001) - 1000), -int(rng() % 10));
+    const std::string text = std::string(dtypeName(t)) + " repeat " + std::to_string(vp.repeat) + " blk " +
+                             std::to_string(vp.dst_blk) + "/" + std::to_string(vp.src0_blk) + "/" +
+                             std::to_string(vp.src1_blk) + " rep " + std::to_string(vp.dst_rep) + "/" +
+                             std::to_string(vp.src0_rep) + "/" + std::to_string(vp.src1_rep) + " mask " +
+                             std::to_string(vp.mask_lo) + ":" + std::to_string(vp.mask_hi) + " at " +
+                             std::to_string(s.dst) + "," + std::to_string(s.src0) + "," + std::to_string(s.src1);
+    std::function<void(ProgramBuilder&)> emit;
+    std::string what;
+    switch (rng() % 3) {
+      case 0: {
+        const Opcode op = kBinary[rng() % std::size(kBinary)];
+        what = opcodeName(op);
+        emit = [&, op](ProgramBuilder& b) { b.vbinary(op, t, Addr::ub(s.dst), Addr::ub(s.src0), Addr::ub(s.src1), s.vp); };
+        break;
+      }
+      case 1: {
+        const Opcode op = kScalar[rng() % std::size(kScalar)];
+        what = opcodeName(op);
+        emit = [&, op](ProgramBuilder& b) { b.vscalar(op, t, Addr::ub(s.dst), Addr::ub(s.src0), scalar, s.vp); };
+        break;
+      }
+      default: {
+        const Opcode op = kUnary[rng() % (std::size(kUnary) - 1)];  // not vcopy: no strided fast path
+        what = opcodeName(op);
+        emit = [&, op](ProgramBuilder& b) { b.vunary(op, t, Addr::ub(s.dst), Addr::ub(s.src0), s.vp); };
+      }
+    }
+    expectSame(image, emit, what + " " + text);
+    if (HasFatalFailure() || HasFailure()) return;
+  }
+}
+
 // The bank-conflict count's shortcuts (consecutive rows as bit masks, a
 // pattern shorter than 16 repeats) against the row-by-row count, on operands
 // that start just below a 64 KiB bank boundary and walk across it, with
@@ -226,6 +300,45 @@ TEST(SimFast, ConversionsMatchTheReference) {
     expectSame(image, [&](ProgramBuilder& b) {
       b.vconv(dst, src, Addr::ub(s.dst), Addr::ub(s.src0), RoundMode::Rint, s.vp);
     }, std::string(up ? "f16->f32 " : "f32->f16 ") + s.text);
+    if (HasFailure()) return;
+  }
+}
+
+// The core's memo of bank-conflict counts (per program, instruction and
+// operand offsets) against counting every time: vector ops in two nested
+// loops, each operand moving with each loop by a random number of rows
+// (often none), so that the same instruction meets some offsets again and
+// others for the first time, across 64 KiB bank boundaries.
+TEST(SimFast, BankConflictMemoMatchesTheReference) {
+  std::mt19937 rng(4096);
+  const uint32_t q = 65536;
+  for (int i = 0; i < 150; ++i) {
+    const DType t = rng() % 2 ? DType::F16 : DType::F32;
+    std::vector<uint8_t> image = randomImage(rng, t, false);
+    const uint32_t outer = 1 + rng() % 4, inner = 1 + rng() % 5;
+    auto coef = [&] { return rng() % 3 == 0 ? 0 : int32_t(32 * (rng() % 20)); };
+    int32_t c[2][3];
+    for (auto& loop : c)
+      for (int32_t& v : loop) v = coef();
+    VecParams vp;
+    vp.repeat = 1 + rng() % 20;
+    vp.src0_rep = rng() % 2 ? 8 : 16;
+    auto near = [&](unsigned quarter) { return int64_t(quarter) * q - 32 * int64_t(rng() % 100); };
+    const int64_t dst = near(1), src0 = near(2), src1 = rng() % 3 ? near(3) : dst + 32 * (rng() % 16);
+    const Opcode op = kBinary[rng() % std::size(kBinary)];
+    auto emit = [&](ProgramBuilder& b) {
+      const unsigned lo = b.loopBegin(outer), li = b.loopBegin(inner);
+      b.vbinary(op, t, Addr::ub(dst).iv(lo, c[0][0]).iv(li, c[1][0]), Addr::ub(src0).iv(lo, c[0][1]).iv(li, c[1][1]),
+                Addr::ub(src1).iv(lo, c[0][2]).iv(li, c[1][2]), vp);
+      b.vunary(Opcode::VRelu, t, Addr::ub(src1).iv(li, c[1][2]), Addr::ub(dst).iv(lo, c[0][0]), vp);
+      b.loopEnd();
+      b.loopEnd();
+    };
+    std::string what = std::string(dtypeName(t)) + " " + opcodeName(op) + " loops " + std::to_string(outer) +
+                       "x" + std::to_string(inner) + " repeat " + std::to_string(vp.repeat) + " coefs";
+    for (const auto& loop : c)
+      for (int32_t v : loop) what += " " + std::to_string(v);
+    expectSame(image, emit, what);
     if (HasFailure()) return;
   }
 }
