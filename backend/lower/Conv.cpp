@@ -641,8 +641,6 @@ private:
     split.marginTop = plan.marginTop;
     return split;
   }
-  /// `coef` on the row split's edge block, 0 on the others.
-  Affine onEdge(int64_t coef) { return rowSplit().onEdge(bid, coef); }
 
   /// The bands, each loaded one band ahead of its tiles: a band's pad rows
   /// are zeroed by UB -> L1 copies on MTE3, which runs in order, so issued
@@ -685,9 +683,9 @@ private:
       int64_t need = bd.realRows, margin = plan.marginTop;
       zeros(margin, bd.zeroTop);
       zeros(margin + need - bd.zeroBottom, bd.zeroBottom);
-      int64_t shift = bd.zeroTop - bd.zeroBottom; // at most one is not 0
-      loadRows(n, outRow0 * g.sh + Affine(-g.padTop) + onEdge(shift), need, buf,
-               Affine(margin) + onEdge(shift), p0, p1);
+      Affine shift = rowSplit().loadShift(bid, bd);
+      loadRows(n, outRow0 * g.sh + Affine(-g.padTop) + shift, need, buf, Affine(margin) + shift,
+               p0, p1);
     } else {
       zeros(0, bd.zeroTop);
       zeros(bd.zeroTop + bd.realRows, bd.zeroBottom);

@@ -219,10 +219,6 @@ void emitBandsPrefetched(TileBuilder &t, ArrayRef<RowBand> bands, int64_t rowsPe
   }
 }
 
-} // namespace vinci::lower
-
-namespace vinci::lower {
-
 void emitGroupsPrefetched(TileBuilder &t, const Affine &group0, int64_t groups, int64_t cg,
                           int64_t lastChannels, ArrayRef<RowBand> bands, int64_t rowsPerBand,
                           function_ref<Affine(int64_t, const RowBand &)> rowOf,

@@ -161,9 +161,12 @@ struct RowSplit {
   Affine bandRow(mlir::Value blockIdx, int64_t oh, int64_t localRow, int64_t group) const;
   /// `coef` on the edge block, 0 on the others.
   Affine onEdge(mlir::Value blockIdx, int64_t coef) const;
-  /// The source (input row) and destination (buffer row, from the band's
-  /// first) shift of band `bd`'s load: the pad rows on the edge block.
+  /// The rows from band `bd`'s first input row to the first row it loads,
+  /// of the map and of its buffer from the band's first row alike: the top
+  /// pad's rows without a split, the pad rows on a split's edge block.
   Affine loadShift(mlir::Value blockIdx, const RowBand &bd) const {
+    if (parts == 1)
+      return Affine(bd.zeroTop);
     return onEdge(blockIdx, bd.zeroTop - bd.zeroBottom); // at most one is not 0
   }
 };

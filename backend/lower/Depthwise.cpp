@@ -474,13 +474,9 @@ private:
                         t.i64(1), attr({1, 0}), attr({8, 1}), none());
   }
 
-  /// The rows of a band's input from its first (the top pad's rows past
-  /// its top; on a row split the edge block's shift, planRowSplit) to the
-  /// first row it loads: of the map, and of the padded buffer from its
-  /// first band row (padded row margin()).
-  Affine loadShift(const RowBand &bd) const {
-    return plan.rows.parts > 1 ? plan.rows.loadShift(bid, bd) : Affine(bd.zeroTop);
-  }
+  /// A band's first input row is padded row margin(); its load starts
+  /// loadShift(bd) rows below.
+  Affine loadShift(const RowBand &bd) const { return plan.rows.loadShift(bid, bd); }
   int64_t margin() const { return plan.rows.marginTop; }
 
   /// The band's zero rows and its real input rows, GM -> UB.

@@ -295,13 +295,9 @@ private:
     });
   }
 
-  /// The rows from a band's first input row (the top pad's rows past its
-  /// top; on a row split the edge block's shift, planRowSplit) to the first
-  /// row it loads: of the map, and of the band buffer from its first band
-  /// row (buffer row margin()).
-  Affine loadShift(const RowBand &bd) const {
-    return plan.rows.parts > 1 ? plan.rows.loadShift(bid, bd) : Affine(bd.zeroTop);
-  }
+  /// A band's first input row is buffer row margin(); its load starts
+  /// loadShift(bd) rows below.
+  Affine loadShift(const RowBand &bd) const { return plan.rows.loadShift(bid, bd); }
   int64_t margin() const { return plan.rows.marginTop; }
 
   /// The band's pad rows (the pad value: a window's taps outside the map
@@ -344,7 +340,7 @@ private:
     Value src = in[which], dst = out[which];
     int64_t ohw = g.oh * g.ow;
     int64_t positions = bd.outRows * g.ow, mp = outPixels(bd.outRows);
-    fill(dst, mp * kC0, info.isMax ? -std::numeric_limits<double>::infinity() : 0.0);
+    fill(dst, mp * kC0, padValue()); // what the window's taps then reduce into
     for (int64_t r = 0; r < bd.outRows; ++r) {
       // The window's rows (pad rows hold the pad value) into one row of W
       // pixels, or the input row itself.
