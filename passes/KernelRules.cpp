@@ -390,8 +390,9 @@ std::string convCubeTilingMismatch(const ConvGeometry &g, const ConvCubeTiling &
   };
   using soc::Space;
   int64_t fractal = kC0 * kC0;
+  int64_t planes = t.bandPlanes ? t.bandPlanes : c1;
   for (int i = 0; i < 2; ++i) {
-    add(Space::L1, (t.bufRows * c1 + t.slackRows) * g.w * kC0, 2); // band buffers
+    add(Space::L1, (t.bufRows * planes + t.slackRows) * g.w * kC0, 2); // band buffers
     add(Space::L0A, mp * t.kf * kC0, 2);
     add(Space::L0B, t.kf * t.nt * fractal, 2);
   }
@@ -401,7 +402,7 @@ std::string convCubeTilingMismatch(const ConvGeometry &g, const ConvCubeTiling &
   add(Space::L1, t.ocn * fractal, 2); // bias rows
   add(Space::L0A, m1 * fractal, 2);
   add(Space::L0B, t.nt * fractal, 2);
-  add(Space::L0C, t.nt * mp * kC0, 4);
+  add(Space::L0C, (t.bandPlanes ? t.ocn : t.nt) * mp * kC0, 4);
   int64_t tile = t.nt * mp * kC0;
   add(Space::UB, tile, 2); // the f16 output tile
   if (tensors.f32Tile)
@@ -440,8 +441,10 @@ std::string convCubeTilingMismatch(const ConvGeometry &g, const ConvCubeTiling &
   return {};
 }
 
-ConvCubeTiling convCubeSmallestTiling(const ConvGeometry &g, const soc::SocSpec &soc) {
+ConvCubeTiling convCubeSmallestTiling(const ConvGeometry &g, const soc::SocSpec &soc,
+                                      bool splitPlanes) {
   ConvCubeTiling t;
+  t.bandPlanes = splitPlanes ? 1 : 0;
   t.bufRows = (g.kh - 1) * g.dh + 1;
   // The most channel parts the planner may use: a divisor of the channel
   // fractals, at most one a core, and only when no fractal is partial.
@@ -457,10 +460,15 @@ ConvCubeTiling convCubeSmallestTiling(const ConvGeometry &g, const soc::SocSpec 
 }
 
 std::string convCubeFitMismatch(const ConvGeometry &g, const ConvCubeTensors &tensors) {
-  for (const soc::SocSpec *spec : soc::allSocs())
-    if (std::string why = convCubeTilingMismatch(g, convCubeSmallestTiling(g, *spec), tensors, *spec);
-        !why.empty())
-      return "no Cube conv tiling fits (one output row a tile, one channel fractal): " + why;
+  for (const soc::SocSpec *spec : soc::allSocs()) {
+    std::string whole = convCubeTilingMismatch(g, convCubeSmallestTiling(g, *spec, false), tensors, *spec);
+    if (whole.empty())
+      continue;
+    std::string split = convCubeTilingMismatch(g, convCubeSmallestTiling(g, *spec, true), tensors, *spec);
+    if (!split.empty())
+      return "no Cube conv tiling fits (one output row a tile, one channel fractal): " + whole +
+             "; with the band split over channel planes, " + split;
+  }
   return {};
 }
 

@@ -183,6 +183,11 @@ struct ConvCubeTiling {
   /// Staging buffers in UB (an f32 input's conversion, the pad's zeros) of
   /// a few KiB rather than whole rows: for wide rows.
   bool smallStaging = false;
+  /// 0: a band buffer holds every channel plane. Else the band is split
+  /// over channel parts of this many planes, loaded one after another into
+  /// the two band buffers, one M tile a band, and L0C holds the tile's
+  /// accumulators for all of the block's channels.
+  int64_t bandPlanes = 0;
 };
 /// What the kernel's tensors need on chip.
 struct ConvCubeTensors {
@@ -203,10 +208,13 @@ std::string convCubeTilingMismatch(const ConvGeometry &g, const ConvCubeTiling &
                                    const ConvCubeTensors &tensors, const soc::SocSpec &soc);
 /// The smallest tiling the template's planner can choose on `soc`: one
 /// output row a tile and a band, one channel fractal a tile, the fewest a
-/// block, one fractal a K step, the weight streamed, small staging.
-ConvCubeTiling convCubeSmallestTiling(const ConvGeometry &g, const soc::SocSpec &soc);
-/// "" when the smallest tiling fits every SoC of the table (so that the
-/// planner finds a tiling whichever is the target), else why not.
+/// block, one fractal a K step, the weight streamed, small staging; with
+/// `splitPlanes`, a band of one channel plane at a time.
+ConvCubeTiling convCubeSmallestTiling(const ConvGeometry &g, const soc::SocSpec &soc,
+                                      bool splitPlanes);
+/// "" when a smallest tiling (whole bands, or else split over channel
+/// planes) fits every SoC of the table (so that the planner finds a tiling
+/// whichever is the target), else why not.
 std::string convCubeFitMismatch(const ConvGeometry &g, const ConvCubeTensors &tensors);
 
 /// Why the Cube conv template cannot take the vg.conv `conv` ("" when it

@@ -45,7 +45,10 @@
 // the function the partition's rule asks of the smallest tiling (one
 // output row a tile and a band, one channel fractal, one K fractal), so a
 // conv the rule takes always finds one: the planner shrinks the M tile
-// from about 128 positions a row at a time until one fits. Runs
+// from about 128 positions a row at a time until one fits, and when not
+// even one row's input rows of all channels fit, splits each band over
+// channel parts (one M tile a band, the parts loaded one after another,
+// L0C holding every channel tile's accumulator over them). Runs
 // of bands, tiles and K steps with the same shape are dv.loops (the
 // first, last and partial ones are static), so the kernel's size does not
 // grow with the tensor.
@@ -269,6 +272,7 @@ int64_t kStepFractals(int64_t taps, int64_t c1, int64_t limit) {
 struct Candidate {
   int64_t batchParts, ocParts, rowParts, rowsT, nt, kf;
   bool panelResident, smallStaging;
+  int64_t bandPlanes;
   double cycles; // estimated per block
 };
 
@@ -350,9 +354,10 @@ bool planRowSplit(const ConvGeometry &g, ConvPlan &plan) {
 /// bounded by the larger pad (the bands are made later).
 ConvCubeTiling candidateTiling(const ConvGeometry &g, int64_t rowsT, int64_t tilesPerBand,
                                bool split, int64_t ocn, int64_t nt, int64_t kf, bool panel,
-                               bool smallStaging) {
+                               bool smallStaging, int64_t bandPlanes) {
   int64_t margin = split ? g.padTop + g.padBottom : 0;
   ConvCubeTiling t;
+  t.bandPlanes = bandPlanes;
   t.rowsT = rowsT;
   t.bufRows = windowInputRows(g, tilesPerBand * rowsT) + margin;
   t.slackRows = (tilesPerBand - 1) * rowsT * g.sh + margin;
@@ -398,10 +403,13 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
   double outBytes = double(g.n) * g.oh * g.ow * info.oc1 * 32;
   std::optional<Candidate> best;
   int64_t cores = soc.ai_core_count;
-  int64_t targetRows = std::max<int64_t>(1, std::min(g.oh, kTargetTilePositions / g.ow));
-  for (int64_t rowsT = targetRows; rowsT >= 1 && !best; --rowsT) {
+  // With the band split over channel parts (bandPlanes planes each, one
+  // tile a band), every part is a band load of its own.
+  auto search = [&](int64_t rowsT, int64_t bandPlanes) {
     int64_t mp = mpOf(rowsT, g.ow), m1 = mp / 16;
-    for (int64_t rp = 1; rp <= (allowRowSplit ? std::min(cores, g.oh) : 1); ++rp) {
+    int64_t planeParts = bandPlanes ? (info.c1 + bandPlanes - 1) / bandPlanes : 1;
+    bool rowSplit = allowRowSplit && !bandPlanes;
+    for (int64_t rp = 1; rp <= (rowSplit ? std::min(cores, g.oh) : 1); ++rp) {
       if (g.oh % rp)
         continue;
       int64_t rowsPerBlock = g.oh / rp;
@@ -422,7 +430,7 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
             // One band of one tile, a one-fractal K step; the small UB
             // staging only when the usual one does not fit.
             auto tiling = [&](int64_t kf, bool panel, bool small) {
-              return candidateTiling(g, rowsT, 1, rp > 1, ocn, nt, kf, panel, small);
+              return candidateTiling(g, rowsT, 1, rp > 1, ocn, nt, kf, panel, small, bandPlanes);
             };
             bool small = !fits(tiling(1, false, false));
             if (small && !fits(tiling(1, false, true)))
@@ -436,9 +444,9 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
               else
                 hi = mid - 1;
             }
-            int64_t kf = kStepFractals(info.taps, info.c1, lo);
+            int64_t kf = kStepFractals(info.taps, bandPlanes ? bandPlanes : info.c1, lo);
             bool panel = fits(tiling(kf, true, small));
-            int64_t steps = (k1 + kf - 1) / kf, ocTiles = (ocn + nt - 1) / nt;
+            int64_t steps = (k1 + kf - 1) / kf + planeParts - 1, ocTiles = (ocn + nt - 1) / nt;
             double tiles = double(images) * tilesPerBlock * ocTiles;
             double cube =
                 tiles * (steps * (m1 * nt * kf / soc.timing.cube_fractals_per_cycle.value + C::mmadStartup) +
@@ -450,17 +458,32 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
             double blockBytes = images * fmapBytes + weightBytes + outBytes / blocks;
             double gm = std::max(blockBytes * cores, blockBytes * blocks) / gmPerCycle;
             // A streamed weight is one DMA a K step, each paying MTE2's start-up.
-            double mte2 = gm + (panel ? 4 : tiles * steps) * C::gmStartup;
+            // A plane split loads each band in parts, each a DMA of its own.
+            double mte2 = gm + (panel ? 4 : tiles * steps) * C::gmStartup +
+                          images * tilesPerBlock * (planeParts - 1) * C::gmStartup;
             double cycles = std::max({cube, mte1, mte2});
             int64_t bestBlocks = best ? best->batchParts * best->ocParts * best->rowParts : 0;
             bool better = !best || cycles < best->cycles * 0.97 ||
                           (cycles < best->cycles * 1.03 && blocks > bestBlocks);
             if (better)
-              best = Candidate{bp, op, rp, rowsT, nt, kf, panel, small, cycles};
+              best = Candidate{bp, op, rp, rowsT, nt, kf, panel, small, bandPlanes, cycles};
           }
         }
       }
     }
+  };
+  int64_t targetRows = std::max<int64_t>(1, std::min(g.oh, kTargetTilePositions / g.ow));
+  for (int64_t rowsT = targetRows; rowsT >= 1 && !best; --rowsT)
+    search(rowsT, 0);
+  // Only when no band of all planes fits: the fewest channel parts, then
+  // the most rows.
+  for (int64_t parts = 2, planes = 0; parts <= info.c1 && !best; ++parts) {
+    int64_t p = (info.c1 + parts - 1) / parts;
+    if (p == planes)
+      continue;
+    planes = p;
+    for (int64_t rowsT = targetRows; rowsT >= 1 && !best; --rowsT)
+      search(rowsT, planes);
   }
   if (!best)
     return false;
@@ -475,6 +498,7 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
   plan.kf = best->kf;
   plan.panelResident = best->panelResident;
   plan.smallStaging = best->smallStaging;
+  plan.bandPlanes = best->bandPlanes;
 
   // Bands: as many whole tiles as two band buffers (and the resident
   // weight slice) leave room for in L1.
@@ -483,16 +507,16 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
   int64_t tilesPerPart = (rows + plan.rowsT - 1) / plan.rowsT;
   auto bandsFit = [&](int64_t tilesPerBand) {
     return fits(candidateTiling(g, plan.rowsT, tilesPerBand, split, plan.ocn, plan.nt, plan.kf,
-                                plan.panelResident, plan.smallStaging));
+                                plan.panelResident, plan.smallStaging, plan.bandPlanes));
   };
   plan.tilesPerBand = 1;
-  while (plan.tilesPerBand < tilesPerPart && bandsFit(plan.tilesPerBand + 1))
+  while (!plan.bandPlanes && plan.tilesPerBand < tilesPerPart && bandsFit(plan.tilesPerBand + 1))
     ++plan.tilesPerBand;
   // At least two bands when a block holds one image, so that a band loads
   // while the Cube works on the other (and a row split's edge block has a
   // top and a bottom band); bands of equal size otherwise.
   int64_t nbands = (tilesPerPart + plan.tilesPerBand - 1) / plan.tilesPerBand;
-  if (nbands == 1 && tilesPerPart > 1 && (plan.images == 1 || split))
+  if (nbands == 1 && tilesPerPart > 1 && (plan.images == 1 || split) && !plan.bandPlanes)
     nbands = 2;
   plan.tilesPerBand = (tilesPerPart + nbands - 1) / nbands;
   if (split) {
@@ -517,6 +541,11 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
 // Emission
 //===----------------------------------------------------------------------===//
 
+/// Channel planes [first, first + count) of the input.
+struct PlaneRange {
+  int64_t first, count;
+};
+
 class ConvEmitter {
 public:
   ConvEmitter(OpBuilder &b, Location loc, const ConvInfo &info, const ConvPlan &plan,
@@ -533,7 +562,10 @@ public:
     prologue();
     t.loop(plan.images, false, [&](Affine image) {
       Affine n = blockImage() + image;
-      emitBands(n);
+      if (plan.bandPlanes)
+        emitPlaneSplitBands(n);
+      else
+        emitBands(n);
     });
   }
 
@@ -556,10 +588,12 @@ private:
   int64_t mp(int64_t rows) const { return mpOf(rows, g.ow); }
   int64_t planeElems() const { return plan.bufRows * g.w * kC0; }
   int64_t positions() const { return g.oh * g.ow; }
+  /// Channel planes a band buffer holds.
+  int64_t bandPlanes() const { return plan.bandPlanes ? plan.bandPlanes : info.c1; }
 
   void allocate() {
     int64_t mpFull = mp(plan.rowsT), m1 = mpFull / 16;
-    int64_t bandElems = (plan.bufRows * info.c1 + plan.slackRows) * g.w * kC0;
+    int64_t bandElems = (plan.bufRows * bandPlanes() + plan.slackRows) * g.w * kC0;
     for (Value &buf : band)
       buf = t.alloc(dv::MemSpace::L1, bandElems, f16);
     if (plan.panelResident)
@@ -572,7 +606,8 @@ private:
       buf = t.alloc(dv::MemSpace::L0B, plan.kf * plan.nt * kFractalElems, f16);
     l0Ones = t.alloc(dv::MemSpace::L0A, m1 * kFractalElems, f16);
     l0Bias = t.alloc(dv::MemSpace::L0B, plan.nt * kFractalElems, f16);
-    l0c = t.alloc(dv::MemSpace::L0C, plan.nt * mpFull * kC0, f32);
+    // A plane split keeps every channel tile's accumulator over the parts.
+    l0c = t.alloc(dv::MemSpace::L0C, (plan.bandPlanes ? plan.ocn : plan.nt) * mpFull * kC0, f32);
     int64_t tileElems = plan.nt * mpFull * kC0;
     uOut = t.alloc(dv::MemSpace::UB, tileElems, f16);
     if (!fastEpilogue())
@@ -772,7 +807,10 @@ private:
 
   /// Band `at` of image `n` into its buffer: the pad's zero rows and the
   /// map's rows.
-  void loadBand(const Affine &n, const BandAt &at) {
+  void loadBand(const Affine &n, const BandAt &at) { loadBand(n, at, {0, info.c1}); }
+  /// Planes [planes.first, + planes.count) of band `at` into its buffer
+  /// (from the buffer's plane 0).
+  void loadBand(const Affine &n, const BandAt &at, PlaneRange planes) {
     const Band &bd = *at.bd;
     const Affine &outRow0 = at.outRow0;
     Value buf = band[at.which];
@@ -782,7 +820,7 @@ private:
     auto zeros = [&](int64_t row, int64_t rows) {
       if (!rows)
         return;
-      t.loop(info.c1, false, [&](Affine p) {
+      t.loop(planes.count, false, [&](Affine p) {
         for (int64_t e = 0; e < rows * rowElems; e += zeroChunk) {
           int64_t elems = std::min(zeroChunk, rows * rowElems - e);
           copy(t.view(uZeros, 0, elems),
@@ -798,12 +836,12 @@ private:
       zeros(margin + need - bd.zeroBottom, bd.zeroBottom);
       int64_t shift = bd.zeroTop - bd.zeroBottom; // at most one is not 0
       loadRows(n, outRow0 * g.sh + Affine(-g.padTop) + onEdge(shift), need, buf,
-               Affine(margin) + onEdge(shift));
+               Affine(margin) + onEdge(shift), planes);
     } else {
       zeros(0, bd.zeroTop);
       zeros(bd.zeroTop + bd.realRows, bd.zeroBottom);
       if (bd.realRows)
-        loadRows(n, inRow, bd.realRows, buf, Affine(bd.zeroTop));
+        loadRows(n, inRow, bd.realRows, buf, Affine(bd.zeroTop), planes);
     }
 
   }
@@ -824,20 +862,21 @@ private:
 
   /// `rows` input rows of every plane from row `inRow` of image `n` into
   /// `buf` from buffer row `dstRow`.
-  void loadRows(const Affine &n, const Affine &inRow, int64_t rows, Value buf, const Affine &dstRow) {
+  void loadRows(const Affine &n, const Affine &inRow, int64_t rows, Value buf, const Affine &dstRow,
+                PlaneRange planes) {
     Value x = gm[info.xArg];
     int64_t rowElems = g.w * kC0, hw = g.h * g.w;
     if (xLayout == ActLayout::NC1HWC0) {
-      Affine src = (n * (info.c1 * g.h) + inRow) * rowElems;
-      copy(t.view(x, src, ((info.c1 - 1) * g.h + rows) * rowElems),
-           t.view(buf, dstRow * rowElems, ((info.c1 - 1) * plan.bufRows + rows) * rowElems),
-           info.c1, rows * rowElems * 2, (g.h - rows) * rowElems * 2,
+      Affine src = (n * (info.c1 * g.h) + Affine(planes.first * g.h) + inRow) * rowElems;
+      copy(t.view(x, src, ((planes.count - 1) * g.h + rows) * rowElems),
+           t.view(buf, dstRow * rowElems, ((planes.count - 1) * plan.bufRows + rows) * rowElems),
+           planes.count, rows * rowElems * 2, (g.h - rows) * rowElems * 2,
            (plan.bufRows - rows) * rowElems * 2);
       return;
     }
-    // NCHW: a plane of up to 16 channels at a time.
+    // NCHW: a plane of up to 16 channels at a time (buffer plane p).
     auto plane = [&](const Affine &p, int64_t channels) {
-      Affine channel0 = n * g.c + p * kC0;
+      Affine channel0 = n * g.c + (p + Affine(planes.first)) * kC0;
       if (xStorage().isF16()) {
         t.loadNchwPixels(x, channel0 * hw + inRow * g.w, channels, rows * g.w, hw, buf,
                          p * planeElems() + dstRow * rowElems);
@@ -859,9 +898,10 @@ private:
       if (tail)
         chunk(Affine(full * chunkPixels), tail);
     };
-    int64_t fullPlanes = g.c / kC0, lastChannels = g.c % kC0;
+    int64_t fullPlanes = std::min(planes.count, g.c / kC0 - planes.first);
+    int64_t lastChannels = g.c % kC0;
     t.loop(fullPlanes, false, [&](Affine p) { plane(p, kC0); });
-    if (lastChannels)
+    if (lastChannels && planes.first + planes.count == info.c1)
       plane(Affine(fullPlanes), lastChannels);
   }
 
@@ -870,7 +910,16 @@ private:
   void emitTile(const Affine &n, Value buf, const Affine &outRow, const Affine &shiftRows,
                 int64_t rows) {
     int64_t mpT = mp(rows);
-    bool oneTile = oneChannelTile();
+    forEachChannelTile([&](const ChannelTile &ct) {
+      Value c = t.view(l0c, 0, ct.nt * mpT * kC0);
+      startAtBias(ct, mpT, c);
+      emitKSteps(buf, shiftRows, mpT, ct, c, {0, info.c1});
+      epilogue(n, outRow * g.ow, rows * g.ow, mpT, ct, c);
+    });
+  }
+
+  /// `fn` for each of the block's channel tiles (channelTiles' runs).
+  void forEachChannelTile(llvm::function_ref<void(const ChannelTile &)> fn) {
     for (const ChannelRun &run : channelTiles())
       t.loop(run.count, false, [&](Affine i) {
         ChannelTile ct;
@@ -878,31 +927,82 @@ private:
         ct.first = blockChannelFractal() + ct.local;
         ct.nt = run.nt;
         ct.channels = run.channels;
-        if (!oneTile)
-          copy(t.view(l1Bias, ct.local * kFractalElems, ct.nt * kFractalElems),
-               t.view(l0Bias, 0, ct.nt * kFractalElems), 1, ct.nt * 512);
-        Value c = t.view(l0c, 0, ct.nt * mpT * kC0);
-        dv::MmadOp::create(b, loc, t.view(l0Ones, 0, mpT * kC0),
-                           t.view(l0Bias, 0, ct.nt * kFractalElems), c, t.i64(mpT),
-                           t.i64(ct.nt * kC0), t.i64(kC0), b.getUnitAttr());
-        emitKSteps(buf, shiftRows, mpT, ct, c);
-        epilogue(n, outRow * g.ow, rows * g.ow, mpT, ct, c);
+        fn(ct);
       });
   }
 
-  /// The K reduction of one tile (see period()).
-  void emitKSteps(Value buf, const Affine &shiftRows, int64_t mpT, const ChannelTile &ct, Value c) {
-    int64_t total = info.c1 * info.taps, kf = plan.kf;
+  /// The init mmad: accumulator `c` of channel tile `ct` starts at the bias.
+  void startAtBias(const ChannelTile &ct, int64_t mpT, Value c) {
+    if (!oneChannelTile())
+      copy(t.view(l1Bias, ct.local * kFractalElems, ct.nt * kFractalElems),
+           t.view(l0Bias, 0, ct.nt * kFractalElems), 1, ct.nt * 512);
+    dv::MmadOp::create(b, loc, t.view(l0Ones, 0, mpT * kC0),
+                       t.view(l0Bias, 0, ct.nt * kFractalElems), c, t.i64(mpT),
+                       t.i64(ct.nt * kC0), t.i64(kC0), b.getUnitAttr());
+  }
+
+  /// The plane split (plan.bandPlanes): bands of one M tile, each loaded
+  /// part by part into the two band buffers (the next part while the Cube
+  /// works on this one); L0C holds every channel tile's accumulator over
+  /// the parts, and the epilogues follow the last. Runs of bands of one
+  /// shape are loops.
+  void emitPlaneSplitBands(const Affine &n) {
+    ArrayRef<Band> bands = plan.bands;
+    for (size_t i = 0; i < bands.size();) {
+      size_t j = i + 1;
+      while (j < bands.size() && bands[j].sameShape(bands[i]) &&
+             bands[j].outRow0 == bands[i].outRow0 + int64_t(j - i) * plan.rowsT)
+        ++j;
+      const Band &bd = bands[i];
+      t.loop(int64_t(j - i), false,
+             [&](Affine k) { emitPlaneSplitBand(n, bd, Affine(bd.outRow0) + k * plan.rowsT); });
+      i = j;
+    }
+  }
+
+  void emitPlaneSplitBand(const Affine &n, const Band &bd, const Affine &outRow0) {
+    SmallVector<PlaneRange> parts;
+    for (int64_t p = 0; p < info.c1; p += plan.bandPlanes)
+      parts.push_back({p, std::min(plan.bandPlanes, info.c1 - p)});
+    int64_t mpT = mp(bd.outRows), mpFull = mp(plan.rowsT);
+    auto accumulator = [&](const ChannelTile &ct) {
+      return t.view(l0c, ct.local * (mpFull * kC0), ct.nt * mpT * kC0);
+    };
+    loadBand(n, BandAt{&bd, outRow0, 0}, parts[0]);
+    for (size_t k = 0; k < parts.size(); ++k) {
+      if (k + 1 < parts.size())
+        loadBand(n, BandAt{&bd, outRow0, int64_t((k + 1) % 2)}, parts[k + 1]);
+      forEachChannelTile([&](const ChannelTile &ct) {
+        Value c = accumulator(ct);
+        if (k == 0)
+          startAtBias(ct, mpT, c);
+        emitKSteps(band[k % 2], Affine(), mpT, ct, c, parts[k]);
+      });
+    }
+    forEachChannelTile([&](const ChannelTile &ct) {
+      epilogue(n, outRow0 * g.ow, bd.outRows * g.ow, mpT, ct, accumulator(ct));
+    });
+  }
+
+  /// The K reduction of one tile over input planes `planes` (the band
+  /// buffer's planes from 0; see period()).
+  void emitKSteps(Value buf, const Affine &shiftRows, int64_t mpT, const ChannelTile &ct, Value c,
+                  PlaneRange planes) {
+    int64_t total = planes.count * info.taps, kf = plan.kf;
     auto step = [&](const Affine &plane, int64_t tap0, int64_t count, int64_t which) {
       loadA(buf, shiftRows, mpT, plane, tap0, count, which);
-      loadB(ct, plane * info.taps + Affine(tap0), count, which);
+      loadB(ct, (plane + Affine(planes.first)) * info.taps + Affine(tap0), count, which);
       dv::MmadOp::create(b, loc, t.view(l0a[which], 0, mpT * count * kC0),
                          t.view(l0b[which], 0, count * ct.nt * kFractalElems), c, t.i64(mpT),
                          t.i64(ct.nt * kC0), t.i64(count * kC0), UnitAttr());
     };
     int64_t per = period(), planesPerPeriod = per * kf / info.taps;
-    for (auto [f0, f1] : kParts()) {
-      int64_t q0 = f0 / (per * kf), q1 = std::min(f1 / (per * kf), periods());
+    int64_t periodCount = (total / kf) / per;
+    // All planes: kParts' loops (the resident weight arrives part by part).
+    SmallVector<std::pair<int64_t, int64_t>> loops =
+        planes.count == info.c1 ? kParts() : SmallVector<std::pair<int64_t, int64_t>>{{0, total}};
+    for (auto [f0, f1] : loops) {
+      int64_t q0 = f0 / (per * kf), q1 = std::min(f1 / (per * kf), periodCount);
       t.loop(q1 - q0, false, [&](Affine q) {
         for (int64_t s = 0; s < per; ++s) {
           int64_t f = s * kf;
@@ -911,7 +1011,7 @@ private:
       });
     }
     int64_t steps = (total + kf - 1) / kf;
-    for (int64_t s = periods() * per; s < steps; ++s) {
+    for (int64_t s = periodCount * per; s < steps; ++s) {
       int64_t f = s * kf;
       step(Affine(f / info.taps), f % info.taps, std::min(kf, total - f), s % 2);
     }
