@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """End to end: convs near the Cube conv template's buffer limits (many
-input channels, bands split over channel planes, large kernels, wide
-rows, many output channels, batch 2),
-each compiled force_fp16 to .om, run on the simulator (hazards fatal) and
+input channels, bands split over channel planes, large kernels, wide rows,
+many output channels, batch 2, the Ascend910B's smaller buffers), each
+compiled force_fp16 to .om, run on the simulator (hazards fatal) and
 compared with torch fp32: relative L2 error at most MAX_REL_L2 and max abs
 error at most MAX_ABS_OF_SCALE of the reference's max abs. Each case also
 says which path its convs must take: "cube" (the Cube conv template, none
@@ -70,7 +70,7 @@ class Expand(nn.Module):
         return self.down(torch.relu(self.expand(x)))
 
 
-CASES = {  # name: (module factory, input shape, path)
+CASES = {  # name: (module factory, input shape, path[, target SoC])
     # torchvision vit_b_16's /conv_proj: 16 input rows of 224 a band.
     "vit_b_16_patch": (lambda: ConvRelu(3, 768, 16, 16), (1, 3, 224, 224), "cube"),
     # wide_resnet50_2's /layer3/layer3.0/conv2 (512 channels, 3x3 stride 2).
@@ -93,6 +93,11 @@ CASES = {  # name: (module factory, input shape, path)
     "expand_2048_planes_split": (lambda: Expand(256, 2048, 64), (1, 256, 6, 64), "cube"),
     "3x3_2040_planes_split": (lambda: ConvRelu(2040, 64, 3, 1, 1), (1, 2040, 4, 64), "cube"),
     "1x1_4096_planes_split": (lambda: ConvRelu(4096, 48, 1), (1, 4096, 2, 128), "cube"),
+    # On the Ascend910B (512 KiB L1, 128 KiB L0C, 192 KiB UB): 3 rows x 28
+    # x 2048 channels (344 KiB) twice need the plane split there.
+    "expand_2048_910b": (lambda: Expand(256, 2048, 128), (1, 256, 28, 28), "cube", "Ascend910B"),
+    "vit_b_16_patch_910b": (lambda: ConvRelu(3, 768, 16, 16), (1, 3, 224, 224), "cube",
+                            "Ascend910B"),
     # Rows of 600 positions: one output row a tile, small UB staging; with
     # a residual epilogue (its tiles may not fit: then the add is a kernel
     # of its own).
@@ -104,7 +109,7 @@ CASES = {  # name: (module factory, input shape, path)
 }
 
 
-def run_case(name, factory, shape, path, bin_dir, work):
+def run_case(name, factory, shape, path, soc, bin_dir, work):
     torch.manual_seed(0)
     model = factory().eval()
     x = torch.randn(*shape)
@@ -118,7 +123,7 @@ def run_case(name, factory, shape, path, bin_dir, work):
     out_dir = os.path.join(work, name + ".out")
     start = time.time()
     for step in ([os.path.join(bin_dir, "vinci-compile"), "--model", onnx_path, "--emit=om",
-                  "--output", om, "--report", report],
+                  "--output", om, "--report", report, "--soc_version", soc],
                  [os.path.join(bin_dir, "vinci-run"), "--model", om, "--hazards", "fatal",
                   "--input", os.path.join(work, name + ".npy"), "--output_dir", out_dir]):
         proc = subprocess.run(step, capture_output=True, text=True, timeout=600)
@@ -155,8 +160,9 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or tmp
         os.makedirs(work, exist_ok=True)
-        for name, (factory, shape, path) in cases.items():
-            why, detail = run_case(name, factory, shape, path, args.bin, work)
+        for name, (factory, shape, path, *soc) in cases.items():
+            why, detail = run_case(name, factory, shape, path, soc[0] if soc else "Ascend310P3",
+                                   args.bin, work)
             results.append((name if why else f"{name}: {detail}", why))
     return summarize(results)
 
