@@ -89,10 +89,14 @@ CASES = {  # name: (module factory, input shape, path[, target SoC])
     # Ascend310P3's 1 MiB: 3 rows x 64 x 2048 channels are 768 KiB, a row
     # of 128 x 4096 channels 1 MiB), so the band is split over channel
     # parts: an NC1HWC0 input (after the 1x1 expand), an f32 NCHW graph
-    # input whose last plane holds 8 channels, a 1x1.
+    # input whose last plane holds 8 channels (batch 2), a 1x1.
     "expand_2048_planes_split": (lambda: Expand(256, 2048, 64), (1, 256, 6, 64), "cube"),
-    "3x3_2040_planes_split": (lambda: ConvRelu(2040, 64, 3, 1, 1), (1, 2040, 4, 64), "cube"),
+    "3x3_2040_planes_split_batch2": (lambda: ConvRelu(2040, 64, 3, 1, 1), (2, 2040, 4, 64),
+                                     "cube"),
     "1x1_4096_planes_split": (lambda: ConvRelu(4096, 48, 1), (1, 4096, 2, 128), "cube"),
+    # A row of 256 x 2048 channels (1 MiB), with a residual add and a ReLU
+    # on every channel tile's accumulator after the last part.
+    "1x1_2048_planes_split_residual": (lambda: Residual(64, 2048, 1, 0), (1, 64, 2, 256), "cube"),
     # On the Ascend910B (512 KiB L1, 128 KiB L0C, 192 KiB UB): 3 rows x 28
     # x 2048 channels (344 KiB) twice need the plane split there.
     "expand_2048_910b": (lambda: Expand(256, 2048, 128), (1, 256, 28, 28), "cube", "Ascend910B"),
