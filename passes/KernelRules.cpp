@@ -8,6 +8,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "vinci/soc.h"
 
+#include <array>
+
 using namespace mlir;
 
 namespace vinci {
@@ -306,10 +308,20 @@ std::string convCubeTemplateMismatch(Operation *op) {
     return "not a vg.conv";
   Value bias = conv.getBias();
   return convCubeTemplateMismatch(op, bool(conv.getWeight().getDefiningOp<vg::ConstantOp>()),
-                                  !bias || bias.getDefiningOp<vg::ConstantOp>());
+                                  !bias || bias.getDefiningOp<vg::ConstantOp>(),
+                                  convCubeAloneTensors(storageElementType(conv.getInput())));
 }
 
-std::string convCubeTemplateMismatch(Operation *op, bool constantWeight, bool constantBias) {
+ConvCubeTensors convCubeAloneTensors(Type inputStorage) {
+  ConvCubeTensors tensors;
+  tensors.f32Input = inputStorage.isF32();
+  tensors.f32Bias = true;
+  tensors.f32Output = true;
+  return tensors;
+}
+
+std::string convCubeTemplateMismatch(Operation *op, bool constantWeight, bool constantBias,
+                                     const ConvCubeTensors &tensors) {
   auto conv = dyn_cast_or_null<vg::ConvOp>(op);
   if (!conv)
     return "not a vg.conv";
@@ -340,14 +352,123 @@ std::string convCubeTemplateMismatch(Operation *op, bool constantWeight, bool co
       g->w > 32767 || g->ow > 4080 || g->c > 4095 * 16)
     return "the window is beyond load_3d's ranges (kernel and dilation <= 255, strides <= 63, "
            "pads <= 255, width <= 32767, output width <= 4080)";
-  uint64_t smallestL1 = UINT64_MAX;
-  for (const soc::SocSpec *spec : soc::allSocs())
-    smallestL1 = std::min<uint64_t>(smallestL1, spec->bufferBytes(soc::Space::L1));
-  int64_t rowsIn = (g->kh - 1) * g->dh + 1;
-  uint64_t rowBytes = uint64_t(rowsIn) * uint64_t(g->w) * uint64_t((g->c + 15) / 16) * 32;
-  if (rowBytes > smallestL1 / 4)
-    return "one output row's input rows (" + std::to_string(rowBytes) +
-           " bytes of all channels) exceed a quarter of L1";
+  return convCubeFitMismatch(*g, tensors);
+}
+
+namespace {
+constexpr int64_t kC0 = 16;
+int64_t roundUpTo(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+} // namespace
+
+int64_t convCubeInputChunkPixels(const ConvGeometry &g, const ConvCubeTiling &t) {
+  // Whole rows of up to 16384 elements (one band's rows in a few chunks),
+  // or 1024 pixels of a wider row; small staging: at most 256 pixels.
+  constexpr int64_t kChunkElems = 16384;
+  int64_t pixels = g.w * kC0 <= kChunkElems
+                       ? std::max<int64_t>(1, std::min(t.bufRows, kChunkElems / (g.w * kC0))) * g.w
+                       : kChunkElems / kC0;
+  return t.smallStaging ? std::min<int64_t>(pixels, 256) : pixels;
+}
+
+int64_t convCubeZeroChunkElems(const ConvGeometry &g, const ConvCubeTiling &t) {
+  int64_t elems = t.zeroRows * g.w * kC0;
+  return t.smallStaging ? std::min<int64_t>(elems, 4096) : elems;
+}
+
+std::string convCubeTilingMismatch(const ConvGeometry &g, const ConvCubeTiling &t,
+                                   const ConvCubeTensors &tensors, const soc::SocSpec &soc) {
+  int64_t c1 = (g.c + kC0 - 1) / kC0, taps = g.kh * g.kw;
+  int64_t mp = roundUpTo(t.rowsT * g.ow, kC0), m1 = mp / kC0;
+  if (m1 > int64_t(soc.max_repeat) || t.kf > int64_t(soc.max_repeat))
+    return "an M tile of " + std::to_string(mp) + " positions exceeds load_3d's " +
+           std::to_string(soc.max_repeat) + " repeats";
+  // Bytes of each buffer the template allocates (Conv.cpp's allocate and
+  // prologue), per space, each at the space's alignment.
+  std::array<int64_t, soc::kNumSpaces> need{};
+  auto add = [&](soc::Space space, int64_t elems, int64_t elemBytes) {
+    need[unsigned(space)] += roundUpTo(elems * elemBytes, soc.alignment(space));
+  };
+  using soc::Space;
+  int64_t fractal = kC0 * kC0;
+  int64_t planes = t.bandPlanes ? t.bandPlanes : c1;
+  for (int i = 0; i < 2; ++i) {
+    add(Space::L1, (t.bufRows * planes + t.slackRows) * g.w * kC0, 2); // band buffers
+    add(Space::L0A, mp * t.kf * kC0, 2);
+    add(Space::L0B, t.kf * t.nt * fractal, 2);
+  }
+  if (t.panelResident)
+    add(Space::L1, c1 * taps * t.ocn * fractal, 2);
+  add(Space::L1, m1 * fractal, 2); // ones
+  add(Space::L1, t.ocn * fractal, 2); // bias rows
+  add(Space::L0A, m1 * fractal, 2);
+  add(Space::L0B, t.nt * fractal, 2);
+  add(Space::L0C, (t.bandPlanes ? t.ocn : t.nt) * mp * kC0, 4);
+  int64_t tile = t.nt * mp * kC0;
+  add(Space::UB, tile, 2); // the f16 output tile
+  if (tensors.f32Tile)
+    add(Space::UB, tile, 4);
+  if (tensors.residualBytes) {
+    add(Space::UB, tile, 4);
+    add(Space::UB, tile, tensors.residualBytes);
+  }
+  if (tensors.nchwOutput) {
+    add(Space::UB, tile, 2);
+    if (tensors.f32Output)
+      add(Space::UB, tile, 4);
+  }
+  if (t.zeroRows)
+    add(Space::UB, roundUpTo(convCubeZeroChunkElems(g, t), 128), 2);
+  if (tensors.f32Input) {
+    int64_t elems = roundUpTo(convCubeInputChunkPixels(g, t) * kC0, 64);
+    add(Space::UB, elems, 4);
+    add(Space::UB, elems, 2);
+  }
+  // The prologue's ones tile and bias rows (dead before the first band).
+  int64_t biasFractals = std::min(t.ocn, kConvCubeBiasChunkFractals);
+  add(Space::UB, m1 * fractal, 2);
+  add(Space::UB, roundUpTo(biasFractals * kC0, 128), 2);
+  add(Space::UB, biasFractals * fractal, 2);
+  add(Space::UB, biasFractals * fractal, 2);
+  if (tensors.f32Bias)
+    add(Space::UB, roundUpTo(biasFractals * kC0, 64), 4);
+  for (Space space : {Space::L1, Space::L0A, Space::L0B, Space::L0C, Space::UB}) {
+    int64_t capacity = int64_t(soc.bufferBytes(space));
+    if (need[unsigned(space)] > capacity)
+      return std::string("its ") + soc::spaceName(space) + " buffers need " +
+             std::to_string(need[unsigned(space)]) + " bytes but the " + soc.name + " has " +
+             std::to_string(capacity);
+  }
+  return {};
+}
+
+ConvCubeTiling convCubeSmallestTiling(const ConvGeometry &g, const soc::SocSpec &soc,
+                                      bool splitPlanes) {
+  ConvCubeTiling t;
+  t.bandPlanes = splitPlanes ? 1 : 0;
+  t.bufRows = (g.kh - 1) * g.dh + 1;
+  // The most channel parts the planner may use: a divisor of the channel
+  // fractals, at most one a core, and only when no fractal is partial.
+  int64_t oc1 = (g.oc + kC0 - 1) / kC0, parts = 1;
+  if (g.oc % kC0 == 0)
+    for (int64_t p = std::min<int64_t>(oc1, soc.ai_core_count); p >= 1 && parts == 1; --p)
+      if (oc1 % p == 0)
+        parts = p;
+  t.ocn = oc1 / parts;
+  t.zeroRows = std::max(g.padTop, g.padBottom);
+  t.smallStaging = true;
+  return t;
+}
+
+std::string convCubeFitMismatch(const ConvGeometry &g, const ConvCubeTensors &tensors) {
+  for (const soc::SocSpec *spec : soc::allSocs()) {
+    std::string whole = convCubeTilingMismatch(g, convCubeSmallestTiling(g, *spec, false), tensors, *spec);
+    if (whole.empty())
+      continue;
+    std::string split = convCubeTilingMismatch(g, convCubeSmallestTiling(g, *spec, true), tensors, *spec);
+    if (!split.empty())
+      return "no Cube conv tiling fits (one output row a tile, one channel fractal): " + whole +
+             "; with the band split over channel planes, " + split;
+  }
   return {};
 }
 

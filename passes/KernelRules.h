@@ -19,6 +19,10 @@
 
 namespace vinci {
 
+namespace soc {
+struct SocSpec;
+} // namespace soc
+
 enum class OpRole {
   Constant,     // weights and folded values: kernel arguments or immediates
   View,         // reshape-like on contiguous ND data, or a split into
@@ -165,19 +169,73 @@ struct ConvGeometry {
 /// The geometry of a 2-D vg.conv with static shapes, or nullopt.
 std::optional<ConvGeometry> convGeometry(mlir::Operation *conv);
 
+/// A tiling of the Cube conv template (backend/lower/Conv.cpp), as far as
+/// the size of its on-chip buffers goes.
+struct ConvCubeTiling {
+  int64_t rowsT = 1;        // output rows an M tile (its positions padded to 16)
+  int64_t bufRows = 1;      // rows a plane of a band buffer holds
+  int64_t slackRows = 0;    // rows past a band's last plane its tiles' load_3d address
+  int64_t nt = 1;           // output-channel fractals a tile
+  int64_t ocn = 1;          // output-channel fractals a block
+  int64_t kf = 1;           // K fractals a step
+  bool panelResident = false; // the block's weight slice stays in L1
+  int64_t zeroRows = 0;     // the most pad rows a band writes (zeros from UB)
+  /// Staging buffers in UB (an f32 input's conversion, the pad's zeros) of
+  /// a few KiB rather than whole rows: for wide rows.
+  bool smallStaging = false;
+  /// 0: a band buffer holds every channel plane. Else the band is split
+  /// over channel parts of this many planes, loaded one after another into
+  /// the two band buffers, one M tile a band, and L0C holds the tile's
+  /// accumulators for all of the block's channels.
+  int64_t bandPlanes = 0;
+};
+/// What the kernel's tensors need on chip.
+struct ConvCubeTensors {
+  bool f32Input = false, f32Bias = false, f32Output = false, nchwOutput = true;
+  bool f32Tile = false;         // an epilogue on an f32 tile (more than a ReLU)
+  int64_t residualBytes = 0;    // a residual's element bytes (0: none)
+};
+/// The staging of an f32 input (pixels converted in UB at a time) and of
+/// the pad's zero rows (elements), as the template allocates them.
+int64_t convCubeInputChunkPixels(const ConvGeometry &g, const ConvCubeTiling &t);
+int64_t convCubeZeroChunkElems(const ConvGeometry &g, const ConvCubeTiling &t);
+/// The bias goes through UB this many channel fractals at a time.
+constexpr int64_t kConvCubeBiasChunkFractals = 32;
+/// "" when the template's buffers for tiling `t` fit `soc`, else which
+/// space they overflow, by how much. The template's planner and the
+/// partition's rule both ask it.
+std::string convCubeTilingMismatch(const ConvGeometry &g, const ConvCubeTiling &t,
+                                   const ConvCubeTensors &tensors, const soc::SocSpec &soc);
+/// The smallest tiling the template's planner can choose on `soc`: one
+/// output row a tile and a band, one channel fractal a tile, the fewest a
+/// block, one fractal a K step, the weight streamed, small staging; with
+/// `splitPlanes`, a band of one channel plane at a time.
+ConvCubeTiling convCubeSmallestTiling(const ConvGeometry &g, const soc::SocSpec &soc,
+                                      bool splitPlanes);
+/// "" when a smallest tiling (whole bands, or else split over channel
+/// planes) fits every SoC of the table (so that the planner finds a tiling
+/// whichever is the target), else why not.
+std::string convCubeFitMismatch(const ConvGeometry &g, const ConvCubeTensors &tensors);
+
 /// Why the Cube conv template cannot take the vg.conv `conv` ("" when it
 /// can): a 2-D conv of f16/f32 tensors with one group, a constant weight
 /// (packed into FRACTAL_Z at compile time), not kept in fp32 (the 310P Cube
 /// takes no fp32), within load_3d's ranges (kernel and dilation <= 255,
 /// strides <= 63, pads <= 255, width <= 32767, output width <= 4080) and
-/// with one output row's input rows of all channels fitting a quarter of
-/// the smallest L1 of the SoC table. vinci-unfold-windows leaves exactly
-/// these convs to the template.
+/// whose smallest tiling fits every SoC's buffers (convCubeFitMismatch
+/// for convCubeAloneTensors). vinci-unfold-windows leaves exactly these
+/// convs to the template.
 std::string convCubeTemplateMismatch(mlir::Operation *conv);
-/// The same for a conv whose weight and bias are kernel arguments: whether
-/// the graph passes constants for them is the caller's to say.
+/// The same for a conv whose weight and bias are kernel arguments and
+/// whose tensors need `tensors` on chip: whether the graph passes constants
+/// for them, and what it stores, is the caller's to say.
 std::string convCubeTemplateMismatch(mlir::Operation *conv, bool constantWeight,
-                                     bool constantBias);
+                                     bool constantBias, const ConvCubeTensors &tensors);
+/// The conv alone with its input stored as `inputStorage`: no epilogue,
+/// the output f32 NCHW (the most UB a conv's store takes) and an f32 bias.
+/// An epilogue the partition fuses is checked when it asks (Conv.cpp), so
+/// that a step which does not fit stays out of the kernel.
+ConvCubeTensors convCubeAloneTensors(mlir::Type inputStorage);
 
 /// The module attribute in which vinci-unfold-windows lists the windows it
 /// unfolded because no template takes them: an array of {node, op, reason}

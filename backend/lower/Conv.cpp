@@ -39,8 +39,16 @@
 // K step starts at a plane boundary or at a fixed tap of each plane and
 // its load_3d (one per 16 positions, repeat mode taps) has constant
 // parameters; L0A and L0B alternate between two buffers from one K step to
-// the next. The weight slice of a block stays in L1 when the block has
-// several M tiles (else each K step's B tile goes GM -> L0B directly). Runs
+// the next. The weight slice of a block stays in L1 when it fits beside
+// the band buffers (else each K step's B tile goes GM -> L0B directly).
+// Every tiling's buffers are sized by KernelRules' convCubeTilingMismatch,
+// the function the partition's rule asks of the smallest tiling (one
+// output row a tile and a band, one channel fractal, one K fractal), so a
+// conv the rule takes always finds one: the planner shrinks the M tile
+// from about 128 positions a row at a time until one fits, and when not
+// even one row's input rows of all channels fit, splits each band over
+// channel parts (one M tile a band, the parts loaded one after another,
+// L0C holding every channel tile's accumulator over them). Runs
 // of bands, tiles and K steps with the same shape are dv.loops (the
 // first, last and partial ones are static), so the kernel's size does not
 // grow with the tensor.
@@ -57,6 +65,7 @@
 #include "backend/lower/LowerCommon.h"
 #include "backend/lower/TileBuilder.h"
 #include "passes/KernelRules.h"
+#include "passes/Precision.h"
 
 #include "dv/DvOps.h"
 #include "vg/VgOps.h"
@@ -98,7 +107,20 @@ struct ConvInfo {
   int biasArg = -1;
   SmallVector<EpilogueStep> epilogue;
   int64_t c1 = 1, oc1 = 1, taps = 1;
+  /// What its tensors need on chip: from the call's storage types (the
+  /// worst case for what the layouts are to decide) when analysed for the
+  /// partition, from the GM signature when lowered.
+  ConvCubeTensors tensors;
 };
+
+/// Bytes of an element of `value`'s storage in GM.
+int64_t storageBytes(Value value) { return int64_t(storageElementType(value).getIntOrFloatBitWidth() / 8); }
+
+/// No f32 tile: no epilogue, or a ReLU alone (move_l0c_ub applies it).
+bool fastEpilogue(ArrayRef<EpilogueStep> epilogue) {
+  return epilogue.empty() || (epilogue.size() == 1 && epilogue[0].kind == EpilogueStep::Unary &&
+                              epilogue[0].op == EpilogueStep::Relu);
+}
 
 /// Why the conv template cannot lower `func` ("": it can). `call` is the
 /// kernel's launch (null when unknown: the weight is then assumed constant).
@@ -125,8 +147,17 @@ std::string analyzeConv(func::FuncOp func, func::CallOp call, ConvInfo &info) {
     return arg >= 0 && (!call || call.getOperand(arg).getDefiningOp<vg::ConstantOp>());
   };
   Value bias = conv.getBias();
-  if (std::string why =
-          convCubeTemplateMismatch(conv, constantOperand(conv.getWeight()), !bias || constantOperand(bias));
+  // Storage as the graph holds it (an argument's call operand), f32 when unknown.
+  auto storageF32 = [&](Value v) {
+    int arg = argOf(v);
+    return call && arg >= 0 ? storageElementType(call.getOperand(arg)).isF32()
+                            : cast<RankedTensorType>(v.getType()).getElementType().isF32();
+  };
+  Builder types(func.getContext());
+  Type inputStorage = storageF32(conv.getInput()) ? types.getF32Type() : types.getF16Type();
+  info.tensors = convCubeAloneTensors(inputStorage);
+  if (std::string why = convCubeTemplateMismatch(conv, constantOperand(conv.getWeight()),
+                                                 !bias || constantOperand(bias), info.tensors);
       !why.empty())
     return why;
   if (argOf(conv.getInput()) < 0)
@@ -168,6 +199,16 @@ std::string analyzeConv(func::FuncOp func, func::CallOp call, ConvInfo &info) {
     info.epilogue.push_back(step);
     current = op.getResult(0);
   }
+  // The epilogue's tiles must fit too: a step that does not stays out of
+  // the kernel (the partition asks before it absorbs one).
+  info.tensors.f32Tile = !fastEpilogue(info.epilogue);
+  for (const EpilogueStep &e : info.epilogue)
+    if (e.kind == EpilogueStep::Full)
+      info.tensors.residualBytes = call ? storageBytes(call.getOperand(e.arg)) : 4;
+  if (call && call.getNumResults() == 1)
+    info.tensors.f32Output = storageElementType(call.getResult(0)).isF32();
+  if (std::string why = convCubeFitMismatch(info.g, info.tensors); !why.empty())
+    return "with its epilogue, " + why;
   return {};
 }
 
@@ -189,21 +230,18 @@ std::optional<std::string> convTemplateMismatch(func::FuncOp func) {
 
 using Band = RowBand;
 
-struct ConvPlan {
+/// The tiling (convCubeTilingMismatch's fields: the M and channel tiles,
+/// the band buffers, the K step) and the blocks and bands.
+struct ConvPlan : ConvCubeTiling {
   int64_t batchParts = 1, ocParts = 1, blockDim = 1;
   /// Output-row parts (planRowSplit: then batchParts = ocParts = 1), the
   /// edge block's top rows, and the buffer rows above a band's first row.
   int64_t rowParts = 1, topRows = 0, marginTop = 0;
   int64_t images = 1;   // per block
-  int64_t ocn = 1;      // channel fractals per block
-  int64_t nt = 1;       // channel fractals per tile
-  int64_t rowsT = 1;    // output rows per M tile
   int64_t tilesPerBand = 1;
-  int64_t bufRows = 1;  // rows a plane of a band buffer holds
-  int64_t slackRows = 0;
-  int64_t kf = 1;       // fractals per K step
-  bool panelResident = false;
   SmallVector<Band> bands;
+
+  const ConvCubeTiling &tiling() const { return *this; }
 };
 
 int64_t mpOf(int64_t rows, int64_t wo) { return roundUp(rows * wo, 16); }
@@ -242,10 +280,19 @@ int64_t kStepFractals(int64_t taps, int64_t c1, int64_t limit) {
 
 /// Everything of a plan but the bands, for one block split and channel tile.
 struct Candidate {
-  int64_t batchParts, ocParts, rowParts, nt, kf;
-  bool panelResident;
+  int64_t batchParts, ocParts, rowParts, rowsT, nt, kf;
+  bool panelResident, smallStaging;
+  int64_t bandPlanes;
   double cycles; // estimated per block
 };
+
+/// The most pad rows a band writes.
+int64_t bandZeroRows(ArrayRef<Band> bands) {
+  int64_t rows = 0;
+  for (const Band &bd : bands)
+    rows = std::max({rows, bd.zeroTop, bd.zeroBottom});
+  return rows;
+}
 
 /// The bands of a row split (plan.rowParts = P > 1; ConvCommon's
 /// planRowSplit), or false when this split cannot be one uniform program.
@@ -261,25 +308,42 @@ bool planRowSplit(const ConvGeometry &g, ConvPlan &plan) {
   return true;
 }
 
-bool planConv(const ConvInfo &info, Type xStorage, const soc::SocSpec &soc, ConvPlan &plan,
+/// The tiling of a candidate: `tilesPerBand` M tiles of `rowsT` output
+/// rows a band (with the row split's pad margins when `split`), for the
+/// buffer sizes convCubeTilingMismatch checks. The pad's zero rows are
+/// bounded by the larger pad (the bands are made later).
+ConvCubeTiling candidateTiling(const ConvGeometry &g, int64_t rowsT, int64_t tilesPerBand,
+                               bool split, int64_t ocn, int64_t nt, int64_t kf, bool panel,
+                               bool smallStaging, int64_t bandPlanes) {
+  int64_t margin = split ? g.padTop + g.padBottom : 0;
+  ConvCubeTiling t;
+  t.bandPlanes = bandPlanes;
+  t.rowsT = rowsT;
+  t.bufRows = windowInputRows(g, tilesPerBand * rowsT) + margin;
+  t.slackRows = (tilesPerBand - 1) * rowsT * g.sh + margin;
+  t.ocn = ocn;
+  t.nt = nt;
+  t.kf = kf;
+  t.panelResident = panel;
+  t.zeroRows = std::max(g.padTop, g.padBottom);
+  t.smallStaging = smallStaging;
+  return t;
+}
+
+/// Plans the tiling and the block split. Every candidate's buffers are
+/// checked by convCubeTilingMismatch (the function the partition's rule
+/// asks of the smallest tiling), so a conv the rule accepts always finds
+/// one: the M tile shrinks from about kTargetTilePositions positions to one
+/// output row, the channel tile to one fractal, the K step to one fractal,
+/// the weight is streamed GM -> L0B a K step when its slice does not stay
+/// in L1, and the UB staging shrinks for wide rows.
+bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
               bool allowRowSplit = true) {
   const ConvGeometry &g = info.g;
-  auto bytes = [&](soc::Space s) { return int64_t(soc.bufferBytes(s)); };
-  // M tiles of whole output rows.
-  plan.rowsT = std::max<int64_t>(1, std::min(g.oh, kTargetTilePositions / g.ow));
-  int64_t mp = mpOf(plan.rowsT, g.ow), m1 = mp / 16;
-  if (m1 > int64_t(soc.max_repeat))
-    return false;
   int64_t k1 = info.c1 * info.taps;
-  int64_t planeRowBytes = g.w * 32;
-  // A band buffer of whole tiles (with the row split's pad margins).
-  auto bandBytes = [&](int64_t tilesPerBand, bool split) {
-    int64_t margin = split ? g.padTop + g.padBottom : 0;
-    int64_t rows = windowInputRows(g, tilesPerBand * plan.rowsT) + margin;
-    int64_t slack = (tilesPerBand - 1) * plan.rowsT * g.sh + margin;
-    return (rows * info.c1 + slack) * planeRowBytes;
+  auto fits = [&](const ConvCubeTiling &t) {
+    return convCubeTilingMismatch(g, t, info.tensors, soc).empty();
   };
-  int64_t l1 = bytes(soc::Space::L1) - 2 * mp * 32 - kMaxChannelFractals * 512 * 8 - 4096;
 
   // Each block split (batch parts x channel parts, or output-row parts) and
   // channel tile is estimated per block: the Cube's fractal steps (and each
@@ -290,60 +354,96 @@ bool planConv(const ConvInfo &info, Type xStorage, const soc::SocSpec &soc, Conv
   // blocks' bytes at the whole of it when they read more together: the
   // GM-bytes and roofline rule of the matmul's planGrid (MatmulPlan.h). A
   // block alone cannot take the chip's bandwidth, so a GM-bound conv on
-  // fewer blocks than cores is slower by their ratio.
+  // fewer blocks than cores is slower by their ratio. M tiles are whole
+  // output rows, as many as make about kTargetTilePositions positions, or
+  // fewer when no candidate's buffers fit with that many.
   using C = PlanCosts;
   double gmPerCycle = soc.gm_bytes_per_second / soc.clock_hz;
-  double rowBytes = double(g.w) * info.c1 * 16 * (xStorage.isF32() ? 4 : 2);
+  double rowBytes = double(g.w) * info.c1 * 16 * (info.tensors.f32Input ? 4 : 2);
   double outBytes = double(g.n) * g.oh * g.ow * info.oc1 * 32;
   std::optional<Candidate> best;
   int64_t cores = soc.ai_core_count;
-  for (int64_t rp = 1; rp <= (allowRowSplit ? std::min(cores, g.oh) : 1); ++rp) {
-    if (g.oh % rp)
-      continue;
-    int64_t rowsPerBlock = g.oh / rp;
-    int64_t tilesPerBlock = (rowsPerBlock + plan.rowsT - 1) / plan.rowsT;
-    // Rows split over blocks only when nothing else is: two bands a block.
-    if (rp > 1 && tilesPerBlock < 2)
-      continue;
-    double fmapBytes =
-        rowBytes * (rp == 1 ? g.h : std::min(g.h, windowInputRows(g, rowsPerBlock) + tilesPerBlock));
-    for (int64_t bp = 1; bp <= std::min(cores / rp, g.n); ++bp) {
-      if (g.n % bp || (rp > 1 && bp > 1))
+  // With the band split over channel parts (bandPlanes planes each, one
+  // tile a band), every part is a band load of its own.
+  auto search = [&](int64_t rowsT, int64_t bandPlanes) {
+    int64_t mp = mpOf(rowsT, g.ow), m1 = mp / 16;
+    int64_t planeParts = bandPlanes ? (info.c1 + bandPlanes - 1) / bandPlanes : 1;
+    bool rowSplit = allowRowSplit && !bandPlanes;
+    for (int64_t rp = 1; rp <= (rowSplit ? std::min(cores, g.oh) : 1); ++rp) {
+      if (g.oh % rp)
         continue;
-      for (int64_t op = 1; op * bp * rp <= cores && op <= info.oc1; ++op) {
-        if (info.oc1 % op || (op > 1 && g.oc % 16) || (rp > 1 && op > 1))
+      int64_t rowsPerBlock = g.oh / rp;
+      int64_t tilesPerBlock = (rowsPerBlock + rowsT - 1) / rowsT;
+      // Rows split over blocks only when nothing else is: two bands a block.
+      if (rp > 1 && tilesPerBlock < 2)
+        continue;
+      double fmapBytes =
+          rowBytes * (rp == 1 ? g.h : std::min(g.h, windowInputRows(g, rowsPerBlock) + tilesPerBlock));
+      for (int64_t bp = 1; bp <= std::min(cores / rp, g.n); ++bp) {
+        if (g.n % bp || (rp > 1 && bp > 1))
           continue;
-        int64_t ocn = info.oc1 / op, images = g.n / bp, blocks = bp * op * rp;
-        bool panel = 2 * bandBytes(1, rp > 1) + k1 * ocn * 512 <= l1;
-        for (int64_t nt = std::min(ocn, kMaxChannelFractals); nt >= 1; --nt) {
-          int64_t l0aFractals = (bytes(soc::Space::L0A) - mp * 32) / (2 * mp * 32);
-          int64_t l0bFractals = (bytes(soc::Space::L0B) - nt * 512) / (2 * nt * 512);
-          if (l0aFractals < 1 || l0bFractals < 1 || mp * nt * 16 * 4 > bytes(soc::Space::L0C))
+        for (int64_t op = 1; op * bp * rp <= cores && op <= info.oc1; ++op) {
+          if (info.oc1 % op || (op > 1 && g.oc % 16) || (rp > 1 && op > 1))
             continue;
-          int64_t kf = kStepFractals(info.taps, info.c1,
-                                     std::min({l0aFractals, l0bFractals, int64_t(soc.max_repeat)}));
-          int64_t steps = (k1 + kf - 1) / kf, ocTiles = (ocn + nt - 1) / nt;
-          double tiles = double(images) * tilesPerBlock * ocTiles;
-          double cube =
-              tiles * (steps * (m1 * nt * kf / soc.timing.cube_fractals_per_cycle.value + C::mmadStartup) +
-                       m1 * nt);
-          double mte1 = tiles * steps *
-                        (m1 * (C::onChipStartup + kf * 512 / C::load3dRate) + C::onChipStartup +
-                         kf * nt * 512 / C::l1ToL0bRate);
-          double weightBytes = double(k1) * ocn * 512 * (panel ? 1 : images * tilesPerBlock);
-          double blockBytes = images * fmapBytes + weightBytes + outBytes / blocks;
-          double gm = std::max(blockBytes * cores, blockBytes * blocks) / gmPerCycle;
-          // A streamed weight is one DMA a K step, each paying MTE2's start-up.
-          double mte2 = gm + (panel ? 4 : tiles * steps) * C::gmStartup;
-          double cycles = std::max({cube, mte1, mte2});
-          int64_t bestBlocks = best ? best->batchParts * best->ocParts * best->rowParts : 0;
-          bool better = !best || cycles < best->cycles * 0.97 ||
-                        (cycles < best->cycles * 1.03 && blocks > bestBlocks);
-          if (better)
-            best = Candidate{bp, op, rp, nt, kf, panel, cycles};
+          int64_t ocn = info.oc1 / op, images = g.n / bp, blocks = bp * op * rp;
+          for (int64_t nt = std::min(ocn, kMaxChannelFractals); nt >= 1; --nt) {
+            // One band of one tile, a one-fractal K step; the small UB
+            // staging only when the usual one does not fit.
+            auto tiling = [&](int64_t kf, bool panel, bool small) {
+              return candidateTiling(g, rowsT, 1, rp > 1, ocn, nt, kf, panel, small, bandPlanes);
+            };
+            bool small = !fits(tiling(1, false, false));
+            if (small && !fits(tiling(1, false, true)))
+              continue;
+            // The largest K step L0A and L0B take (their bytes grow with it).
+            int64_t lo = 1, hi = std::min(k1, int64_t(soc.max_repeat));
+            while (lo < hi) {
+              int64_t mid = (lo + hi + 1) / 2;
+              if (fits(tiling(mid, false, small)))
+                lo = mid;
+              else
+                hi = mid - 1;
+            }
+            int64_t kf = kStepFractals(info.taps, bandPlanes ? bandPlanes : info.c1, lo);
+            bool panel = fits(tiling(kf, true, small));
+            int64_t steps = (k1 + kf - 1) / kf + planeParts - 1, ocTiles = (ocn + nt - 1) / nt;
+            double tiles = double(images) * tilesPerBlock * ocTiles;
+            double cube =
+                tiles * (steps * (m1 * nt * kf / soc.timing.cube_fractals_per_cycle.value + C::mmadStartup) +
+                         m1 * nt);
+            double mte1 = tiles * steps *
+                          (m1 * (C::onChipStartup + kf * 512 / C::load3dRate) + C::onChipStartup +
+                           kf * nt * 512 / C::l1ToL0bRate);
+            double weightBytes = double(k1) * ocn * 512 * (panel ? 1 : images * tilesPerBlock);
+            double blockBytes = images * fmapBytes + weightBytes + outBytes / blocks;
+            double gm = std::max(blockBytes * cores, blockBytes * blocks) / gmPerCycle;
+            // A streamed weight is one DMA a K step, each paying MTE2's start-up.
+            // A plane split loads each band in parts, each a DMA of its own.
+            double mte2 = gm + (panel ? 4 : tiles * steps) * C::gmStartup +
+                          images * tilesPerBlock * (planeParts - 1) * C::gmStartup;
+            double cycles = std::max({cube, mte1, mte2});
+            int64_t bestBlocks = best ? best->batchParts * best->ocParts * best->rowParts : 0;
+            bool better = !best || cycles < best->cycles * 0.97 ||
+                          (cycles < best->cycles * 1.03 && blocks > bestBlocks);
+            if (better)
+              best = Candidate{bp, op, rp, rowsT, nt, kf, panel, small, bandPlanes, cycles};
+          }
         }
       }
     }
+  };
+  int64_t targetRows = std::max<int64_t>(1, std::min(g.oh, kTargetTilePositions / g.ow));
+  for (int64_t rowsT = targetRows; rowsT >= 1 && !best; --rowsT)
+    search(rowsT, 0);
+  // Only when no band of all planes fits: the fewest channel parts, then
+  // the most rows.
+  for (int64_t parts = 2, planes = 0; parts <= info.c1 && !best; ++parts) {
+    int64_t p = (info.c1 + parts - 1) / parts;
+    if (p == planes)
+      continue;
+    planes = p;
+    for (int64_t rowsT = targetRows; rowsT >= 1 && !best; --rowsT)
+      search(rowsT, planes);
   }
   if (!best)
     return false;
@@ -353,46 +453,59 @@ bool planConv(const ConvInfo &info, Type xStorage, const soc::SocSpec &soc, Conv
   plan.blockDim = plan.batchParts * plan.ocParts * plan.rowParts;
   plan.images = g.n / plan.batchParts;
   plan.ocn = info.oc1 / plan.ocParts;
+  plan.rowsT = best->rowsT;
   plan.nt = best->nt;
   plan.kf = best->kf;
   plan.panelResident = best->panelResident;
+  plan.smallStaging = best->smallStaging;
+  plan.bandPlanes = best->bandPlanes;
 
   // Bands: as many whole tiles as two band buffers (and the resident
   // weight slice) leave room for in L1.
   bool split = plan.rowParts > 1;
   int64_t rows = g.oh / plan.rowParts;
   int64_t tilesPerPart = (rows + plan.rowsT - 1) / plan.rowsT;
-  int64_t budget = l1 - (plan.panelResident ? k1 * plan.ocn * 512 : 0);
+  auto bandsFit = [&](int64_t tilesPerBand) {
+    return fits(candidateTiling(g, plan.rowsT, tilesPerBand, split, plan.ocn, plan.nt, plan.kf,
+                                plan.panelResident, plan.smallStaging, plan.bandPlanes));
+  };
   plan.tilesPerBand = 1;
-  while (plan.tilesPerBand < tilesPerPart && 2 * bandBytes(plan.tilesPerBand + 1, split) <= budget)
+  while (!plan.bandPlanes && plan.tilesPerBand < tilesPerPart && bandsFit(plan.tilesPerBand + 1))
     ++plan.tilesPerBand;
-  if (2 * bandBytes(plan.tilesPerBand, split) > budget)
-    return false;
   // At least two bands when a block holds one image, so that a band loads
   // while the Cube works on the other (and a row split's edge block has a
   // top and a bottom band); bands of equal size otherwise.
   int64_t nbands = (tilesPerPart + plan.tilesPerBand - 1) / plan.tilesPerBand;
-  if (nbands == 1 && tilesPerPart > 1 && (plan.images == 1 || split))
+  if (nbands == 1 && tilesPerPart > 1 && (plan.images == 1 || split) && !plan.bandPlanes)
     nbands = 2;
   plan.tilesPerBand = (tilesPerPart + nbands - 1) / nbands;
   if (split) {
-    if (planRowSplit(g, plan))
+    if (planRowSplit(g, plan)) {
+      plan.zeroRows = bandZeroRows(plan.bands);
       return true;
+    }
     // Not one uniform program: plan again without the row split.
     plan = ConvPlan();
-    return planConv(info, xStorage, soc, plan, /*allowRowSplit=*/false);
+    return planConv(info, soc, plan, /*allowRowSplit=*/false);
   }
   int64_t rowsPerBand = plan.tilesPerBand * plan.rowsT;
   plan.bufRows = windowInputRows(g, rowsPerBand);
   plan.slackRows = (plan.tilesPerBand - 1) * plan.rowsT * g.sh;
   for (int64_t r = 0; r < g.oh; r += rowsPerBand)
     plan.bands.push_back(rowBandAt(g, r, std::min(rowsPerBand, g.oh - r)));
+  plan.zeroRows = bandZeroRows(plan.bands);
   return true;
 }
 
 //===----------------------------------------------------------------------===//
 // Emission
 //===----------------------------------------------------------------------===//
+
+/// Channel planes [first, first + count) of the input, loaded into the
+/// band buffer from its plane `into`.
+struct PlaneRange {
+  int64_t first, count, into;
+};
 
 class ConvEmitter {
 public:
@@ -408,6 +521,13 @@ public:
       bid = dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult();
     allocate();
     prologue();
+    if (plan.bandPlanes) {
+      if (plan.panelResident)
+        for (auto part : kParts())
+          loadPanelPart(part);
+      t.loop(plan.images, false, [&](Affine image) { emitPlaneSplitBands(blockImage() + image); });
+      return;
+    }
     if (!plan.panelResident) {
       t.loop(plan.images, false, [&](Affine image) { emitBands(blockImage() + image); });
       return;
@@ -418,12 +538,13 @@ public:
     // rows), then the other parts.
     // Each K part reads its own planes of the band (K = (c1, kh, kw, c0),
     // the parts start at plane boundaries), so the first band loads part
-    // by part too.
+    // by part too, each into its own planes of the buffer.
     const Band &first = plan.bands.front();
     BandAt firstAt{&first, bandRow(first.outRow0, first), 0};
     for (auto [r0, r1] : kParts()) {
+      int64_t p0 = r0 / info.taps, p1 = (r1 + info.taps - 1) / info.taps;
       loadPanelPart({r0, r1});
-      loadBand(blockImage(), firstAt, r0 / info.taps, (r1 + info.taps - 1) / info.taps);
+      loadBand(blockImage(), firstAt, {p0, p1 - p0, p0});
     }
     emitBands(blockImage(), /*firstLoaded=*/true);
     t.loop(plan.images - 1, false,
@@ -449,10 +570,12 @@ private:
   int64_t mp(int64_t rows) const { return mpOf(rows, g.ow); }
   int64_t planeElems() const { return plan.bufRows * g.w * kC0; }
   int64_t positions() const { return g.oh * g.ow; }
+  /// Channel planes a band buffer holds.
+  int64_t bandPlanes() const { return plan.bandPlanes ? plan.bandPlanes : info.c1; }
 
   void allocate() {
     int64_t mpFull = mp(plan.rowsT), m1 = mpFull / 16;
-    int64_t bandElems = (plan.bufRows * info.c1 + plan.slackRows) * g.w * kC0;
+    int64_t bandElems = (plan.bufRows * bandPlanes() + plan.slackRows) * g.w * kC0;
     for (Value &buf : band)
       buf = t.alloc(dv::MemSpace::L1, bandElems, f16);
     if (plan.panelResident)
@@ -465,7 +588,8 @@ private:
       buf = t.alloc(dv::MemSpace::L0B, plan.kf * plan.nt * kFractalElems, f16);
     l0Ones = t.alloc(dv::MemSpace::L0A, m1 * kFractalElems, f16);
     l0Bias = t.alloc(dv::MemSpace::L0B, plan.nt * kFractalElems, f16);
-    l0c = t.alloc(dv::MemSpace::L0C, plan.nt * mpFull * kC0, f32);
+    // A plane split keeps every channel tile's accumulator over the parts.
+    l0c = t.alloc(dv::MemSpace::L0C, (plan.bandPlanes ? plan.ocn : plan.nt) * mpFull * kC0, f32);
     int64_t tileElems = plan.nt * mpFull * kC0;
     uOut = t.alloc(dv::MemSpace::UB, tileElems, f16);
     if (!fastEpilogue())
@@ -480,26 +604,21 @@ private:
       if (dv::getElementType(gm[outArg].getType()).isF32())
         uT32 = t.alloc(dv::MemSpace::UB, tileElems, f32);
     }
-    int64_t zeroRows = 0;
-    for (const Band &bd : plan.bands)
-      zeroRows = std::max({zeroRows, bd.zeroTop, bd.zeroBottom});
-    if (zeroRows)
-      uZeros = t.alloc(dv::MemSpace::UB, roundUp(zeroRows * g.w * kC0, 128), f16);
+    // The staging convCubeTilingMismatch counts.
+    if (plan.zeroRows) {
+      zeroChunk = convCubeZeroChunkElems(g, plan.tiling());
+      uZeros = t.alloc(dv::MemSpace::UB, roundUp(zeroChunk, 128), f16);
+    }
     if (xStorage().isF32()) {
-      chunkRows = std::max<int64_t>(1, std::min(plan.bufRows, 16384 / (g.w * kC0)));
-      uIn32 = t.alloc(dv::MemSpace::UB, roundUp(chunkRows * g.w * kC0, 64), f32);
-      uIn16 = t.alloc(dv::MemSpace::UB, roundUp(chunkRows * g.w * kC0, 64), f16);
+      chunkPixels = convCubeInputChunkPixels(g, plan.tiling());
+      uIn32 = t.alloc(dv::MemSpace::UB, roundUp(chunkPixels * kC0, 64), f32);
+      uIn16 = t.alloc(dv::MemSpace::UB, roundUp(chunkPixels * kC0, 64), f16);
     }
   }
 
   Type xStorage() const { return dv::getElementType(gm[info.xArg].getType()); }
 
-  /// No f32 tile: no epilogue, or a ReLU alone (move_l0c_ub applies it).
-  bool fastEpilogue() const {
-    return info.epilogue.empty() ||
-           (info.epilogue.size() == 1 && info.epilogue[0].kind == EpilogueStep::Unary &&
-            info.epilogue[0].op == EpilogueStep::Relu);
-  }
+  bool fastEpilogue() const { return vinci::lower::fastEpilogue(info.epilogue); }
 
   DenseI64ArrayAttr none() { return DenseI64ArrayAttr(); }
 
@@ -532,30 +651,39 @@ private:
     copy(uOnes, l1Ones, 1, m1 * 512);
     copy(l1Ones, l0Ones, 1, m1 * 512);
 
-    // The bias as row 0 of a block per channel fractal, transposed into column 0.
-    int64_t ocn = plan.ocn;
-    Value uRow = t.alloc(dv::MemSpace::UB, roundUp(ocn * kC0, 128), f16);
-    Value uBlocks = t.alloc(dv::MemSpace::UB, ocn * kFractalElems, f16);
-    Value uBiasT = t.alloc(dv::MemSpace::UB, ocn * kFractalElems, f16);
-    vdup(uRow, roundUp(ocn * kC0, 128), 0.0);
-    if (info.biasArg >= 0) {
-      Value bias = gm[info.biasArg];
-      Type raw = dv::getElementType(bias.getType());
-      int64_t count = std::min(ocn * kC0, g.oc);
-      Affine first = blockChannelFractal() * kC0;
-      if (raw.isF16()) {
-        copy(t.view(bias, first, count), t.view(uRow, 0, count), 1, count * 2);
-      } else {
-        Value u32 = t.alloc(dv::MemSpace::UB, roundUp(ocn * kC0, 64), f32);
-        vdup(u32, roundUp(ocn * kC0, 64), 0.0);
-        copy(t.view(bias, first, count), t.view(u32, 0, count), 1, count * 4);
-        convert(u32, uRow, roundUp(ocn * kC0, 64));
+    // The bias as row 0 of a block per channel fractal, transposed into
+    // column 0, kConvCubeBiasChunkFractals fractals at a time.
+    int64_t chunk = std::min(plan.ocn, kConvCubeBiasChunkFractals);
+    Value uRow = t.alloc(dv::MemSpace::UB, roundUp(chunk * kC0, 128), f16);
+    Value uBlocks = t.alloc(dv::MemSpace::UB, chunk * kFractalElems, f16);
+    Value uBiasT = t.alloc(dv::MemSpace::UB, chunk * kFractalElems, f16);
+    Value u32;
+    if (info.biasArg >= 0 && dv::getElementType(gm[info.biasArg].getType()).isF32())
+      u32 = t.alloc(dv::MemSpace::UB, roundUp(chunk * kC0, 64), f32);
+    for (int64_t j0 = 0; j0 < plan.ocn; j0 += chunk) {
+      int64_t fractals = std::min(chunk, plan.ocn - j0);
+      vdup(uRow, roundUp(fractals * kC0, 128), 0.0);
+      if (info.biasArg >= 0) {
+        Value bias = gm[info.biasArg];
+        // With several channel parts every fractal is whole (planConv).
+        int64_t count = std::min(fractals * kC0, g.oc - j0 * kC0);
+        Affine first = (blockChannelFractal() + Affine(j0)) * kC0;
+        if (!u32) {
+          copy(t.view(bias, first, count), t.view(uRow, 0, count), 1, count * 2);
+        } else {
+          vdup(u32, roundUp(fractals * kC0, 64), 0.0);
+          copy(t.view(bias, first, count), t.view(u32, 0, count), 1, count * 4);
+          convert(u32, uRow, roundUp(fractals * kC0, 64));
+        }
       }
+      vdup(uBlocks, fractals * kFractalElems, 0.0);
+      copy(t.view(uRow, 0, fractals * kC0), t.view(uBlocks, 0, fractals * kFractalElems), fractals,
+           32, 0, 480);
+      dv::VTransposeOp::create(b, loc, t.view(uBlocks, 0, fractals * kFractalElems),
+                               t.view(uBiasT, 0, fractals * kFractalElems), t.i64(fractals));
+      copy(t.view(uBiasT, 0, fractals * kFractalElems),
+           t.view(l1Bias, j0 * kFractalElems, fractals * kFractalElems), 1, fractals * 512);
     }
-    vdup(uBlocks, ocn * kFractalElems, 0.0);
-    copy(t.view(uRow, 0, ocn * kC0), uBlocks, ocn, 32, 0, 480);
-    dv::VTransposeOp::create(b, loc, uBlocks, uBiasT, t.i64(ocn));
-    copy(uBiasT, l1Bias, 1, ocn * 512);
     if (oneChannelTile())
       copy(t.view(l1Bias, 0, plan.nt * kFractalElems), l0Bias, 1, plan.nt * 512);
 
@@ -658,10 +786,10 @@ private:
   }
 
   /// Band `at` of image `n` into its buffer: the pad's zero rows and the
-  /// map's rows, of planes [p0, p1) (all by default).
-  void loadBand(const Affine &n, const BandAt &at, int64_t p0 = 0, int64_t p1 = -1) {
-    if (p1 < 0)
-      p1 = info.c1;
+  /// map's rows.
+  void loadBand(const Affine &n, const BandAt &at) { loadBand(n, at, {0, info.c1, 0}); }
+  /// Planes `planes` of band `at` into its buffer.
+  void loadBand(const Affine &n, const BandAt &at, PlaneRange planes) {
     const Band &bd = *at.bd;
     const Affine &outRow0 = at.outRow0;
     Value buf = band[at.which];
@@ -671,10 +799,13 @@ private:
     auto zeros = [&](int64_t row, int64_t rows) {
       if (!rows)
         return;
-      t.loop(p1 - p0, false, [&](Affine p) {
-        copy(t.view(uZeros, 0, rows * rowElems),
-             t.view(buf, (p + Affine(p0)) * planeElems() + Affine(row * rowElems), rows * rowElems),
-             1, rows * rowElems * 2);
+      t.loop(planes.count, false, [&](Affine p) {
+        Affine plane = (p + Affine(planes.into)) * planeElems();
+        for (int64_t e = 0; e < rows * rowElems; e += zeroChunk) {
+          int64_t elems = std::min(zeroChunk, rows * rowElems - e);
+          copy(t.view(uZeros, 0, elems), t.view(buf, plane + Affine(row * rowElems + e), elems), 1,
+               elems * 2);
+        }
       });
     };
     if (plan.rowParts > 1) {
@@ -685,12 +816,12 @@ private:
       zeros(margin + need - bd.zeroBottom, bd.zeroBottom);
       Affine shift = rowSplit().loadShift(bid, bd);
       loadRows(n, outRow0 * g.sh + Affine(-g.padTop) + shift, need, buf, Affine(margin) + shift,
-               p0, p1);
+               planes);
     } else {
       zeros(0, bd.zeroTop);
       zeros(bd.zeroTop + bd.realRows, bd.zeroBottom);
       if (bd.realRows)
-        loadRows(n, inRow, bd.realRows, buf, Affine(bd.zeroTop), p0, p1);
+        loadRows(n, inRow, bd.realRows, buf, Affine(bd.zeroTop), planes);
     }
   }
 
@@ -711,45 +842,49 @@ private:
   /// `rows` input rows of every plane from row `inRow` of image `n` into
   /// `buf` from buffer row `dstRow`.
   void loadRows(const Affine &n, const Affine &inRow, int64_t rows, Value buf, const Affine &dstRow,
-                int64_t p0, int64_t p1) {
+                PlaneRange planes) {
     Value x = gm[info.xArg];
-    int64_t rowElems = g.w * kC0, hw = g.h * g.w, planes = p1 - p0;
+    int64_t rowElems = g.w * kC0, hw = g.h * g.w;
     if (xLayout == ActLayout::NC1HWC0) {
-      Affine src = (n * (info.c1 * g.h) + Affine(p0 * g.h) + inRow) * rowElems;
-      copy(t.view(x, src, ((planes - 1) * g.h + rows) * rowElems),
-           t.view(buf, Affine(p0 * planeElems()) + dstRow * rowElems,
-                  ((planes - 1) * plan.bufRows + rows) * rowElems),
-           planes, rows * rowElems * 2, (g.h - rows) * rowElems * 2,
+      Affine src = (n * (info.c1 * g.h) + Affine(planes.first * g.h) + inRow) * rowElems;
+      copy(t.view(x, src, ((planes.count - 1) * g.h + rows) * rowElems),
+           t.view(buf, Affine(planes.into * planeElems()) + dstRow * rowElems,
+                  ((planes.count - 1) * plan.bufRows + rows) * rowElems),
+           planes.count, rows * rowElems * 2, (g.h - rows) * rowElems * 2,
            (plan.bufRows - rows) * rowElems * 2);
       return;
     }
-    // NCHW: a plane of up to 16 channels at a time.
+    // NCHW: a plane of up to 16 channels at a time (plane p of the range).
     auto plane = [&](const Affine &p, int64_t channels) {
-      Affine channel0 = n * g.c + p * kC0;
+      Affine channel0 = n * g.c + (p + Affine(planes.first)) * kC0;
+      Affine bufPlane = (p + Affine(planes.into)) * planeElems();
       if (xStorage().isF16()) {
         t.loadNchwPixels(x, channel0 * hw + inRow * g.w, channels, rows * g.w, hw, buf,
-                         p * planeElems() + dstRow * rowElems);
+                         bufPlane + dstRow * rowElems);
         return;
       }
-      // f32: through UB, chunkRows rows at a time, converted to f16.
-      auto chunk = [&](const Affine &row, int64_t count) {
-        t.loadNchwPixels(x, channel0 * hw + (inRow + row) * g.w, channels, count * g.w, hw, uIn32,
+      // f32: through UB, chunkPixels pixels (whole rows unless they are
+      // wide) at a time, converted to f16.
+      auto chunk = [&](const Affine &pixel, int64_t count) {
+        t.loadNchwPixels(x, channel0 * hw + inRow * g.w + pixel, channels, count, hw, uIn32,
                          Affine(0));
-        convert(uIn32, uIn16, roundUp(count * rowElems, 64));
-        copy(t.view(uIn16, 0, count * rowElems),
-             t.view(buf, p * planeElems() + (row + dstRow) * rowElems, count * rowElems), 1,
-             count * rowElems * 2);
+        convert(uIn32, uIn16, roundUp(count * kC0, 64));
+        copy(t.view(uIn16, 0, count * kC0),
+             t.view(buf, bufPlane + dstRow * rowElems + pixel * kC0, count * kC0), 1,
+             count * kC0 * 2);
       };
-      int64_t full = rows / chunkRows, tail = rows % chunkRows;
-      t.loop(full, false, [&](Affine q) { chunk(q * chunkRows, chunkRows); });
+      int64_t pixels = rows * g.w;
+      int64_t full = pixels / chunkPixels, tail = pixels % chunkPixels;
+      t.loop(full, false, [&](Affine q) { chunk(q * chunkPixels, chunkPixels); });
       if (tail)
-        chunk(Affine(full * chunkRows), tail);
+        chunk(Affine(full * chunkPixels), tail);
     };
-    // Planes [p0, p1): whole 16-channel planes, and the partial last one.
-    int64_t fullPlanes = std::min(p1, g.c / kC0), lastChannels = g.c % kC0;
-    t.loop(fullPlanes - p0, false, [&](Affine p) { plane(p + Affine(p0), kC0); });
-    if (lastChannels && p1 == info.c1)
-      plane(Affine(g.c / kC0), lastChannels);
+    // Whole 16-channel planes, and the partial last one.
+    int64_t fullPlanes = std::min(planes.count, g.c / kC0 - planes.first);
+    int64_t lastChannels = g.c % kC0;
+    t.loop(fullPlanes, false, [&](Affine p) { plane(p, kC0); });
+    if (lastChannels && planes.first + planes.count == info.c1)
+      plane(Affine(fullPlanes), lastChannels);
   }
 
   /// One M tile: `rows` output rows from `outRow` (whose windows start
@@ -757,7 +892,16 @@ private:
   void emitTile(const Affine &n, Value buf, const Affine &outRow, const Affine &shiftRows,
                 int64_t rows) {
     int64_t mpT = mp(rows);
-    bool oneTile = oneChannelTile();
+    forEachChannelTile([&](const ChannelTile &ct) {
+      Value c = t.view(l0c, 0, ct.nt * mpT * kC0);
+      startAtBias(ct, mpT, c);
+      emitKSteps(buf, shiftRows, mpT, ct, c, {0, info.c1, 0});
+      epilogue(n, outRow * g.ow, rows * g.ow, mpT, ct, c);
+    });
+  }
+
+  /// `fn` for each of the block's channel tiles (channelTiles' runs).
+  void forEachChannelTile(llvm::function_ref<void(const ChannelTile &)> fn) {
     for (const ChannelRun &run : channelTiles())
       t.loop(run.count, false, [&](Affine i) {
         ChannelTile ct;
@@ -765,31 +909,82 @@ private:
         ct.first = blockChannelFractal() + ct.local;
         ct.nt = run.nt;
         ct.channels = run.channels;
-        if (!oneTile)
-          copy(t.view(l1Bias, ct.local * kFractalElems, ct.nt * kFractalElems),
-               t.view(l0Bias, 0, ct.nt * kFractalElems), 1, ct.nt * 512);
-        Value c = t.view(l0c, 0, ct.nt * mpT * kC0);
-        dv::MmadOp::create(b, loc, t.view(l0Ones, 0, mpT * kC0),
-                           t.view(l0Bias, 0, ct.nt * kFractalElems), c, t.i64(mpT),
-                           t.i64(ct.nt * kC0), t.i64(kC0), b.getUnitAttr());
-        emitKSteps(buf, shiftRows, mpT, ct, c);
-        epilogue(n, outRow * g.ow, rows * g.ow, mpT, ct, c);
+        fn(ct);
       });
   }
 
-  /// The K reduction of one tile (see period()).
-  void emitKSteps(Value buf, const Affine &shiftRows, int64_t mpT, const ChannelTile &ct, Value c) {
-    int64_t total = info.c1 * info.taps, kf = plan.kf;
+  /// The init mmad: accumulator `c` of channel tile `ct` starts at the bias.
+  void startAtBias(const ChannelTile &ct, int64_t mpT, Value c) {
+    if (!oneChannelTile())
+      copy(t.view(l1Bias, ct.local * kFractalElems, ct.nt * kFractalElems),
+           t.view(l0Bias, 0, ct.nt * kFractalElems), 1, ct.nt * 512);
+    dv::MmadOp::create(b, loc, t.view(l0Ones, 0, mpT * kC0),
+                       t.view(l0Bias, 0, ct.nt * kFractalElems), c, t.i64(mpT),
+                       t.i64(ct.nt * kC0), t.i64(kC0), b.getUnitAttr());
+  }
+
+  /// The plane split (plan.bandPlanes): bands of one M tile, each loaded
+  /// part by part into the two band buffers (the next part while the Cube
+  /// works on this one); L0C holds every channel tile's accumulator over
+  /// the parts, and the epilogues follow the last. Runs of bands of one
+  /// shape are loops.
+  void emitPlaneSplitBands(const Affine &n) {
+    ArrayRef<Band> bands = plan.bands;
+    for (size_t i = 0; i < bands.size();) {
+      size_t j = i + 1;
+      while (j < bands.size() && bands[j].sameShape(bands[i]) &&
+             bands[j].outRow0 == bands[i].outRow0 + int64_t(j - i) * plan.rowsT)
+        ++j;
+      const Band &bd = bands[i];
+      t.loop(int64_t(j - i), false,
+             [&](Affine k) { emitPlaneSplitBand(n, bd, Affine(bd.outRow0) + k * plan.rowsT); });
+      i = j;
+    }
+  }
+
+  void emitPlaneSplitBand(const Affine &n, const Band &bd, const Affine &outRow0) {
+    SmallVector<PlaneRange> parts;
+    for (int64_t p = 0; p < info.c1; p += plan.bandPlanes)
+      parts.push_back({p, std::min(plan.bandPlanes, info.c1 - p), 0});
+    int64_t mpT = mp(bd.outRows), mpFull = mp(plan.rowsT);
+    auto accumulator = [&](const ChannelTile &ct) {
+      return t.view(l0c, ct.local * (mpFull * kC0), ct.nt * mpT * kC0);
+    };
+    loadBand(n, BandAt{&bd, outRow0, 0}, parts[0]);
+    for (size_t k = 0; k < parts.size(); ++k) {
+      if (k + 1 < parts.size())
+        loadBand(n, BandAt{&bd, outRow0, int64_t((k + 1) % 2)}, parts[k + 1]);
+      forEachChannelTile([&](const ChannelTile &ct) {
+        Value c = accumulator(ct);
+        if (k == 0)
+          startAtBias(ct, mpT, c);
+        emitKSteps(band[k % 2], Affine(), mpT, ct, c, parts[k]);
+      });
+    }
+    forEachChannelTile([&](const ChannelTile &ct) {
+      epilogue(n, outRow0 * g.ow, bd.outRows * g.ow, mpT, ct, accumulator(ct));
+    });
+  }
+
+  /// The K reduction of one tile over input planes `planes` (the band
+  /// buffer's planes from 0; see period()).
+  void emitKSteps(Value buf, const Affine &shiftRows, int64_t mpT, const ChannelTile &ct, Value c,
+                  PlaneRange planes) {
+    int64_t total = planes.count * info.taps, kf = plan.kf;
     auto step = [&](const Affine &plane, int64_t tap0, int64_t count, int64_t which) {
       loadA(buf, shiftRows, mpT, plane, tap0, count, which);
-      loadB(ct, plane * info.taps + Affine(tap0), count, which);
+      loadB(ct, (plane + Affine(planes.first)) * info.taps + Affine(tap0), count, which);
       dv::MmadOp::create(b, loc, t.view(l0a[which], 0, mpT * count * kC0),
                          t.view(l0b[which], 0, count * ct.nt * kFractalElems), c, t.i64(mpT),
                          t.i64(ct.nt * kC0), t.i64(count * kC0), UnitAttr());
     };
     int64_t per = period(), planesPerPeriod = per * kf / info.taps;
-    for (auto [f0, f1] : kParts()) {
-      int64_t q0 = f0 / (per * kf), q1 = std::min(f1 / (per * kf), periods());
+    int64_t periodCount = (total / kf) / per;
+    // All planes: kParts' loops (the resident weight arrives part by part).
+    SmallVector<std::pair<int64_t, int64_t>> loops =
+        planes.count == info.c1 ? kParts() : SmallVector<std::pair<int64_t, int64_t>>{{0, total}};
+    for (auto [f0, f1] : loops) {
+      int64_t q0 = f0 / (per * kf), q1 = std::min(f1 / (per * kf), periodCount);
       t.loop(q1 - q0, false, [&](Affine q) {
         for (int64_t s = 0; s < per; ++s) {
           int64_t f = s * kf;
@@ -798,7 +993,7 @@ private:
       });
     }
     int64_t steps = (total + kf - 1) / kf;
-    for (int64_t s = periods() * per; s < steps; ++s) {
+    for (int64_t s = periodCount * per; s < steps; ++s) {
       int64_t f = s * kf;
       step(Affine(f / info.taps), f % info.taps, std::min(kf, total - f), s % 2);
     }
@@ -925,7 +1120,7 @@ private:
   Value bid;
   Value band[2], panel, l1Ones, l1Bias, l0a[2], l0b[2], l0Ones, l0Bias, l0c;
   Value uOut, uAcc, uRes, uResRaw, uT, uT32, uZeros, uIn32, uIn16;
-  int64_t chunkRows = 1;
+  int64_t chunkPixels = 1, zeroChunk = 1;
 };
 
 LogicalResult lowerConv(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
@@ -965,10 +1160,20 @@ LogicalResult lowerConv(func::FuncOp func, func::CallOp call, const soc::SocSpec
     if (i != info.wArg)
       signature.types[i] = layoutGmType(call, i, signature.types[i]);
 
+  // What the tensors need on chip, now that their storage and layouts are known.
+  auto gmElement = [&](unsigned index) { return dv::getElementType(signature.types[index]); };
+  info.tensors.f32Input = gmElement(info.xArg).isF32();
+  info.tensors.f32Bias = info.biasArg >= 0 && gmElement(info.biasArg).isF32();
+  info.tensors.f32Output = gmElement(outArg).isF32();
+  info.tensors.nchwOutput = yLayout == ActLayout::NCHW;
+  for (const EpilogueStep &e : info.epilogue)
+    if (e.kind == EpilogueStep::Full)
+      info.tensors.residualBytes = dv::elementBytes(gmElement(e.arg));
   ConvPlan plan;
-  if (!planConv(info, dv::getElementType(signature.types[info.xArg]), soc, plan))
-    return func.emitError() << "kernel " << func.getSymName()
-                            << ": no conv tiling fits the SoC's buffers";
+  if (!planConv(info, soc, plan))
+    return func.emitError() << "kernel " << func.getSymName() << ": no conv tiling fits the "
+                            << soc.name << "'s buffers (convCubeTemplateMismatch should have "
+                            << "refused this conv: report it)";
   OpBuilder b(ctx);
   Block *entry = beginKernel(b, func, signature.types, plan.blockDim, "cube");
   Operation *kernel = entry->getParentOp();
