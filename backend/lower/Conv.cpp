@@ -37,15 +37,18 @@
 // them, the left and right pads are load_3d's. K steps are kf fractals of
 // the (plane, tap) sequence, kf a multiple or a divisor of kh x kw, so a
 // K step starts at a plane boundary or at a fixed tap of each plane and
-// its load_3d (one per 16 positions, repeat mode taps) has constant
-// parameters; L0A and L0B alternate between two buffers from one K step to
-// the next. The weight slice of a block stays in L1 when it fits beside
+// its load_3ds have constant parameters: one per 16 positions (repeat mode
+// taps) or, when the step has fewer fractals than the tile has fractal
+// rows, one per fractal of K (repeat mode positions), as every load_3d
+// pays MTE1's start-up; L0A and L0B alternate between two buffers from one
+// K step to the next. The weight slice of a block stays in L1 when it fits beside
 // the band buffers (else each K step's B tile goes GM -> L0B directly).
 // Every tiling's buffers are sized by KernelRules' convCubeTilingMismatch,
 // the function the partition's rule asks of the smallest tiling (one
 // output row a tile and a band, one channel fractal, one K fractal), so a
-// conv the rule takes always finds one: the planner shrinks the M tile
-// from about 128 positions a row at a time until one fits, and when not
+// conv the rule takes always finds one: the planner ranks M tiles from
+// about 128 to 512 positions (the larger ones pay where positions mode
+// loads them), shrinks the tile a row at a time when none fits, and when not
 // even one row's input rows of all channels fit, splits each band over
 // channel parts (one M tile a band, the parts loaded one after another,
 // L0C holding every channel tile's accumulator over them). Runs
@@ -83,8 +86,10 @@ namespace {
 
 constexpr int64_t kC0 = 16;
 constexpr int64_t kFractalElems = 256;
-/// Output positions an M tile aims at (rows of the L0A tile).
+/// Output positions an M tile aims at (rows of the L0A tile), and the most
+/// the planner tries.
 constexpr int64_t kTargetTilePositions = 128;
+constexpr int64_t kMaxTilePositions = 512;
 /// The widest output-channel tile, in 16-channel fractals.
 constexpr int64_t kMaxChannelFractals = 8;
 
@@ -278,6 +283,15 @@ int64_t kStepFractals(int64_t taps, int64_t c1, int64_t limit) {
   return 1;
 }
 
+/// Whether a K step of `kf` fractals for `m1` fractal rows of positions
+/// loads fewer instructions in load_3d's positions mode (one per fractal of
+/// K) than in its taps mode (one per 16 positions). Its jump_stride (kf)
+/// and repeat (m1) have ISA limits.
+bool usePositionsMode(int64_t m1, int64_t kf) { return kf < m1 && kf <= 127 && m1 <= 255; }
+
+/// load_3d instructions a K step issues (see usePositionsMode).
+int64_t load3dInstructions(int64_t m1, int64_t kf) { return usePositionsMode(m1, kf) ? kf : m1; }
+
 /// Everything of a plan but the bands, for one block split and channel tile.
 struct Candidate {
   int64_t batchParts, ocParts, rowParts, rowsT, nt, kf;
@@ -412,7 +426,8 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
                 tiles * (steps * (m1 * nt * kf / soc.timing.cube_fractals_per_cycle.value + C::mmadStartup) +
                          m1 * nt);
             double mte1 = tiles * steps *
-                          (m1 * (C::onChipStartup + kf * 512 / C::load3dRate) + C::onChipStartup +
+                          (load3dInstructions(m1, kf) * C::onChipStartup + m1 * kf * 512 / C::load3dRate +
+                           C::onChipStartup +
                            kf * nt * 512 / C::l1ToL0bRate);
             double weightBytes = double(k1) * ocn * 512 * (panel ? 1 : images * tilesPerBlock);
             double blockBytes = images * fmapBytes + weightBytes + outBytes / blocks;
@@ -432,8 +447,14 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
       }
     }
   };
+  // Larger M tiles pay off where load_3d's positions mode loads them (as
+  // many instructions a K step as its fractals, not one per 16 positions):
+  // every size up to kMaxTilePositions is ranked by the estimate.
   int64_t targetRows = std::max<int64_t>(1, std::min(g.oh, kTargetTilePositions / g.ow));
-  for (int64_t rowsT = targetRows; rowsT >= 1 && !best; --rowsT)
+  int64_t maxRows = std::max(targetRows, std::min(g.oh, kMaxTilePositions / g.ow));
+  for (int64_t rowsT = targetRows; rowsT <= maxRows; ++rowsT)
+    search(rowsT, 0);
+  for (int64_t rowsT = targetRows - 1; rowsT >= 1 && !best; --rowsT)
     search(rowsT, 0);
   // Only when no band of all planes fits: the fewest channel parts, then
   // the most rows.
@@ -1000,24 +1021,36 @@ private:
   }
 
   /// load_3d of `count` fractals from plane `plane` (affine), tap `tap0`,
-  /// for the tile's mpT / 16 groups of 16 positions.
+  /// for the tile's mpT / 16 groups of 16 positions: one instruction per
+  /// group (repeat mode taps) or per fractal of K (repeat mode positions,
+  /// each repeat one fractal row of the [m1][count] tile), whichever makes
+  /// fewer, since every load_3d pays MTE1's start-up.
   void loadA(Value buf, const Affine &shiftRows, int64_t mpT, const Affine &plane, int64_t tap0,
              int64_t count, int64_t which) {
     int64_t lastPlane = (tap0 + count - 1) / info.taps;
-    int64_t planes = lastPlane + 1;
+    int64_t planes = lastPlane + 1, m1 = mpT / 16;
     Affine base = plane * planeElems() + shiftRows * (g.sh * g.w * kC0) +
                   Affine(plan.marginTop * g.w * kC0);
     Value src = t.view(buf, base, planes * planeElems());
-    for (int64_t f = 0; f < mpT / 16; ++f) {
-      int64_t position = 16 * f, row = position / g.ow, col = position % g.ow;
+    auto load3d = [&](int64_t dstFractal, int64_t dstFractals, int64_t plane, int64_t tap,
+                      int64_t position, dv::Load3dMode mode, int64_t repeat, int64_t jump) {
+      int64_t row = position / g.ow, col = position % g.ow;
       dv::Load3dOp::create(
-          b, loc, src, t.view(l0a[which], Affine(f * count * kFractalElems), count * kFractalElems),
+          b, loc, src, t.view(l0a[which], Affine(dstFractal * kFractalElems), dstFractals * kFractalElems),
           uint64_t(plan.bufRows), uint64_t(g.w), ArrayRef<int64_t>{g.padLeft, g.padRight, 0, 0},
-          0, ArrayRef<int64_t>{g.kw, g.kh}, ArrayRef<int64_t>{g.sw, g.sh},
-          ArrayRef<int64_t>{g.dw, g.dh}, ArrayRef<int64_t>{tap0 % g.kw, tap0 / g.kw},
-          ArrayRef<int64_t>{-g.padLeft + col * g.sw, row * g.sh}, dv::Load3dMode::Taps,
-          uint64_t(count), 1, Attribute());
+          uint64_t(plane), ArrayRef<int64_t>{g.kw, g.kh}, ArrayRef<int64_t>{g.sw, g.sh},
+          ArrayRef<int64_t>{g.dw, g.dh}, ArrayRef<int64_t>{tap % g.kw, tap / g.kw},
+          ArrayRef<int64_t>{-g.padLeft + col * g.sw, row * g.sh}, mode, uint64_t(repeat),
+          uint64_t(jump), Attribute());
+    };
+    if (usePositionsMode(m1, count)) {
+      for (int64_t k = 0; k < count; ++k)
+        load3d(k, (m1 - 1) * count + 1, (tap0 + k) / info.taps, (tap0 + k) % info.taps, 0,
+               dv::Load3dMode::Positions, m1, count);
+      return;
     }
+    for (int64_t f = 0; f < m1; ++f)
+      load3d(f * count, count, 0, tap0, 16 * f, dv::Load3dMode::Taps, count, 1);
   }
 
   /// The B tile: K fractals [k, k + count) x the channel tile.

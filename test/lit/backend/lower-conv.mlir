@@ -155,7 +155,7 @@ module {
 // CHECK: %[[BOTSRC:.+]] = dv.view %arg0[(%[[BID]] mod 7) * 256 + (%[[BID]] floordiv 7) * 1632 + 224]
 // CHECK: dv.copy_nchw2nc1hwc0 %[[BOTSRC]] to %[[BOTDST]]
 // CHECK: dv.view %[[BAND0]][512] : !dv.buf<l1, 4608xf16> to !dv.buf<l1, 4096xf16>
-// CHECK: dv.load_3d taps {{.+}}fmap_h = 8 : i64, fmap_w = 32 : i64, left_top = array<i64: -1, 0>
+// CHECK: dv.load_3d positions {{.+}}fmap_h = 8 : i64, fmap_w = 32 : i64, {{.*}}left_top = array<i64: -1, 0>
 // CHECK: %[[OUT0:.+]] = dv.view %arg3[(%[[BID]] mod 7) * 256 - (%[[BID]] floordiv 7) * 128 + 128]
 // CHECK: dv.copy_nz2nd %{{.+}} to %[[OUT0]]
 // CHECK-NOT: dv.copy_nchw2nc1hwc0
@@ -271,5 +271,43 @@ module {
       attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
     %c = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x512x8x8xf16>, tensor<64x512x3x3xf16>) -> tensor<1x64x8x8xf16>
     return %c : tensor<1x64x8x8xf16>
+  }
+}
+
+// -----
+
+// load_3d's positions mode: a 14 x 14 map of 32 channels in M tiles of 10
+// and 4 output rows (mp 144, 9 fractal rows) and K steps of 6 fractals,
+// so each step loads with 6 instructions of 9 repeats (one fractal of K
+// each: its plane and tap fixed, the repeats the tile's 16-position
+// groups, jump_stride 6 apart in the [9][6] L0A tile) instead of 9 of 6.
+// The step crossing a plane boundary moves c1_index. The near miss: the
+// 4-row tile (4 fractal rows, fewer than a step's 6 fractals) stays in
+// taps mode, as does the golden case above.
+// CHECK-LABEL: dv.kernel @k0_conv
+// CHECK: %[[A0:.+]] = dv.alloc : !dv.buf<l0a, 13824xf16>
+// CHECK: dv.mmad {{.+}} {init, k = 16 : i64, m = 144 : i64, n = 16 : i64}
+// CHECK: %[[D0:.+]] = dv.view %[[A0]][0] : !dv.buf<l0a, 13824xf16> to !dv.buf<l0a, 12544xf16>
+// CHECK-NEXT: dv.load_3d positions %[[SRC:.+]] to %[[D0]] {dilations = array<i64: 1, 1>, filter = array<i64: 3, 3>, first_tap = array<i64: 0, 0>, fmap_h = 12 : i64, fmap_w = 14 : i64, jump_stride = 6 : i64, left_top = array<i64: -1, 0>, pads = array<i64: 1, 1, 0, 0>, repeat = 9 : i64, strides = array<i64: 1, 1>}
+// CHECK-NEXT: %[[D1:.+]] = dv.view %[[A0]][256] : !dv.buf<l0a, 13824xf16> to !dv.buf<l0a, 12544xf16>
+// CHECK-NEXT: dv.load_3d positions %[[SRC]] to %[[D1]] {{{.*}}first_tap = array<i64: 1, 0>{{.*}}jump_stride = 6 : i64{{.*}}repeat = 9 : i64
+// CHECK-NOT: dv.load_3d taps
+// CHECK: dv.mmad %[[A0]], {{.+}} {k = 96 : i64, m = 144 : i64, n = 16 : i64}
+// CHECK: dv.load_3d positions {{.+}} {c1_index = 1 : i64, {{.*}}first_tap = array<i64: 0, 0>
+// CHECK-NOT: dv.load_3d taps
+// CHECK: dv.mmad {{.+}} {init, k = 16 : i64, m = 64 : i64, n = 16 : i64}
+// CHECK-NOT: dv.load_3d positions
+// CHECK: dv.load_3d taps {{.+}}repeat = 6 : i64
+// CHECK: dv.mmad {{.+}} {k = 96 : i64, m = 64 : i64, n = 16 : i64}
+module {
+  func.func @graph(%x: tensor<1x32x14x14xf16>) -> tensor<1x32x14x14xf16> {
+    %w = vg.constant dense<0.5> : tensor<32x32x3x3xf16>
+    %y = call @k0_conv(%x, %w) : (tensor<1x32x14x14xf16>, tensor<32x32x3x3xf16>) -> tensor<1x32x14x14xf16>
+    return %y : tensor<1x32x14x14xf16>
+  }
+  func.func private @k0_conv(%a: tensor<1x32x14x14xf16>, %w: tensor<32x32x3x3xf16>) -> tensor<1x32x14x14xf16>
+      attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
+    %y = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x14x14xf16>, tensor<32x32x3x3xf16>) -> tensor<1x32x14x14xf16>
+    return %y : tensor<1x32x14x14xf16>
   }
 }
