@@ -57,10 +57,12 @@
 // grow with the tensor.
 //
 // Blocks: batch parts x output-channel parts (a 2-D grid, channel part =
-// block_idx mod G), chosen by a roofline over the block count: the Cube
-// work shared by the blocks, or the GM bytes (each channel part reads the
-// feature maps of its images, each batch part the weights) at the chip's
-// bandwidth, whichever is longer.
+// block_idx mod G), output-row parts (ConvCommon's RowSplit), or two row
+// parts x channel parts (the row part block_idx floordiv G), chosen by a
+// roofline over the block count: the Cube work shared by the blocks, or
+// the GM bytes (each channel part reads the feature maps of its images,
+// each batch or row part the weights) at the chip's bandwidth, whichever
+// is longer.
 //
 //===----------------------------------------------------------------------===//
 #include "backend/lower/ConvCommon.h"
@@ -397,7 +399,9 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
         if (g.n % bp || (rp > 1 && bp > 1))
           continue;
         for (int64_t op = 1; op * bp * rp <= cores && op <= info.oc1; ++op) {
-          if (info.oc1 % op || (op > 1 && g.oc % 16) || (rp > 1 && op > 1))
+          // Rows and channel parts together: two row parts (the edge
+          // block is b floordiv G, the channel part b mod G).
+          if (info.oc1 % op || (op > 1 && g.oc % 16) || (rp > 2 && op > 1))
             continue;
           int64_t ocn = info.oc1 / op, images = g.n / bp, blocks = bp * op * rp;
           for (int64_t nt = std::min(ocn, kMaxChannelFractals); nt >= 1; --nt) {
@@ -584,8 +588,8 @@ private:
   Affine blockChannelFractal() {
     if (plan.ocParts == 1)
       return Affine();
-    return plan.batchParts == 1 ? Affine::of(bid, plan.ocn)
-                                : Affine::mod(bid, plan.ocParts, plan.ocn);
+    return plan.batchParts == 1 && plan.rowParts == 1 ? Affine::of(bid, plan.ocn)
+                                                       : Affine::mod(bid, plan.ocParts, plan.ocn);
   }
 
   int64_t mp(int64_t rows) const { return mpOf(rows, g.ow); }
@@ -788,6 +792,7 @@ private:
     split.rows = g.oh / plan.rowParts;
     split.topRows = plan.topRows;
     split.marginTop = plan.marginTop;
+    split.channelParts = plan.ocParts;
     return split;
   }
 

@@ -85,15 +85,20 @@ ChannelGroupSplit splitChannelGroups(const ConvGeometry &g, int64_t cores, bool 
 }
 
 Affine RowSplit::onEdge(Value blockIdx, int64_t coef) const {
-  return parts == 1 ? Affine() : Affine::floorDiv(blockIdx, parts - 1, coef);
+  if (parts == 1)
+    return Affine();
+  return Affine::floorDiv(blockIdx, channelParts > 1 ? channelParts : parts - 1, coef);
 }
 
 Affine RowSplit::bandRow(Value blockIdx, int64_t oh, int64_t localRow, int64_t group) const {
   if (parts == 1)
     return Affine(localRow);
   int64_t edgeRow0 = group == 0 ? 0 : oh - rows;
-  return Affine(topRows + localRow) + Affine::mod(blockIdx, parts - 1, rows) +
-         onEdge(blockIdx, edgeRow0 - topRows);
+  Affine row(topRows + localRow);
+  // With two parts the only middle block is block 0 (b mod 1 = 0).
+  if (parts > 2)
+    row = row + Affine::mod(blockIdx, parts - 1, rows);
+  return row + onEdge(blockIdx, edgeRow0 - topRows);
 }
 
 bool planRowSplit(const ConvGeometry &g, int64_t parts, int64_t rowsPerBand, RowSplit &split,

@@ -155,6 +155,9 @@ struct RowSplit {
   int64_t rows = 0;    // R, output rows a block
   int64_t topRows = 0; // T
   int64_t marginTop = 0, marginBottom = 0;
+  /// Blocks a row part holds (channel parts, channel part = b mod G): then
+  /// P = 2 and the edge block is b floordiv G (G = P - 1 without them).
+  int64_t channelParts = 1;
 
   /// The first output row of the band at block row `localRow` of `group`
   /// (RowBand::group: 0 the edge block's top rows, 1 its bottom rows).

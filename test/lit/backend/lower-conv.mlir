@@ -311,3 +311,32 @@ module {
     return %y : tensor<1x32x14x14xf16>
   }
 }
+
+// -----
+
+// Rows and channel parts together: a 28 x 28 map of 128 channels to 128 on
+// 8 blocks as 2 row parts x 4 channel parts (a row split alone would read
+// all 295 KB of weights on every block). The channel part is b mod 4 (the
+// weight slice, the output planes), the row part b floordiv 4: the edge
+// block of each channel part owns output rows 0-6 and 21-27, the middle one
+// rows 7-20 (the row split above with G = 4 instead of P - 1).
+// CHECK-LABEL: dv.kernel @k0_conv
+// CHECK-SAME: block_dim = 8 : i64
+// CHECK: %[[BID:.+]] = dv.block_idx
+// CHECK: dv.view %arg1[(%[[BID]] mod 4) * 512] : !dv.gm<72x8x16x16xf16>
+// CHECK: dv.view %{{.+}}[%{{.+}} * 4928 + (%[[BID]] floordiv 4) * 448 + 448]
+// CHECK: dv.view %arg0[%{{.+}} * 12544 - (%[[BID]] floordiv 4) * 168 + 168]
+// CHECK: dv.view %arg2[(%[[BID]] mod 4) * 25088 - (%[[BID]] floordiv 4) * 196 + 196]
+// CHECK: dv.view %arg2[(%[[BID]] mod 4) * 25088 + (%[[BID]] floordiv 4) * 196 + 392]
+module {
+  func.func @graph(%x: tensor<1x128x28x28xf16>) -> tensor<1x128x28x28xf16> {
+    %w = vg.constant dense<0.5> : tensor<128x128x3x3xf16>
+    %y = call @k0_conv(%x, %w) : (tensor<1x128x28x28xf16>, tensor<128x128x3x3xf16>) -> tensor<1x128x28x28xf16>
+    return %y : tensor<1x128x28x28xf16>
+  }
+  func.func private @k0_conv(%a: tensor<1x128x28x28xf16>, %w: tensor<128x128x3x3xf16>) -> tensor<1x128x28x28xf16>
+      attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
+    %y = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x128x28x28xf16>, tensor<128x128x3x3xf16>) -> tensor<1x128x28x28xf16>
+    return %y : tensor<1x128x28x28xf16>
+  }
+}
