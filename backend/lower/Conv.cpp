@@ -92,6 +92,8 @@ constexpr int64_t kFractalElems = 256;
 /// the planner tries.
 constexpr int64_t kTargetTilePositions = 128;
 constexpr int64_t kMaxTilePositions = 512;
+/// The smallest weight-panel part worth a DMA of its own (kParts).
+constexpr int64_t kMinKPartBytes = 16384;
 /// The widest output-channel tile, in 16-channel fractals.
 constexpr int64_t kMaxChannelFractals = 8;
 
@@ -560,18 +562,18 @@ public:
     // MTE2 runs its transfers in order and the first tile's K steps need
     // the first band and only the panel's first K part: that part first
     // (nothing holds it back), then the band (which waits for its pad
-    // rows), then the other parts.
-    // Each K part reads its own planes of the band (K = (c1, kh, kw, c0),
-    // the parts start at plane boundaries), so the first band loads part
-    // by part too, each into its own planes of the buffer.
+    // rows), then the other parts. Each K part reads its own planes of the
+    // band (K = (c1, kh, kw, c0)), so the first band loads part by part
+    // too. The later parts are issued one part ahead of the first tile's
+    // K steps (PartFeed), not all before them: the Scalar unit stalls on a
+    // full MTE2 queue, and the Cube would wait for the issue of all.
     const Band &first = plan.bands.front();
-    BandAt firstAt{&first, bandRow(first.outRow0, first), 0};
-    for (auto [r0, r1] : kParts()) {
-      int64_t p0 = r0 / info.taps, p1 = (r1 + info.taps - 1) / info.taps;
-      loadPanelPart({r0, r1});
-      loadBand(blockImage(), firstAt, {p0, p1 - p0, p0});
-    }
-    emitBands(blockImage(), /*firstLoaded=*/true);
+    feed = PartFeed{blockImage(), BandAt{&first, bandRow(first.outRow0, first), 0}};
+    loadKPart(0);
+    bool feedFirstTile = kParts().size() > 1;
+    if (!feedFirstTile)
+      feed.reset();
+    emitBands(blockImage(), /*firstLoaded=*/true, feedFirstTile);
     t.loop(plan.images - 1, false,
            [&](Affine image) { emitBands(blockImage() + image + Affine(1)); });
   }
@@ -716,6 +718,29 @@ private:
       vdup(uZeros, cast<dv::BufType>(uZeros.getType()).getNumElements(), 0.0);
   }
 
+  /// The first band's K parts fed to the first tile (emit): the band, the
+  /// planes loaded so far, and the next band's load, issued after the last
+  /// part's.
+  struct PartFeed {
+    Affine image;
+    BandAt band;
+    int64_t loadedPlanes = 0;
+    llvm::function_ref<void()> loadNextBand = nullptr;
+  };
+  std::optional<PartFeed> feed;
+
+  /// K part `part` of the weight panel and the first band's planes it
+  /// reads that are not loaded yet.
+  void loadKPart(size_t part) {
+    auto [r0, r1] = kParts()[part];
+    int64_t p1 = (r1 + info.taps - 1) / info.taps;
+    loadPanelPart({r0, r1});
+    if (p1 > feed->loadedPlanes)
+      loadBand(feed->image, feed->band,
+               {feed->loadedPlanes, p1 - feed->loadedPlanes, feed->loadedPlanes});
+    feed->loadedPlanes = std::max(feed->loadedPlanes, p1);
+  }
+
   /// K part [r0, r1) of the block's weight panel into L1: [K1][ocn]
   /// fractals of its channels, one copy per K part, so that the first
   /// tile's K steps start once their part has arrived.
@@ -729,20 +754,30 @@ private:
 
   /// The K reduction's shape: kf-fractal steps grouped in periods that
   /// start at a plane boundary and hold an even number of steps (the two
-  /// L0A/L0B buffers alternate); the periods are split into up to four
-  /// parts, each its own loop, so that a weight slice loading part by part
-  /// lets the Cube start on the first.
+  /// L0A/L0B buffers alternate); K is split into up to four parts, each
+  /// its own loop of periods and static steps, so that a weight slice
+  /// loading part by part lets the Cube start on the first.
   int64_t period() const { return kPeriod(plan.kf, info.taps); }
   int64_t periods() const { return (info.c1 * info.taps / plan.kf) / period(); }
-  /// [first, last) K fractal of each part; the last part also holds the
-  /// steps after the periods.
+  /// [first, last) K fractal of each part: whole periods when there are
+  /// four or more, else whole steps (the periods the parts cut are static
+  /// steps then; with fewer than two periods they are anyway), and then
+  /// parts of at least kMinKPartBytes of the panel (a DMA reaches the
+  /// core's rate from about 16 KB, the timing table's source for
+  /// mte_transfers_in_flight; smaller parts cost more start-ups than they
+  /// save).
   SmallVector<std::pair<int64_t, int64_t>> kParts() const {
-    int64_t total = info.c1 * info.taps, perPeriod = period() * plan.kf;
-    int64_t parts = std::max<int64_t>(1, std::min<int64_t>(4, periods()));
+    int64_t total = info.c1 * info.taps, kf = plan.kf;
+    bool byPeriods = periods() >= 4;
+    int64_t unit = byPeriods ? period() * kf : kf;
+    int64_t units = byPeriods ? periods() : (total + kf - 1) / kf;
+    int64_t parts = std::max<int64_t>(1, std::min<int64_t>(4, units));
+    if (!byPeriods)
+      parts = std::max<int64_t>(1, std::min(parts, total * plan.ocn * 512 / kMinKPartBytes));
     SmallVector<std::pair<int64_t, int64_t>> out;
     for (int64_t p = 0; p < parts; ++p) {
-      int64_t q0 = periods() * p / parts, q1 = periods() * (p + 1) / parts;
-      out.push_back({q0 * perPeriod, p + 1 == parts ? total : q1 * perPeriod});
+      int64_t u0 = units * p / parts, u1 = units * (p + 1) / parts;
+      out.push_back({u0 * unit, p + 1 == parts ? total : u1 * unit});
     }
     return out;
   }
@@ -800,12 +835,20 @@ private:
   /// are zeroed by UB -> L1 copies on MTE3, which runs in order, so issued
   /// after the previous band's tiles they would wait for its output's store
   /// and the band could not load while the Cube works.
-  void emitBands(const Affine &n, bool firstLoaded = false) {
+  /// With `feedFirstTile` the first band is static and its first tile
+  /// takes the pending K parts (feed), the next band's load after them.
+  using FirstBandFn = llvm::function_ref<void(const BandAt &, llvm::function_ref<void()>)>;
+  void emitBands(const Affine &n, bool firstLoaded = false, bool feedFirstTile = false) {
+    auto computeFirst = [&](const BandAt &at, llvm::function_ref<void()> loadNext) {
+      feed->loadNextBand = loadNext;
+      computeBand(n, at);
+      assert(!feed && "the first tile took the K parts");
+    };
     emitBandsPrefetched(
         t, plan.bands, plan.tilesPerBand * plan.rowsT,
         [&](int64_t localRow, const Band &bd) { return bandRow(localRow, bd); },
         [&](const BandAt &at) { loadBand(n, at); }, [&](const BandAt &at) { computeBand(n, at); },
-        firstLoaded);
+        firstLoaded, nullptr, feedFirstTile ? FirstBandFn(computeFirst) : FirstBandFn());
   }
   Affine bandRow(int64_t localRow, const Band &bd) {
     return rowSplit().bandRow(bid, g.oh, localRow, bd.group);
@@ -857,7 +900,12 @@ private:
     const Affine &outRow0 = at.outRow0;
     Value buf = band[at.which];
     int64_t fullTiles = bd.outRows / plan.rowsT, tailRows = bd.outRows % plan.rowsT;
-    t.loop(fullTiles, false, [&](Affine tile) {
+    // A tile taking the K parts is static (feed).
+    int64_t peeled = feed && fullTiles > 1 ? 1 : 0;
+    if (peeled)
+      emitTile(n, buf, outRow0, Affine(), plan.rowsT);
+    t.loop(fullTiles - peeled, false, [&](Affine i) {
+      Affine tile = i + Affine(peeled);
       emitTile(n, buf, outRow0 + tile * plan.rowsT, tile * plan.rowsT, plan.rowsT);
     });
     if (tailRows)
@@ -928,15 +976,21 @@ private:
 
   /// `fn` for each of the block's channel tiles (channelTiles' runs).
   void forEachChannelTile(llvm::function_ref<void(const ChannelTile &)> fn) {
-    for (const ChannelRun &run : channelTiles())
-      t.loop(run.count, false, [&](Affine i) {
+    for (const ChannelRun &run : channelTiles()) {
+      auto tile = [&](const Affine &i) {
         ChannelTile ct;
         ct.local = i * run.nt + Affine(run.start);
         ct.first = blockChannelFractal() + ct.local;
         ct.nt = run.nt;
         ct.channels = run.channels;
         fn(ct);
-      });
+      };
+      // A tile taking the K parts is static (feed).
+      int64_t peeled = feed && run.count > 1 ? 1 : 0;
+      if (peeled)
+        tile(Affine());
+      t.loop(run.count - peeled, false, [&](Affine i) { tile(i + Affine(peeled)); });
+    }
   }
 
   /// The init mmad: accumulator `c` of channel tile `ct` starts at the bias.
@@ -1004,25 +1058,46 @@ private:
                          t.view(l0b[which], 0, count * ct.nt * kFractalElems), c, t.i64(mpT),
                          t.i64(ct.nt * kC0), t.i64(count * kC0), UnitAttr());
     };
-    int64_t per = period(), planesPerPeriod = per * kf / info.taps;
+    int64_t per = period(), perFractals = per * kf, planesPerPeriod = perFractals / info.taps;
     int64_t periodCount = (total / kf) / per;
-    // All planes: kParts' loops (the resident weight arrives part by part).
-    SmallVector<std::pair<int64_t, int64_t>> loops =
+    // Steps [f0, f1) (fractals, at step boundaries) one by one; the
+    // parity of a step's index picks its buffers (a period's is even).
+    auto staticSteps = [&](int64_t f0, int64_t f1) {
+      for (int64_t f = f0; f < f1; f += kf)
+        step(Affine(f / info.taps), f % info.taps, std::min(kf, total - f), (f / kf) % 2);
+    };
+    // All planes: kParts' parts (the resident weight arrives part by part),
+    // each the whole periods inside it as a loop and the rest static.
+    SmallVector<std::pair<int64_t, int64_t>> parts =
         planes.count == info.c1 ? kParts() : SmallVector<std::pair<int64_t, int64_t>>{{0, total}};
-    for (auto [f0, f1] : loops) {
-      int64_t q0 = f0 / (per * kf), q1 = std::min(f1 / (per * kf), periodCount);
+    // The first tile loads K part j + 1 before part j's steps, and the next
+    // band after the last part (feed).
+    bool feeding = feed && planes.count == info.c1;
+    for (size_t j = 0; j < parts.size(); ++j) {
+      auto [f0, f1] = parts[j];
+      if (feeding && j + 1 < parts.size())
+        loadKPart(j + 1);
+      if (feeding && j + 2 >= parts.size() && feed->loadNextBand) {
+        feed->loadNextBand();
+        feed->loadNextBand = nullptr;
+      }
+      int64_t q0 = (f0 + perFractals - 1) / perFractals;
+      int64_t q1 = std::min(f1 / perFractals, periodCount);
+      if (q1 <= q0) {
+        staticSteps(f0, f1);
+        continue;
+      }
+      staticSteps(f0, q0 * perFractals);
       t.loop(q1 - q0, false, [&](Affine q) {
         for (int64_t s = 0; s < per; ++s) {
           int64_t f = s * kf;
           step((q + Affine(q0)) * planesPerPeriod + Affine(f / info.taps), f % info.taps, kf, s % 2);
         }
       });
+      staticSteps(q1 * perFractals, f1);
     }
-    int64_t steps = (total + kf - 1) / kf;
-    for (int64_t s = periodCount * per; s < steps; ++s) {
-      int64_t f = s * kf;
-      step(Affine(f / info.taps), f % info.taps, std::min(kf, total - f), s % 2);
-    }
+    if (feeding)
+      feed.reset();
   }
 
   /// load_3d of `count` fractals from plane `plane` (affine), tap `tap0`,

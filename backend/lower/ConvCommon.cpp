@@ -185,7 +185,8 @@ void emitBandsPrefetched(TileBuilder &t, ArrayRef<RowBand> bands, int64_t rowsPe
                          function_ref<Affine(int64_t, const RowBand &)> rowOf,
                          function_ref<void(const BandAt &)> load,
                          function_ref<void(const BandAt &)> compute, bool firstLoaded,
-                         function_ref<void()> loadAfter) {
+                         function_ref<void()> loadAfter,
+                         function_ref<void(const BandAt &, function_ref<void()>)> computeFirst) {
   if (bands.empty())
     return;
   auto at = [&](size_t k) {
@@ -204,6 +205,16 @@ void emitBandsPrefetched(TileBuilder &t, ArrayRef<RowBand> bands, int64_t rowsPe
   if (!firstLoaded)
     load(at(0));
   size_t i = 0;
+  if (computeFirst) {
+    std::optional<BandAt> next = nextOf(0);
+    computeFirst(at(0), [&] {
+      if (next)
+        load(*next);
+      else if (loadAfter)
+        loadAfter();
+    });
+    i = 1;
+  }
   while (i < bands.size()) {
     size_t j = i + 1;
     while (j < bands.size() && bands[j].sameShape(bands[i]))

@@ -76,12 +76,15 @@ struct BandAt {
 /// starting at `localRow` of the plan.
 /// With `firstLoaded` the first band's load was issued before (by the
 /// previous group's `loadAfter`), and `loadAfter`, when given, is issued in
-/// place of the load after the last band (before its compute).
-void emitBandsPrefetched(TileBuilder &t, llvm::ArrayRef<RowBand> bands, int64_t rowsPerBand,
-                         llvm::function_ref<Affine(int64_t, const RowBand &)> rowOf,
-                         llvm::function_ref<void(const BandAt &)> load,
-                         llvm::function_ref<void(const BandAt &)> compute,
-                         bool firstLoaded = false, llvm::function_ref<void()> loadAfter = nullptr);
+/// place of the load after the last band (before its compute). With
+/// `computeFirst` the first band is static, computed by it, and it issues
+/// the next band's load (its argument) where it sees fit.
+void emitBandsPrefetched(
+    TileBuilder &t, llvm::ArrayRef<RowBand> bands, int64_t rowsPerBand,
+    llvm::function_ref<Affine(int64_t, const RowBand &)> rowOf,
+    llvm::function_ref<void(const BandAt &)> load, llvm::function_ref<void(const BandAt &)> compute,
+    bool firstLoaded = false, llvm::function_ref<void()> loadAfter = nullptr,
+    llvm::function_ref<void(const BandAt &, llvm::function_ref<void()>)> computeFirst = nullptr);
 
 /// A channel group of a window template: its index (affine in the group
 /// loop), its index among the block's groups, and its channels (fewer in a

@@ -240,10 +240,12 @@ module {
 
 // A weight panel in four K parts (512 input channels: 288 fractals of K,
 // steps of 9 fractals, so 16 periods of 2 steps rather than 3 of steps of
-// 15): MTE2 runs its transfers in order, and K part p reads planes
-// 8p .. 8p+7 of the band, so each part's weights are followed by its 8
+// 15): MTE2 runs its transfers in order, and K part p reads
+// planes 8p .. 8p+7 of the band, so each part's weights are followed by its 8
 // planes of the first band; the first tile's K steps start once the first
-// part and its planes have arrived.
+// part and its planes have arrived. The parts after the first are issued
+// one part ahead of the first tile's K steps (part p + 1 before part p's
+// steps), not all before them: the Scalar unit stalls on a full MTE2 queue.
 // CHECK-LABEL: dv.kernel @k0_conv
 // CHECK-SAME: block_dim = 4 : i64
 // CHECK: %[[BID:.+]] = dv.block_idx
@@ -251,11 +253,17 @@ module {
 // CHECK: dv.copy %[[P0]] to %{{.+}} {burst_bytes = 512 : i64, bursts = 72 : i64, src_gap = 1536 : i64}
 // CHECK: %[[X0:.+]] = dv.view %{{.+}}[0] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<8192xf16>
 // CHECK: dv.copy %[[X0]] to %{{.+}} {burst_bytes = 2048 : i64, bursts = 8 : i64, dst_gap = 512 : i64}
+// CHECK: dv.mmad {{.+}} {init,
 // CHECK: %[[P1:.+]] = dv.view %{{.+}}[%[[BID]] * 256 + 73728]
 // CHECK: dv.copy %[[P1]] to %{{.+}} {burst_bytes = 512 : i64, bursts = 72 : i64, src_gap = 1536 : i64}
 // CHECK: dv.view %{{.+}}[8192] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<8192xf16>
+// CHECK-NOT: dv.view %{{.+}}[%[[BID]] * 256 + 147456]
+// CHECK: dv.load_3d
+// CHECK: dv.mmad
 // CHECK: dv.view %{{.+}}[%[[BID]] * 256 + 147456]
 // CHECK: dv.view %{{.+}}[16384] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<8192xf16>
+// CHECK-NOT: dv.view %{{.+}}[%[[BID]] * 256 + 221184]
+// CHECK: dv.load_3d
 // CHECK: dv.view %{{.+}}[%[[BID]] * 256 + 221184]
 // CHECK: dv.view %{{.+}}[24576] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<8192xf16>
 // CHECK: dv.load_3d
@@ -338,5 +346,50 @@ module {
       attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
     %y = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x128x28x28xf16>, tensor<128x128x3x3xf16>) -> tensor<1x128x28x28xf16>
     return %y : tensor<1x128x28x28xf16>
+  }
+}
+
+// -----
+
+// K parts at step boundaries: 64 input channels in steps of 7 fractals
+// (36 of K: 6 steps, less than one period of 18, so the parts are steps
+// 0, 1-2, 3, 4-5), a block's 64 output channels making a 72 KB panel
+// (parts of at least 16 KB). Each part loads the band planes its steps
+// reach that are not loaded yet (planes 0, 1-2, 3, none), and the second
+// band's prefetch follows the last part. Near misses: four or more periods
+// keep period parts (the case above); a panel under 16 KB one part (the
+// golden case).
+// CHECK-LABEL: dv.kernel @k0_conv
+// CHECK-SAME: block_dim = 8 : i64
+// CHECK: %[[BID:.+]] = dv.block_idx
+// CHECK: dv.view %arg1[%[[BID]] * 1024] : !dv.gm<36x32x16x16xf16> to !dv.gm<50176xf16>
+// CHECK-NEXT: dv.copy {{.+}} {burst_bytes = 2048 : i64, bursts = 7 : i64, src_gap = 14336 : i64}
+// CHECK: dv.view %arg0[0] : !dv.gm<1x4x16x16x16xf16> to !dv.gm<2304xf16>
+// CHECK-NEXT: dv.copy {{.+}} {burst_bytes = 4608 : i64, dst_gap = 512 : i64, src_gap = 3584 : i64}
+// CHECK: dv.mmad {{.+}} {init,
+// CHECK: dv.view %arg1[%[[BID]] * 1024 + 57344] : !dv.gm<36x32x16x16xf16> to !dv.gm<107520xf16>
+// CHECK-NEXT: dv.copy {{.+}} {burst_bytes = 2048 : i64, bursts = 14 : i64, src_gap = 14336 : i64}
+// CHECK: dv.view %arg0[4096] : !dv.gm<1x4x16x16x16xf16> to !dv.gm<6400xf16>
+// CHECK-NEXT: dv.copy {{.+}} {burst_bytes = 4608 : i64, bursts = 2 : i64, dst_gap = 512 : i64, src_gap = 3584 : i64}
+// CHECK: dv.load_3d
+// CHECK: dv.mmad {{.+}} {k = 112 : i64, m = 128 : i64, n = 64 : i64}
+// CHECK: dv.view %arg1[%[[BID]] * 1024 + 172032] : !dv.gm<36x32x16x16xf16> to !dv.gm<50176xf16>
+// CHECK: dv.view %arg0[12288] : !dv.gm<1x4x16x16x16xf16> to !dv.gm<2304xf16>
+// CHECK: dv.load_3d
+// CHECK: dv.view %arg1[%[[BID]] * 1024 + 229376] : !dv.gm<36x32x16x16xf16> to !dv.gm<58368xf16>
+// CHECK-NOT: dv.load_3d
+// CHECK: dv.view %arg0[1792] : !dv.gm<1x4x16x16x16xf16> to !dv.gm<14592xf16>
+// CHECK: dv.load_3d
+// CHECK: dv.mmad {{.+}} {k = 16 : i64, m = 128 : i64, n = 64 : i64}
+module {
+  func.func @graph(%x: tensor<1x64x16x16xf16>) -> tensor<1x512x16x16xf16> {
+    %w = vg.constant dense<0.01> : tensor<512x64x3x3xf16>
+    %y = call @k0_conv(%x, %w) {vinci.layouts = ["nc1hwc0", "nd", "nc1hwc0"]} : (tensor<1x64x16x16xf16>, tensor<512x64x3x3xf16>) -> tensor<1x512x16x16xf16>
+    return %y : tensor<1x512x16x16xf16>
+  }
+  func.func private @k0_conv(%a: tensor<1x64x16x16xf16>, %w: tensor<512x64x3x3xf16>) -> tensor<1x512x16x16xf16>
+      attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
+    %c = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x16x16xf16>, tensor<512x64x3x3xf16>) -> tensor<1x512x16x16xf16>
+    return %c : tensor<1x512x16x16xf16>
   }
 }
