@@ -46,9 +46,10 @@
 // Every tiling's buffers are sized by KernelRules' convCubeTilingMismatch,
 // the function the partition's rule asks of the smallest tiling (one
 // output row a tile and a band, one channel fractal, one K fractal), so a
-// conv the rule takes always finds one: the planner ranks M tiles from
-// about 128 to 512 positions (the larger ones pay where positions mode
-// loads them), shrinks the tile a row at a time when none fits, and when not
+// conv the rule takes always finds one: the planner ranks M tiles of one
+// output row to about 512 positions (the larger ones pay where positions
+// mode loads them, the smaller ones where they let rows split over blocks
+// as well as channels), and when not
 // even one row's input rows of all channels fit, splits each band over
 // channel parts (one M tile a band, the parts loaded one after another,
 // L0C holding every channel tile's accumulator over them). Runs
@@ -454,13 +455,18 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
     }
   };
   // Larger M tiles pay off where load_3d's positions mode loads them (as
-  // many instructions a K step as its fractals, not one per 16 positions):
-  // every size up to kMaxTilePositions is ranked by the estimate.
+  // many instructions a K step as its fractals, not one per 16 positions),
+  // smaller ones where two row parts need two tiles a block (a 14 x 14
+  // map's 1x1 conv of 64 output channels: 4 channel parts x 2 row parts
+  // instead of 4 blocks reading the whole map): every size from one row
+  // to kMaxTilePositions is ranked by the estimate.
   int64_t targetRows = std::max<int64_t>(1, std::min(g.oh, kTargetTilePositions / g.ow));
   int64_t maxRows = std::max(targetRows, std::min(g.oh, kMaxTilePositions / g.ow));
+  // The target first, then larger, then smaller: a candidate replaces the
+  // best only when clearly faster, so near ties keep the earlier.
   for (int64_t rowsT = targetRows; rowsT <= maxRows; ++rowsT)
     search(rowsT, 0);
-  for (int64_t rowsT = targetRows - 1; rowsT >= 1 && !best; --rowsT)
+  for (int64_t rowsT = targetRows - 1; rowsT >= 1; --rowsT)
     search(rowsT, 0);
   // Only when no band of all planes fits: the fewest channel parts, then
   // the most rows.

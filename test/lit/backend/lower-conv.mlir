@@ -3,50 +3,56 @@
 
 // Golden: a 3x3 pad-1 conv of 16 channels to 32 (f16 NCHW in and out) with
 // a bias, a residual add and a ReLU (a ResNet basic block's second conv).
-// Two blocks, one per 16-channel fractal (block_idx picks the bias, the
-// weight's fractal column and the output planes); the weight arrives as
-// FRACTAL_Z [C1 kh kw = 9][OC1 = 2][16][16] (the .om writer packs it). The
-// ones tile (column 0 of each fractal) and the bias row go to L0A / L0B
-// once; the 8 x 8 map comes into L1 as NC1HWC0 between a zero row above and
-// below (the vertical pads); the first mmad (init) starts L0C at the bias;
-// load_3d builds the A tile, 16 positions (two output rows) a call, all nine
-// taps of the plane (repeat 9) with the horizontal pads its own; one mmad
-// of K = 144 accumulates; out of L0C the residual is added in f32, ReLU,
-// converted, each 16 x 16 block transposed and stored NCHW by copy_nz2nd.
+// Four blocks: two channel parts, one per 16-channel fractal (block_idx
+// mod 2 picks the bias, the weight's fractal column and the output
+// planes), by two row parts of 4 output rows (block_idx floordiv 2,
+// ConvCommon's RowSplit: the edge block's loads shift past the pad's zero
+// rows); the weight arrives as FRACTAL_Z [C1 kh kw = 9][OC1 = 2][16][16]
+// (the .om writer packs it). The ones tile (column 0 of each fractal) and
+// the bias row go to L0A / L0B once; a block's rows come in two bands (3
+// output rows, then 1), each band's input rows into L1 as NC1HWC0 beside a
+// zero row (the vertical pad), the second loading while the first
+// computes; the first mmad (init) starts L0C at the bias; load_3d builds
+// the A tile, 16 positions (two output rows) a call, all nine taps of the
+// plane (repeat 9) with the horizontal pads its own; one mmad of K = 144
+// accumulates; out of L0C the residual is added in f32, ReLU, converted,
+// each 16 x 16 block transposed and stored NCHW by copy_nz2nd.
 // CHECK-LABEL: dv.kernel @k0_conv
 // CHECK-SAME: (%[[X:.+]]: !dv.gm<1x16x8x8xf16>, %[[W:.+]]: !dv.gm<9x2x16x16xf16>, %[[B:.+]]: !dv.gm<32xf16>, %[[R:.+]]: !dv.gm<1x32x8x8xf16>, %[[Y:.+]]: !dv.gm<1x32x8x8xf16>)
-// CHECK-SAME: block_dim = 2 : i64, dv.fractal_z_weights = array<i64: 1>, kind = "cube"
+// CHECK-SAME: block_dim = 4 : i64, dv.fractal_z_weights = array<i64: 1>, kind = "cube"
 // CHECK: %[[BID:.+]] = dv.block_idx
-// CHECK: %[[BAND:.+]] = dv.alloc : !dv.buf<l1, 1280xf16>
+// CHECK: %[[BAND:.+]] = dv.alloc : !dv.buf<l1, 1024xf16>
 // CHECK: %[[PANEL:.+]] = dv.alloc : !dv.buf<l1, 2304xf16>
-// CHECK: %[[L0A:.+]] = dv.alloc : !dv.buf<l0a, 9216xf16>
+// CHECK: %[[L0A:.+]] = dv.alloc : !dv.buf<l0a, 4608xf16>
 // CHECK: %[[L0B:.+]] = dv.alloc : !dv.buf<l0b, 2304xf16>
-// CHECK: %[[ONES:.+]] = dv.alloc : !dv.buf<l0a, 1024xf16>
+// CHECK: %[[ONES:.+]] = dv.alloc : !dv.buf<l0a, 512xf16>
 // CHECK: %[[BIASROW:.+]] = dv.alloc : !dv.buf<l0b, 256xf16>
-// CHECK: %[[ACC:.+]] = dv.alloc : !dv.buf<l0c, 1024xf32>
-// CHECK: dv.vdup 1.000000e+00 : f32 to %{{.+}} {mask = array<i64: 281479271743489, 281479271743489>, repeat = 8 : i64}
-// CHECK: dv.view %[[B]][%[[BID]] * 16] : !dv.gm<32xf16> to !dv.gm<16xf16>
+// CHECK: %[[ACC:.+]] = dv.alloc : !dv.buf<l0c, 512xf32>
+// CHECK: dv.vdup 1.000000e+00 : f32 to %{{.+}} {mask = array<i64: 281479271743489, 281479271743489>, repeat = 4 : i64}
+// CHECK: dv.view %[[B]][(%[[BID]] mod 2) * 16] : !dv.gm<32xf16> to !dv.gm<16xf16>
 // CHECK: dv.vtranspose
-// CHECK: %[[WSLICE:.+]] = dv.view %[[W]][%[[BID]] * 256] : !dv.gm<9x2x16x16xf16> to !dv.gm<4352xf16>
+// CHECK: %[[WSLICE:.+]] = dv.view %[[W]][(%[[BID]] mod 2) * 256] : !dv.gm<9x2x16x16xf16> to !dv.gm<4352xf16>
 // CHECK: dv.copy %[[WSLICE]] to %[[PANEL]] {burst_bytes = 512 : i64, bursts = 9 : i64, src_gap = 512 : i64}
 // CHECK: dv.copy %{{.+}} to %{{.+}} {burst_bytes = 256 : i64} : !dv.buf<ub, 128xf16> to !dv.buf<l1, 128xf16>
-// CHECK: dv.copy %{{.+}} to %{{.+}} {burst_bytes = 256 : i64} : !dv.buf<ub, 128xf16> to !dv.buf<l1, 128xf16>
-// CHECK: %[[ROWS:.+]] = dv.view %[[BAND]][128] : !dv.buf<l1, 1280xf16> to !dv.buf<l1, 64x16xf16, nc1hwc0>
-// CHECK: dv.copy_nchw2nc1hwc0 %{{.+}} to %[[ROWS]] {channels = 16 : i64, spatial = 64 : i64, src_channel_stride = 64 : i64}
-// CHECK: dv.mmad %[[ONES]], %[[BIASROW]] to %[[ACC]] {init, k = 16 : i64, m = 64 : i64, n = 16 : i64}
-// CHECK: dv.load_3d taps %[[BAND]] to %{{.+}} {dilations = array<i64: 1, 1>, filter = array<i64: 3, 3>, first_tap = array<i64: 0, 0>, fmap_h = 10 : i64, fmap_w = 8 : i64, left_top = array<i64: -1, 0>, pads = array<i64: 1, 1, 0, 0>, repeat = 9 : i64, strides = array<i64: 1, 1>}
-// CHECK: dv.load_3d taps %[[BAND]] to %{{.+}} {{{.*}}left_top = array<i64: -1, 2>
-// CHECK: dv.load_3d taps %[[BAND]] to %{{.+}} {{{.*}}left_top = array<i64: -1, 4>
-// CHECK: dv.load_3d taps %[[BAND]] to %{{.+}} {{{.*}}left_top = array<i64: -1, 6>
+// CHECK: %[[ROWS:.+]] = dv.view %[[BAND]][(%[[BID]] floordiv 2) * 128 + 128] : !dv.buf<l1, 1024xf16> to !dv.buf<l1, 40x16xf16, nc1hwc0>
+// CHECK: dv.copy_nchw2nc1hwc0 %{{.+}} to %[[ROWS]] {channels = 16 : i64, spatial = 40 : i64, src_channel_stride = 64 : i64}
+// CHECK: dv.copy_nchw2nc1hwc0 %{{.+}} to %{{.+}} {channels = 16 : i64, spatial = 24 : i64, src_channel_stride = 64 : i64}
+// CHECK: dv.mmad %[[ONES]], %[[BIASROW]] to %[[ACC]] {init, k = 16 : i64, m = 32 : i64, n = 16 : i64}
+// CHECK: %[[A:.+]] = dv.view %[[BAND]][128] : !dv.buf<l1, 1024xf16> to !dv.buf<l1, 896xf16>
+// CHECK: dv.load_3d taps %[[A]] to %{{.+}} {dilations = array<i64: 1, 1>, filter = array<i64: 3, 3>, first_tap = array<i64: 0, 0>, fmap_h = 7 : i64, fmap_w = 8 : i64, left_top = array<i64: -1, 0>, pads = array<i64: 1, 1, 0, 0>, repeat = 9 : i64, strides = array<i64: 1, 1>}
+// CHECK: dv.load_3d taps %[[A]] to %{{.+}} {{{.*}}left_top = array<i64: -1, 2>
 // CHECK: dv.load_fractals %[[PANEL]] to %[[L0B]] {{{.*}}outer = 9 : i64
-// CHECK: dv.mmad %[[L0A]], %[[L0B]] to %[[ACC]] {k = 144 : i64, m = 64 : i64, n = 16 : i64}
-// CHECK: dv.move_l0c_ub %[[ACC]] to %[[F32:.+]] {burst_elems = 1024 : i64}
-// CHECK: dv.view %[[R]][%[[BID]] * 1024]
-// CHECK: dv.vadd %[[F32]], %{{.+}} to %[[F32]] {repeat = 16 : i64}
+// CHECK: dv.mmad %[[L0A]], %[[L0B]] to %[[ACC]] {k = 144 : i64, m = 32 : i64, n = 16 : i64}
+// CHECK: dv.move_l0c_ub %[[ACC]] to %[[F32:.+]] {burst_elems = 512 : i64}
+// CHECK: dv.view %[[R]][(%[[BID]] mod 2) * 1024 - (%[[BID]] floordiv 2) * 24 + 24]
+// CHECK: dv.vadd %[[F32]], %{{.+}} to %[[F32]] {repeat = 8 : i64}
 // CHECK: dv.vrelu
-// CHECK: dv.vtranspose %{{.+}} to %{{.+}} {tiles = 4 : i64}
-// CHECK: %[[OUT:.+]] = dv.view %[[Y]][%[[BID]] * 1024]
-// CHECK: dv.copy_nz2nd %{{.+}} to %[[OUT]] {cols = 64 : i64, dst_row_stride = 64 : i64, rows = 16 : i64, src_rows = 16 : i64}
+// CHECK: dv.vtranspose %{{.+}} to %{{.+}} {tiles = 2 : i64}
+// CHECK: %[[OUT:.+]] = dv.view %[[Y]][(%[[BID]] mod 2) * 1024 - (%[[BID]] floordiv 2) * 24 + 24]
+// CHECK: dv.copy_nz2nd %{{.+}} to %[[OUT]] {cols = 24 : i64, dst_row_stride = 64 : i64, rows = 16 : i64, src_rows = 16 : i64}
+// CHECK: dv.mmad %{{.+}}, %[[L0B]] to %{{.+}} {k = 144 : i64, m = 16 : i64, n = 16 : i64}
+// CHECK: %[[OUT1:.+]] = dv.view %[[Y]][(%[[BID]] mod 2) * 1024 + (%[[BID]] floordiv 2) * 8 + 48]
+// CHECK: dv.copy_nz2nd %{{.+}} to %[[OUT1]] {cols = 8 : i64, dst_row_stride = 64 : i64, rows = 16 : i64, src_rows = 16 : i64}
 // SYNC-LABEL: dv.kernel @k0_conv
 // SYNC: dv.set_flag MTE2 -> MTE1
 // SYNC: dv.wait_flag MTE2 -> MTE1
@@ -238,7 +244,8 @@ module {
 
 // -----
 
-// A weight panel in four K parts (512 input channels: 288 fractals of K,
+// A weight panel in four K parts (512 input channels to 128, one
+// channel fractal a block: 288 fractals of K,
 // steps of 9 fractals, so 16 periods of 2 steps rather than 3 of steps of
 // 15): MTE2 runs its transfers in order, and K part p reads
 // planes 8p .. 8p+7 of the band, so each part's weights are followed by its 8
@@ -247,45 +254,46 @@ module {
 // one part ahead of the first tile's K steps (part p + 1 before part p's
 // steps), not all before them: the Scalar unit stalls on a full MTE2 queue.
 // CHECK-LABEL: dv.kernel @k0_conv
-// CHECK-SAME: block_dim = 4 : i64
+// CHECK-SAME: block_dim = 8 : i64
 // CHECK: %[[BID:.+]] = dv.block_idx
-// CHECK: %[[P0:.+]] = dv.view %{{.+}}[%[[BID]] * 256] : !dv.gm<288x4x16x16xf16> to !dv.gm<72960xf16>
-// CHECK: dv.copy %[[P0]] to %{{.+}} {burst_bytes = 512 : i64, bursts = 72 : i64, src_gap = 1536 : i64}
+// CHECK: %[[P0:.+]] = dv.view %{{.+}}[%[[BID]] * 256] : !dv.gm<288x8x16x16xf16> to !dv.gm<145664xf16>
+// CHECK: dv.copy %[[P0]] to %{{.+}} {burst_bytes = 512 : i64, bursts = 72 : i64, src_gap = 3584 : i64}
 // CHECK: %[[X0:.+]] = dv.view %{{.+}}[0] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<8192xf16>
 // CHECK: dv.copy %[[X0]] to %{{.+}} {burst_bytes = 2048 : i64, bursts = 8 : i64, dst_gap = 512 : i64}
 // CHECK: dv.mmad {{.+}} {init,
-// CHECK: %[[P1:.+]] = dv.view %{{.+}}[%[[BID]] * 256 + 73728]
-// CHECK: dv.copy %[[P1]] to %{{.+}} {burst_bytes = 512 : i64, bursts = 72 : i64, src_gap = 1536 : i64}
+// CHECK: %[[P1:.+]] = dv.view %{{.+}}[%[[BID]] * 256 + 147456]
+// CHECK: dv.copy %[[P1]] to %{{.+}} {burst_bytes = 512 : i64, bursts = 72 : i64, src_gap = 3584 : i64}
 // CHECK: dv.view %{{.+}}[8192] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<8192xf16>
-// CHECK-NOT: dv.view %{{.+}}[%[[BID]] * 256 + 147456]
+// CHECK-NOT: dv.view %{{.+}}[%[[BID]] * 256 + 294912]
 // CHECK: dv.load_3d
 // CHECK: dv.mmad
-// CHECK: dv.view %{{.+}}[%[[BID]] * 256 + 147456]
+// CHECK: dv.view %{{.+}}[%[[BID]] * 256 + 294912]
 // CHECK: dv.view %{{.+}}[16384] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<8192xf16>
-// CHECK-NOT: dv.view %{{.+}}[%[[BID]] * 256 + 221184]
+// CHECK-NOT: dv.view %{{.+}}[%[[BID]] * 256 + 442368]
 // CHECK: dv.load_3d
-// CHECK: dv.view %{{.+}}[%[[BID]] * 256 + 221184]
+// CHECK: dv.view %{{.+}}[%[[BID]] * 256 + 442368]
 // CHECK: dv.view %{{.+}}[24576] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<8192xf16>
 // CHECK: dv.load_3d
 // CHECK: dv.mmad
 // CHECK: dv.return
 module {
-  func.func @graph(%x: tensor<1x512x8x8xf16>) -> tensor<1x64x8x8xf16> {
-    %w = vg.constant dense<0.01> : tensor<64x512x3x3xf16>
-    %y = call @k0_conv(%x, %w) {vinci.layouts = ["nc1hwc0", "nd", "nc1hwc0"]} : (tensor<1x512x8x8xf16>, tensor<64x512x3x3xf16>) -> tensor<1x64x8x8xf16>
-    return %y : tensor<1x64x8x8xf16>
+  func.func @graph(%x: tensor<1x512x8x8xf16>) -> tensor<1x128x8x8xf16> {
+    %w = vg.constant dense<0.01> : tensor<128x512x3x3xf16>
+    %y = call @k0_conv(%x, %w) {vinci.layouts = ["nc1hwc0", "nd", "nc1hwc0"]} : (tensor<1x512x8x8xf16>, tensor<128x512x3x3xf16>) -> tensor<1x128x8x8xf16>
+    return %y : tensor<1x128x8x8xf16>
   }
-  func.func private @k0_conv(%a: tensor<1x512x8x8xf16>, %w: tensor<64x512x3x3xf16>) -> tensor<1x64x8x8xf16>
+  func.func private @k0_conv(%a: tensor<1x512x8x8xf16>, %w: tensor<128x512x3x3xf16>) -> tensor<1x128x8x8xf16>
       attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
-    %c = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x512x8x8xf16>, tensor<64x512x3x3xf16>) -> tensor<1x64x8x8xf16>
-    return %c : tensor<1x64x8x8xf16>
+    %c = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x512x8x8xf16>, tensor<128x512x3x3xf16>) -> tensor<1x128x8x8xf16>
+    return %c : tensor<1x128x8x8xf16>
   }
 }
 
 // -----
 
-// load_3d's positions mode: a 14 x 14 map of 32 channels in M tiles of 10
-// and 4 output rows (mp 144, 9 fractal rows) and K steps of 6 fractals,
+// load_3d's positions mode: a 14 x 14 map of 32 channels to 128 (one
+// channel fractal a block) in M tiles of 10 and 4 output rows (mp 144, 9
+// fractal rows) and K steps of 6 fractals,
 // so each step loads with 6 instructions of 9 repeats (one fractal of K
 // each: its plane and tap fixed, the repeats the tile's 16-position
 // groups, jump_stride 6 apart in the [9][6] L0A tile) instead of 9 of 6.
@@ -308,15 +316,15 @@ module {
 // CHECK: dv.load_3d taps {{.+}}repeat = 6 : i64
 // CHECK: dv.mmad {{.+}} {k = 96 : i64, m = 64 : i64, n = 16 : i64}
 module {
-  func.func @graph(%x: tensor<1x32x14x14xf16>) -> tensor<1x32x14x14xf16> {
-    %w = vg.constant dense<0.5> : tensor<32x32x3x3xf16>
-    %y = call @k0_conv(%x, %w) : (tensor<1x32x14x14xf16>, tensor<32x32x3x3xf16>) -> tensor<1x32x14x14xf16>
-    return %y : tensor<1x32x14x14xf16>
+  func.func @graph(%x: tensor<1x32x14x14xf16>) -> tensor<1x128x14x14xf16> {
+    %w = vg.constant dense<0.5> : tensor<128x32x3x3xf16>
+    %y = call @k0_conv(%x, %w) : (tensor<1x32x14x14xf16>, tensor<128x32x3x3xf16>) -> tensor<1x128x14x14xf16>
+    return %y : tensor<1x128x14x14xf16>
   }
-  func.func private @k0_conv(%a: tensor<1x32x14x14xf16>, %w: tensor<32x32x3x3xf16>) -> tensor<1x32x14x14xf16>
+  func.func private @k0_conv(%a: tensor<1x32x14x14xf16>, %w: tensor<128x32x3x3xf16>) -> tensor<1x128x14x14xf16>
       attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
-    %y = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x14x14xf16>, tensor<32x32x3x3xf16>) -> tensor<1x32x14x14xf16>
-    return %y : tensor<1x32x14x14xf16>
+    %y = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x14x14xf16>, tensor<128x32x3x3xf16>) -> tensor<1x128x14x14xf16>
+    return %y : tensor<1x128x14x14xf16>
   }
 }
 
