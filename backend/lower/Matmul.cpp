@@ -620,16 +620,17 @@ private:
 
   /// Columns [k0, k0 + ks) and rows [row, row + ns) of a FRACTAL_NZ weight
   /// stored as it is given to a transposed-B matmul, [N, K] -> [K/16][Np][16]
-  /// (Np: N padded to 16), into the NZ tile [ns, ks] in L1: one burst of the
-  /// tile's padded rows per 16 columns of K, ns rows of 32 bytes contiguous
-  /// from any row (a block may start mid-fractal). The padding rows past ns
-  /// are the next rows of the weight (or its zero padding, planTiles keeps
-  /// the last tile inside Np): they only feed output columns never stored.
+  /// (Np: N padded to 16), into the NZ tile [ns, ks] in L1: per 16 columns
+  /// of K one burst of the ns rows, 32 bytes each and contiguous from any
+  /// row (a block may start mid-fractal). The tile's padding rows past ns
+  /// are not read (the bytes of the next block's columns, 1/25 of a
+  /// 1000-class head's weight on 5 blocks of 200): they keep what L1 held
+  /// and feed only output columns that are never stored.
   void loadNzRows(Value gmArg, Value l1, const Aff &k0, const Aff &row, int64_t ks, int64_t ns) {
     int64_t Np = roundUp(info.N, 16), rowsP = roundUp(ns, 16), colsP = roundUp(ks, 16);
-    Value src = gmView(gmArg, k0 * Np + row * 16, (colsP / 16 - 1) * Np * 16 + rowsP * 16);
-    dv::CopyOp::create(b, loc, src, tileView(l1, rowsP, colsP), I(colsP / 16), I(rowsP * 32),
-                       I((Np - rowsP) * 32), I(0));
+    Value src = gmView(gmArg, k0 * Np + row * 16, (colsP / 16 - 1) * Np * 16 + ns * 16);
+    dv::CopyOp::create(b, loc, src, tileView(l1, rowsP, colsP), I(colsP / 16), I(ns * 32),
+                       I((Np - ns) * 32), I((rowsP - ns) * 32));
   }
 
   /// The A panel of one row of tiles: ms rows and all of K into L1 (f16: one

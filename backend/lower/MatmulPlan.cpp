@@ -136,13 +136,6 @@ bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, un
     else
       return false;
   }
-  // A transposed NZ weight's tile reads its padded columns from GM (the
-  // next columns, or the zero padding to Np): the last block's tail tile,
-  // which may start mid-fractal, must not read past Np.
-  int64_t nTail = plan.Nb % Nt;
-  if (plan.nzB && info.tb && nTail &&
-      info.N - nTail + roundUp(nTail, 16) > roundUp(info.N, 16))
-    return false;
   int64_t rowsOfTiles = plan.Bb * ((plan.Mb + Mt - 1) / Mt);
   int64_t tiles = rowsOfTiles * ((plan.Nb + Nt - 1) / Nt);
   plan.kSteps = evenKSteps(info.K, Kt, tiles > 1);

@@ -769,7 +769,9 @@ func.func private @k0_matmul(%arg0: tensor<32x32xf16>, %arg1: tensor<32x32xf16>)
 // 2^3 x 125 has no part of whole fractal columns but 5 parts of 200 (each
 // a multiple of 8 columns: an f32 output block starts on a 32-byte GM
 // block). A B tile (112 columns x 128 rows of K) is one copy of 8 bursts
-// of 3584 bytes (one per 16 rows of K), not 112 bursts of 256. The block's
+// of 3584 bytes (one per 16 rows of K), not 112 bursts of 256; the second
+// tile's 88 columns are 88 rows of 32 bytes (its 8 padding columns in L1
+// are skipped, not read from the next block's weight rows). The block's
 // 200 bias values come in once, before the first weight transfer (no small
 // transfer between two of the stream's), and its 2 tiles x 10 K steps run
 // straight: no dv.loop, whose entry and exit would wait for the transfers
@@ -789,6 +791,10 @@ func.func private @k0_matmul(%arg0: tensor<32x32xf16>, %arg1: tensor<32x32xf16>)
 // CHECK: dv.copy_nd2nz
 // CHECK-NEXT: [[GW:%.+]] = dv.view [[W]][[[BID]] * 3200] : !dv.gm<80x1008x16xf16> to !dv.gm<114688xf16>
 // CHECK-NEXT: dv.copy [[GW]] to {{%.+}} {burst_bytes = 3584 : i64, bursts = 8 : i64, src_gap = 28672 : i64}
+// CHECK-NOT: dv.loop
+// CHECK: dv.view [[W]][[[BID]] * 3200 + 1792] : !dv.gm<80x1008x16xf16> to !dv.gm<114304xf16>
+// CHECK-NEXT: dv.view
+// CHECK-NEXT: dv.copy {{%.+}} to {{%.+}} {burst_bytes = 2816 : i64, bursts = 8 : i64, dst_gap = 256 : i64, src_gap = 29440 : i64} : !dv.gm<114304xf16> to !dv.buf<l1, 96x128xf16, nz>
 // CHECK-NOT: dv.loop
 // The second tile's bias values are the block's row from column 112.
 // CHECK: dv.view [[ROW]][112] : !dv.buf<ub, 256xf32> to !dv.buf<ub, 96xf32>
