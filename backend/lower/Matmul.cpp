@@ -40,7 +40,9 @@
 // the other; the step count is made even (a block of several tiles cuts a
 // one-step K in two) so the slots alternate across tiles too, and a tile's
 // steps run as a loop of pairs between straight first and last pairs, so
-// the next tile's loads wait for exactly the step that frees their slot.
+// the next tile's loads wait for exactly the step that frees their slot
+// (a weight stream, one fractal row of A, runs all its steps straight and
+// loads its bias once: Plan::straightKSteps, blockRowOperands).
 // When a row of tiles has several N tiles and its A panel (Mt x all of K)
 // fits L1 beside the B slots, the panel is loaded once per row and stays
 // while the N tiles go by. The epilogue overlaps the next tile: its

@@ -18,7 +18,8 @@
 // slots allow (every K-step buffer has two slots: double buffering);
 // halved until every buffer fits the SoC table's L1, L0A, L0B, L0C and UB.
 // The step count is made 1 or even so that the two slots alternate the
-// same way in every tile.
+// same way in every tile. A block of one fractal row (a batch-1 Gemm) is a
+// weight stream: docs/matmul.md says how it is kept busy.
 //
 //===----------------------------------------------------------------------===//
 #ifndef VINCI_BACKEND_LOWER_MATMULPLAN_H
