@@ -40,7 +40,9 @@
 // the other; the step count is made even (a block of several tiles cuts a
 // one-step K in two) so the slots alternate across tiles too, and a tile's
 // steps run as a loop of pairs between straight first and last pairs, so
-// the next tile's loads wait for exactly the step that frees their slot.
+// the next tile's loads wait for exactly the step that frees their slot
+// (a weight stream, one fractal row of A, runs all its steps straight and
+// loads its bias once: Plan::straightKSteps, blockRowOperands).
 // When a row of tiles has several N tiles and its A panel (Mt x all of K)
 // fits L1 beside the B slots, the panel is loaded once per row and stays
 // while the N tiles go by. The epilogue overlaps the next tile: its
@@ -340,6 +342,8 @@ public:
     if (plan.blockDim() > 1)
       bid = dv::BlockIdxOp::create(b, loc, b.getIndexType()).getResult();
     allocate();
+    if (plan.blockRowOperands)
+      loadBlockRowOperands();
     // Tiles in (batch, rows, columns) order; each level's full tiles, then
     // its tail.
     SmallVector<Segment> batches = {{1, plan.Bb, 0}}, rows, cols;
@@ -455,8 +459,9 @@ private:
         bufs.raw = t == outType ? bufs.value : alloc(dv::MemSpace::UB, Mt, Nt, t);
         continue;
       }
-      bufs.value = allocNd(roundUp(Nt, 128), outType);
-      bufs.raw = t == outType ? bufs.value : allocNd(roundUp(Nt, 128), t);
+      int64_t rowElems = roundUp(plan.blockRowOperands ? plan.Nb : Nt, 128);
+      bufs.value = allocNd(rowElems, outType);
+      bufs.raw = t == outType ? bufs.value : allocNd(rowElems, t);
       if (e.kind == Epilogue::Row)
         bufs.pattern = allocNd(roundUp(Nt, 16) / 16 * kRepeatBytes / dv::elementBytes(outType),
                                outType);
@@ -562,7 +567,9 @@ private:
     Aff bBase = info.bBatched ? t.batch * (K * N) : Aff();
     if (plan.panelB)
       return;
-    if (plan.nzB)
+    if (plan.nzB && info.tb)
+      loadNzRows(gm[info.bArg], l1B[slot], k0, t.col, ks, t.ns);
+    else if (plan.nzB)
       loadNz(gm[info.bArg], l1B[slot], k0, t.col, ks, t.ns);
     else if (!info.tb)
       load(gm[info.bArg], l1B[slot], ubB32, ubB16, bBase + k0 * N + t.col, ks, t.ns, N);
@@ -611,6 +618,21 @@ private:
     Value dst = tileViewAt(l1, rowsP, colsP, l1Offset);
     dv::CopyOp::create(b, loc, src, dst, I(colsP / 16), I(rowsP * 32), I((Kp - rowsP) * 32),
                        I(0));
+  }
+
+  /// Columns [k0, k0 + ks) and rows [row, row + ns) of a FRACTAL_NZ weight
+  /// stored as it is given to a transposed-B matmul, [N, K] -> [K/16][Np][16]
+  /// (Np: N padded to 16), into the NZ tile [ns, ks] in L1: per 16 columns
+  /// of K one burst of the ns rows, 32 bytes each and contiguous from any
+  /// row (a block may start mid-fractal). The tile's padding rows past ns
+  /// are not read (the bytes of the next block's columns, 1/25 of a
+  /// 1000-class head's weight on 5 blocks of 200): they keep what L1 held
+  /// and feed only output columns that are never stored.
+  void loadNzRows(Value gmArg, Value l1, const Aff &k0, const Aff &row, int64_t ks, int64_t ns) {
+    int64_t Np = roundUp(info.N, 16), rowsP = roundUp(ns, 16), colsP = roundUp(ks, 16);
+    Value src = gmView(gmArg, k0 * Np + row * 16, (colsP / 16 - 1) * Np * 16 + ns * 16);
+    dv::CopyOp::create(b, loc, src, tileView(l1, rowsP, colsP), I(colsP / 16), I(ns * 32),
+                       I((Np - ns) * 32), I((rowsP - ns) * 32));
   }
 
   /// The A panel of one row of tiles: ms rows and all of K into L1 (f16: one
@@ -729,7 +751,8 @@ private:
     };
     // Steps [loopFirst, loopEnd) in pairs: peel pairs until the straight
     // steps give every group a place.
-    int64_t loopFirst = std::min<int64_t>(S, 2), loopEnd = std::max<int64_t>(S - 2, loopFirst);
+    int64_t loopFirst = std::min<int64_t>(plan.straightKSteps ? S : 2, S);
+    int64_t loopEnd = std::max<int64_t>(S - 2, loopFirst);
     while (loopFirst < loopEnd && int64_t(groups.size()) - 1 > S - (loopEnd - loopFirst))
       loopFirst += 2;
     for (int64_t s = 0; s < loopFirst; ++s)
@@ -805,12 +828,33 @@ private:
   // The epilogue
   //===--------------------------------------------------------------------===//
 
+  /// Row and one-element epilogue operands of the block's Nb columns GM ->
+  /// UB in the output's type, once, before the block's first K step
+  /// (Plan::blockRowOperands).
+  void loadBlockRowOperands() {
+    for (auto [i, e] : llvm::enumerate(info.epilogue)) {
+      if (e.kind != Epilogue::Row && e.kind != Epilogue::Elem)
+        continue;
+      Type t0 = dv::getElementType(gm[e.arg].getType());
+      bool one = e.kind == Epilogue::Elem;
+      int64_t count = one ? 1 : plan.Nb;
+      dv::CopyOp::create(b, loc, gmView(gm[e.arg], one ? Aff() : blockTerm(Axis::Cols, plan.Nb), count),
+                         ndView(operandBufs[i].raw, 0, count), I(1),
+                         I(count * dv::elementBytes(t0)), IntegerAttr(), IntegerAttr());
+      if (operandBufs[i].raw != operandBufs[i].value)
+        convert(operandBufs[i].raw, operandBufs[i].value, roundUp(count, 64));
+    }
+  }
+
   /// Row, one-element and full-tile epilogue operands of tile `t` GM -> UB,
-  /// issued before its K steps so that they do not hold up the epilogue.
+  /// issued before its K steps so that they do not hold up the epilogue
+  /// (the block's row operands are there already with blockRowOperands).
   void loadEpilogueOperands(const Tile &t) {
     int64_t Mp = roundUp(t.ms, 16), Np = roundUp(t.ns, 16), N = info.N;
     for (auto [i, e] : llvm::enumerate(info.epilogue)) {
       if (e.kind != Epilogue::Row && e.kind != Epilogue::Elem && e.kind != Epilogue::Full)
+        continue;
+      if (e.kind != Epilogue::Full && plan.blockRowOperands)
         continue;
       Type t0 = dv::getElementType(gm[e.arg].getType());
       if (e.kind == Epilogue::Full) {
@@ -858,10 +902,11 @@ private:
       case Epilogue::Elem: {
         // The row's ns columns (or the one element), in the output's type.
         bool one = e.kind == Epilogue::Elem;
-        if (bufs.raw != bufs.value)
+        if (bufs.raw != bufs.value && !plan.blockRowOperands)
           convert(bufs.raw, bufs.value, roundUp(one ? 1 : t.ns, 64));
         if (!one) {
-          rowPattern(bufs.value, bufs.pattern, Np);
+          Value row = plan.blockRowOperands ? ndViewAt(bufs.value, t.colInBlock, Np) : bufs.value;
+          rowPattern(row, bufs.pattern, Np);
           patternOp(e, out, bufs.pattern, Mp, Np);
           break;
         }
@@ -1211,14 +1256,16 @@ LogicalResult lowerMatmul(func::FuncOp func, func::CallOp call, const soc::SocSp
                             << ": the matmul template writes f16/f32 outputs only";
 
   Plan plan;
-  // A constant f16 weight (2-D, not transposed) is stored in FRACTAL_NZ at
-  // compile time; the kernel's GM argument is its NZ storage.
+  // A constant f16 weight (2-D) is stored in FRACTAL_NZ at compile time;
+  // the kernel's GM argument is its NZ storage.
   Value weight = info.bArg < call.getNumOperands() ? call.getOperand(info.bArg) : Value();
-  plan.nzB = weight && weight.getDefiningOp<vg::ConstantOp>() && !info.tb && !info.bBatched &&
+  plan.nzB = weight && weight.getDefiningOp<vg::ConstantOp>() && !info.bBatched &&
              gmElements[info.bArg].isF16();
+  // The .om packs the weight as it is given, [K, N] or (transposed) [N, K].
+  int64_t weightRows = info.tb ? info.N : info.K, weightCols = info.tb ? info.K : info.N;
   if (plan.nzB)
     gmTypes[info.bArg] = dv::GmType::get(
-        ctx, {roundUp(info.N, 16) / 16, roundUp(info.K, 16), 16}, gmElements[info.bArg]);
+        ctx, {roundUp(weightCols, 16) / 16, roundUp(weightRows, 16), 16}, gmElements[info.bArg]);
   if (!planGrid(info, plan, gmElements, outArg, soc))
     return func.emitError() << "kernel " << func.getSymName()
                             << ": no 16x16x16 matmul tile fits the SoC's buffers";

@@ -20,6 +20,10 @@ using namespace mlir;
 namespace vinci::lower::matmul {
 namespace {
 
+/// The most K steps a block runs straight (Plan::straightKSteps): each is a
+/// dozen instructions, against the ISA's program limit.
+constexpr int64_t kMaxStraightKSteps = 64;
+
 /// K steps of at most `kt` rows, their count made 1 or even where it can
 /// be (two slots alternate through them; when the block has several tiles,
 /// a tile of a single step of at least 32 rows is cut in two so that
@@ -60,14 +64,15 @@ bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, un
   int64_t eOut = plainOut ? eBytes(outArg) : (gmElements[outArg].isF16() ? 6 : 4);
   int64_t KpAll = roundUp(info.K, 16);
   int64_t D = info.attention ? info.headDim : 0;
-  auto ubBytes = [&](int64_t Mt, int64_t Nt, int64_t Kt) {
+  // Row operands (a bias) of `rowCols` columns: a tile's, or the block's.
+  auto ubBytes = [&](int64_t Mt, int64_t Nt, int64_t Kt, int64_t rowCols) {
     int64_t ub = (aF32 ? Mt * Kt * 6 : 0) + (bF32 ? Kt * Nt * 6 : 0) + Mt * Nt * eOut + 256;
     bool gelu = false;
     for (const Epilogue &e : info.epilogue) {
       gelu |= e.kind == Epilogue::Unary && e.op == Epilogue::Gelu;
       int64_t raw = e.kind == Epilogue::Unary || e.kind == Epilogue::Scalar ? 0 : eBytes(e.arg);
       if (e.kind == Epilogue::Row || e.kind == Epilogue::Elem)
-        ub += roundUp(Nt, 128) * (4 + (raw == 4 ? 0 : raw)) + 256;
+        ub += roundUp(rowCols, 128) * (4 + (raw == 4 ? 0 : raw)) + 256;
       // A row operand's repeat pattern: 256 bytes per fractal column.
       if (e.kind == Epilogue::Row)
         ub += roundUp(Nt, 16) / 16 * 256;
@@ -90,7 +95,7 @@ bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, un
     return l1 <= bytes(soc::Space::L1) && 2 * Mt * Kt * 2 + pv <= bytes(soc::Space::L0A) &&
            2 * Kt * Nt * 2 + v <= bytes(soc::Space::L0B) &&
            Mt * Nt * 4 + Mt * D * 4 <= bytes(soc::Space::L0C) &&
-           ubBytes(Mt, Nt, Kt) <= bytes(soc::Space::UB) && Mt <= int64_t(soc.mmad_max_m) &&
+           ubBytes(Mt, Nt, Kt, Nt) <= bytes(soc::Space::UB) && Mt <= int64_t(soc.mmad_max_m) &&
            Nt <= int64_t(soc.mmad_max_n) && Kt <= int64_t(soc.mmad_max_k);
   };
   // A head-split store needs N tiles of whole heads (Nb is a multiple of D,
@@ -132,8 +137,11 @@ bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, un
       return false;
   }
   int64_t rowsOfTiles = plan.Bb * ((plan.Mb + Mt - 1) / Mt);
-  bool severalTiles = rowsOfTiles * ((plan.Nb + Nt - 1) / Nt) > 1;
-  plan.kSteps = evenKSteps(info.K, Kt, severalTiles);
+  int64_t tiles = rowsOfTiles * ((plan.Nb + Nt - 1) / Nt);
+  plan.kSteps = evenKSteps(info.K, Kt, tiles > 1);
+  plan.straightKSteps = rowsOfTiles == 1 && Mt == 16 && tiles * plan.kSteps <= kMaxStraightKSteps;
+  plan.blockRowOperands = plan.straightKSteps &&
+                          ubBytes(Mt, Nt, Kt, plan.Nb) <= bytes(soc::Space::UB);
   // B stays in L1 when several rows of tiles would read it and the block's
   // B columns fit beside A's buffers (instead of B's two K-step slots).
   // Not under a transcendental epilogue (gelu, sigmoid, tanh: exp and
@@ -234,12 +242,13 @@ bool planGrid(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, uns
   SmallVector<int64_t> batchParts = parts(info.batch, 1), rowParts = parts(info.M, 16);
   SmallVector<int64_t> colParts = info.rowSoftmax ? SmallVector<int64_t>{1}
                                                   : parts(info.N, colQuantum);
-  // B read row-major (copy_nd2nz) may start a block mid-fractal, where B
-  // stored NZ could not: blocks of a multiple of 8 columns (an f32 output
-  // block then starts on a 32-byte GM block) and at least 128 (their last
-  // fractal column, padded, wastes at most 1/16 of the Cube work). A
+  // B read row-major (copy_nd2nz) or transposed B stored NZ ([K/16][Np][16],
+  // its columns 32-byte rows) may start a block mid-fractal, where B stored
+  // NZ untransposed could not: blocks of a multiple of 8 columns (an f32
+  // output block then starts on a 32-byte GM block) and at least 128 (their
+  // last fractal column, padded, wastes at most 1/16 of the Cube work). A
   // 1000-class head (N = 1000 = 2^3 x 125) then splits 5 ways, not 1.
-  if (!info.rowSoftmax && !info.storeHeadSplitDim && !plan.nzB)
+  if (!info.rowSoftmax && !info.storeHeadSplitDim && !(plan.nzB && !info.tb))
     for (int64_t d = 2; d <= std::min(info.N, 4 * cores); ++d)
       if (info.N % d == 0 && (info.N / d) % 16 && (info.N / d) % 8 == 0 && info.N / d >= 128)
         colParts.push_back(d);

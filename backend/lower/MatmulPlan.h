@@ -18,7 +18,8 @@
 // slots allow (every K-step buffer has two slots: double buffering);
 // halved until every buffer fits the SoC table's L1, L0A, L0B, L0C and UB.
 // The step count is made 1 or even so that the two slots alternate the
-// same way in every tile.
+// same way in every tile. A block of one fractal row (a batch-1 Gemm) is a
+// weight stream: docs/matmul.md says how it is kept busy.
 //
 //===----------------------------------------------------------------------===//
 #ifndef VINCI_BACKEND_LOWER_MATMULPLAN_H
@@ -105,10 +106,25 @@ struct Plan {
   /// row of tiles, read by every later row (B once per block instead of
   /// once per M tile; the K steps then load A only).
   bool panelB = false;
-  /// B is a constant weight the .om stores in FRACTAL_NZ ([N/16][K padded
-  /// to 16][16], zero padded): a B tile is then one copy with a burst per
-  /// 16 columns instead of a copy_nd2nz with a burst per row.
+  /// B is a constant weight the .om stores in FRACTAL_NZ, zero padded, as
+  /// it is given: [K, N] as [N/16][Kp][16], a B tile one copy with a burst
+  /// per 16 columns instead of a copy_nd2nz with a burst per row; a
+  /// transposed B's [N, K] as [K/16][Np][16], a burst per 16 rows of K
+  /// (all the tile's columns, contiguous from any column) instead of one
+  /// per column.
   bool nzB = false;
+  /// The K steps run straight, without a loop of pairs: a weight stream (one
+  /// fractal row of A, batch-1 GEMV) whose every step is one B transfer.
+  /// Entering and leaving a dv.loop waits for the transfers in flight (the
+  /// sync insertion makes the flags agree on every iteration), which
+  /// stalls the GM stream for a transfer's start-up each time.
+  bool straightKSteps = false;
+  /// The epilogue's row and one-element operands (a bias) are loaded once
+  /// for the block's Nb columns before its first K step, not per tile
+  /// after its K steps: in a weight stream a small transfer between two B
+  /// transfers holds one of the MTE2 slots in flight, and the next B
+  /// transfer's start-up is no longer hidden.
+  bool blockRowOperands = false;
 };
 
 /// Chooses `plan`'s block grid and tiles for `info` (GM element types of

@@ -69,15 +69,17 @@ func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) 
 // -----
 
 // A Linear layer as Gemm exports it (transB = 1) with a [N] bias and a relu:
-// the weight and bias are f16 in GM (no vconv on load), B^T in L1 is
-// already L0B's n-major fractal (no transpose). The epilogue runs in f32
+// the weight and bias are f16 in GM (no vconv on load); the constant weight
+// is stored FRACTAL_NZ as given, [48, 64] -> [4][48][16], so a block's 16
+// columns of B are one copy of a 512-byte burst per 16 rows of K, and B^T
+// in L1 is already L0B's n-major fractal (no transpose). The epilogue runs in f32
 // (L0C's precision): the bias row is widened and repeated into a 256-byte
 // pattern (its 16 values over 4 rows: one UB -> UB copy a row) that one
 // vadd per fractal column reads with repeat stride 0, then vrelu and one
 // vconv to the f16 intermediate; rows 20 pad to 32 in L1/L0, 20 are written.
 // CHECK-LABEL: dv.kernel @k0_matmul
-// CHECK-SAME: ({{%[a-z0-9_]+}}: !dv.gm<20x64xf32>, [[W:%[a-z0-9_]+]]: !dv.gm<48x64xf16>, [[BIAS:%[a-z0-9_]+]]: !dv.gm<48xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<20x48xf16>)
-// CHECK-SAME: attributes {block_dim = 3 : i64, kind = "cube"
+// CHECK-SAME: ({{%[a-z0-9_]+}}: !dv.gm<20x64xf32>, [[W:%[a-z0-9_]+]]: !dv.gm<4x48x16xf16>, [[BIAS:%[a-z0-9_]+]]: !dv.gm<48xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<20x48xf16>)
+// CHECK-SAME: attributes {block_dim = 3 : i64, dv.nz_weights = array<i64: 1>, kind = "cube"
 // CHECK: [[L1B:%.+]] = dv.alloc : !dv.buf<l1, 16x64xf16, nz>
 // CHECK: [[OUT:%.+]] = dv.alloc : !dv.buf<ub, 32x16xf32, nz>
 // CHECK-NEXT: [[OUT16:%.+]] = dv.alloc : !dv.buf<ub, 32x16xf16, nz>
@@ -85,8 +87,8 @@ func.func private @k0_matmul(%arg0: tensor<8x64xf32>, %arg1: tensor<64x32xf32>) 
 // CHECK-NEXT: [[ROW16:%.+]] = dv.alloc : !dv.buf<ub, 128xf16>
 // CHECK-NEXT: [[PAT:%.+]] = dv.alloc : !dv.buf<ub, 64xf32>
 // CHECK: dv.copy_nd2nz {{.*}} {cols = 64 : i64, dst_cols = 64 : i64, dst_rows = 32 : i64, rows = 20 : i64, src_row_stride = 64 : i64} : !dv.gm<1280xf32> to !dv.buf<ub, 32x64xf32, nz>
-// CHECK: [[GW:%.+]] = dv.view [[W]][[[BID:%.+]] * 1024] : !dv.gm<48x64xf16> to !dv.gm<1024xf16>
-// CHECK-NEXT: dv.copy_nd2nz [[GW]] to [[L1B]] {cols = 64 : i64, dst_cols = 64 : i64, dst_rows = 16 : i64, rows = 16 : i64, src_row_stride = 64 : i64}
+// CHECK: [[GW:%.+]] = dv.view [[W]][[[BID:%.+]] * 256] : !dv.gm<4x48x16xf16> to !dv.gm<2560xf16>
+// CHECK-NEXT: dv.copy [[GW]] to [[L1B]] {burst_bytes = 512 : i64, bursts = 4 : i64, src_gap = 1024 : i64}
 // CHECK-NEXT: dv.load_fractals
 // CHECK-NEXT: dv.load_fractals [[L1B]] to {{%.+}} {dst_inner_stride = 1 : i64, dst_outer_stride = 1 : i64, inner = 1 : i64, outer = 4 : i64, src_inner_stride = 1 : i64, src_outer_stride = 1 : i64} :
 // CHECK-NEXT: dv.mmad {{.*}} {init, k = 64 : i64, m = 32 : i64, n = 16 : i64}
@@ -759,28 +761,84 @@ func.func private @k0_matmul(%arg0: tensor<32x32xf16>, %arg1: tensor<32x32xf16>)
 
 // -----
 
-// A 1000-class head (Gemm, transB = 1) at batch 1: 1000 = 2^3 x 125 has
-// no part of whole fractal columns, but B is read row-major, so a block may
-// start mid-fractal: 5 blocks of 200 columns (each 13 fractal columns, the
-// last half padded), their weight rows, bias and output at 200 x block_idx.
+// A 1000-class head (Gemm, transB = 1, MobileNetV2's classifier) at batch
+// 1: a weight stream, the Cube work (one fractal row of A) nothing beside
+// the weight's bytes. The constant weight [1000, 1280] is stored FRACTAL_NZ
+// as given, [80][1008][16]: a tile's B columns are weight rows, 32 bytes each
+// and contiguous from any row, so a block may start mid-fractal; 1000 =
+// 2^3 x 125 has no part of whole fractal columns but 5 parts of 200 (each
+// a multiple of 8 columns: an f32 output block starts on a 32-byte GM
+// block). A B tile (112 columns x 128 rows of K) is one copy of 8 bursts
+// of 3584 bytes (one per 16 rows of K), not 112 bursts of 256; the second
+// tile's 88 columns are 88 rows of 32 bytes (its 8 padding columns in L1
+// are skipped, not read from the next block's weight rows). The block's
+// 200 bias values come in once, before the first weight transfer (no small
+// transfer between two of the stream's), and its 2 tiles x 10 K steps run
+// straight: no dv.loop, whose entry and exit would wait for the transfers
+// in flight.
 // CHECK-LABEL: dv.kernel @k0_matmul
-// CHECK-SAME: ({{%[a-z0-9_]+}}: !dv.gm<1x64xf16>, [[W:%[a-z0-9_]+]]: !dv.gm<1000x64xf16>, [[BIAS:%[a-z0-9_]+]]: !dv.gm<1000xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<1x1000xf32>)
-// CHECK-SAME: attributes {block_dim = 5 : i64, kind = "cube"
-// CHECK: dv.view [[W]][[[BID:%.+]] * 12800] : !dv.gm<1000x64xf16>
-// CHECK: dv.view [[BIAS]][[[BID]] * 200
+// CHECK-SAME: ({{%[a-z0-9_]+}}: !dv.gm<1x1280xf16>, [[W:%[a-z0-9_]+]]: !dv.gm<80x1008x16xf16>, [[BIAS:%[a-z0-9_]+]]: !dv.gm<1000xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<1x1000xf32>)
+// CHECK-SAME: attributes {block_dim = 5 : i64, dv.nz_weights = array<i64: 1>, kind = "cube"
+// CHECK-NEXT: [[BID:%.+]] = dv.block_idx
+// CHECK: [[ROW:%.+]] = dv.alloc : !dv.buf<ub, 256xf32>
+// CHECK-NEXT: [[ROW16:%.+]] = dv.alloc : !dv.buf<ub, 256xf16>
+// CHECK-NOT: dv.loop
+// CHECK: [[GBIAS:%.+]] = dv.view [[BIAS]][[[BID]] * 200] : !dv.gm<1000xf16> to !dv.gm<200xf16>
+// CHECK-NEXT: dv.copy [[GBIAS]] to {{%.+}} {burst_bytes = 400 : i64}
+// CHECK-NOT: dv.loop
+// CHECK: dv.vconv {{%.+}} to {{%.+}} {rep = array<i64: 8, 4>, repeat = 4 : i64} : !dv.buf<ub, 256xf16> to !dv.buf<ub, 256xf32>
+// CHECK-NOT: dv.loop
+// CHECK: dv.copy_nd2nz
+// CHECK-NEXT: [[GW:%.+]] = dv.view [[W]][[[BID]] * 3200] : !dv.gm<80x1008x16xf16> to !dv.gm<114688xf16>
+// CHECK-NEXT: dv.copy [[GW]] to {{%.+}} {burst_bytes = 3584 : i64, bursts = 8 : i64, src_gap = 28672 : i64}
+// CHECK-NOT: dv.loop
+// CHECK: dv.view [[W]][[[BID]] * 3200 + 1792] : !dv.gm<80x1008x16xf16> to !dv.gm<114304xf16>
+// CHECK-NEXT: dv.view
+// CHECK-NEXT: dv.copy {{%.+}} to {{%.+}} {burst_bytes = 2816 : i64, bursts = 8 : i64, dst_gap = 256 : i64, src_gap = 29440 : i64} : !dv.gm<114304xf16> to !dv.buf<l1, 96x128xf16, nz>
+// CHECK-NOT: dv.loop
+// The second tile's bias values are the block's row from column 112.
+// CHECK: dv.view [[ROW]][112] : !dv.buf<ub, 256xf32> to !dv.buf<ub, 96xf32>
+// CHECK-NOT: dv.loop
 // CHECK: dv.view [[C]][[[BID]] * 200
-func.func @head_1000_classes(%x: tensor<1x64xf16>) -> tensor<1x1000xf32> {
-  %w = vg.constant dense_resource<w> : tensor<1000x64xf16>
+// CHECK-NOT: dv.loop
+// CHECK: dv.return
+func.func @head_1000_classes(%x: tensor<1x1280xf16>) -> tensor<1x1000xf32> {
+  %w = vg.constant dense_resource<w> : tensor<1000x1280xf16>
   %b = vg.constant dense_resource<b> : tensor<1000xf16>
-  %0 = call @k0_matmul(%x, %w, %b) : (tensor<1x64xf16>, tensor<1000x64xf16>, tensor<1000xf16>) -> tensor<1x1000xf32>
+  %0 = call @k0_matmul(%x, %w, %b) : (tensor<1x1280xf16>, tensor<1000x1280xf16>, tensor<1000xf16>) -> tensor<1x1000xf32>
   return %0 : tensor<1x1000xf32>
 }
-func.func private @k0_matmul(%arg0: tensor<1x64xf16>, %arg1: tensor<1000x64xf16>, %arg2: tensor<1000xf16>) -> tensor<1x1000xf32>
+func.func private @k0_matmul(%arg0: tensor<1x1280xf16>, %arg1: tensor<1000x1280xf16>, %arg2: tensor<1000xf16>) -> tensor<1x1000xf32>
     attributes {vinci.kernel = "cube", vinci.source_nodes = ["/fc/Gemm"]} {
-  %0 = vg.matmul %arg0, %arg1 {transpose_b = true} : (tensor<1x64xf16>, tensor<1000x64xf16>) -> tensor<1x1000xf16>
+  %0 = vg.matmul %arg0, %arg1 {transpose_b = true} : (tensor<1x1280xf16>, tensor<1000x1280xf16>) -> tensor<1x1000xf16>
   %1 = vg.add %0, %arg2 : (tensor<1x1000xf16>, tensor<1000xf16>) -> tensor<1x1000xf16>
   %2 = vg.cast %1 {to = f32} : (tensor<1x1000xf16>) -> tensor<1x1000xf32>
   return %2 : tensor<1x1000xf32>
+}
+
+// -----
+
+// Near-miss: the same head at batch 17 is no weight stream (two fractal
+// rows of A, a Cube step per B transfer): the K steps of a tile are a loop
+// of pairs again, and each tile loads its own bias values (112 of them)
+// after its K steps.
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK-SAME: !dv.gm<80x1008x16xf16>
+// CHECK-SAME: attributes {block_dim = 5 : i64, dv.nz_weights = array<i64: 1>, kind = "cube"
+// CHECK: dv.loop
+// CHECK: dv.view {{%[a-z0-9_]+}}[{{%.+}} * 200] : !dv.gm<1000xf16> to !dv.gm<112xf16>
+func.func @head_1000_classes_batch17(%x: tensor<17x1280xf16>) -> tensor<17x1000xf32> {
+  %w = vg.constant dense_resource<w> : tensor<1000x1280xf16>
+  %b = vg.constant dense_resource<b> : tensor<1000xf16>
+  %0 = call @k0_matmul(%x, %w, %b) : (tensor<17x1280xf16>, tensor<1000x1280xf16>, tensor<1000xf16>) -> tensor<17x1000xf32>
+  return %0 : tensor<17x1000xf32>
+}
+func.func private @k0_matmul(%arg0: tensor<17x1280xf16>, %arg1: tensor<1000x1280xf16>, %arg2: tensor<1000xf16>) -> tensor<17x1000xf32>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/fc/Gemm"]} {
+  %0 = vg.matmul %arg0, %arg1 {transpose_b = true} : (tensor<17x1280xf16>, tensor<1000x1280xf16>) -> tensor<17x1000xf16>
+  %1 = vg.add %0, %arg2 : (tensor<17x1000xf16>, tensor<1000xf16>) -> tensor<17x1000xf16>
+  %2 = vg.cast %1 {to = f32} : (tensor<17x1000xf16>) -> tensor<17x1000xf32>
+  return %2 : tensor<17x1000xf32>
 }
 
 // -----
