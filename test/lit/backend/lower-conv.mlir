@@ -245,9 +245,9 @@ module {
 // -----
 
 // A weight panel in four K parts (512 input channels to 128, one
-// channel fractal a block: 288 fractals of K,
-// steps of 9 fractals, so 16 periods of 2 steps rather than 3 of steps of
-// 15): MTE2 runs its transfers in order, and K part p reads
+// channel fractal a block: 288 fractals of K in steps of 12, periods of 6
+// steps or 8 planes, so four periods): MTE2 runs its transfers in order,
+// and K part p reads
 // planes 8p .. 8p+7 of the band, so each part's weights are followed by its 8
 // planes of the first band; the first tile's K steps start once the first
 // part and its planes have arrived. The parts after the first are issued
