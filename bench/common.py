@@ -71,24 +71,30 @@ def simulate(om_path, inputs, out_dir, runs=1, trace=None):
 
 def kernel_spans(trace_path):
     """Each launch's span (first start to last end) in the timeline, in us,
-    in launch order. A trace event names its kernel's program, which tasks
-    of identical kernels share (twelve layers' LayerNorms are one program),
-    so launches are told apart by order: the simulator records a launch's
-    events before the next one's, and a launch starts with block 0's first
-    instruction (pc 0)."""
-    spans = []  # [name, start, end, block 0's pc 0 seen]
-    for event in json.load(open(trace_path))["traceEvents"]:
+    in launch order. Launches are told apart by the index each event carries
+    (args.launch), not by kernel name or pc: identical kernels share one
+    program and name (three transposes of one shape run back to back), and a
+    launch's first traced instruction need not be pc 0 (set_flag, wait_flag
+    and Scalar instructions are not traced)."""
+    with open(trace_path) as f:
+        trace = json.load(f)
+    if trace["otherData"].get("truncated"):
+        raise RuntimeError(f"{trace_path}: the trace is truncated, so its launches' spans are "
+                           "short; profile a smaller model")
+    launches = trace["otherData"]["launches"]
+    spans = [[math.inf, 0.0] for _ in range(launches)]
+    for event in trace["traceEvents"]:
         args = event.get("args", {})
-        if "kernel" not in args or "dur" not in event:
+        if "launch" not in args or "dur" not in event:
             continue
-        starts = args.get("pc") == 0 and args.get("block") == 0
-        if not spans or spans[-1][0] != args["kernel"] or (starts and spans[-1][3]):
-            spans.append([args["kernel"], math.inf, 0.0, False])
-        span = spans[-1]
-        span[1] = min(span[1], event["ts"])
-        span[2] = max(span[2], event["ts"] + event["dur"])
-        span[3] |= starts
-    return [end - start for _, start, end, _ in spans]
+        span = spans[args["launch"]]
+        span[0] = min(span[0], event["ts"])
+        span[1] = max(span[1], event["ts"] + event["dur"])
+    silent = [i for i, (start, _) in enumerate(spans) if start == math.inf]
+    if silent:
+        raise RuntimeError(f"{trace_path}: launch(es) {silent} of {launches} have no traced "
+                           "instruction, so no span")
+    return [end - start for start, end in spans]
 
 
 def cube_peak_flops(simulated):

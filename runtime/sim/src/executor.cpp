@@ -215,14 +215,14 @@ bool runKernel(const Program& p, uint32_t block_dim, const std::vector<GmRegion>
     TraceWriter::Impl& t = opt.trace->impl();
     t.clock_hz = soc.clock_hz;
     t.soc_name = soc.name;
-    const uint32_t kernel = uint32_t(t.kernel_names.size());
-    t.kernel_names.push_back(t.next_name.empty() ? "kernel " + std::to_string(kernel) : t.next_name);
+    const uint32_t launch = uint32_t(t.launch_names.size());
+    t.launch_names.push_back(t.next_name.empty() ? "kernel " + std::to_string(launch) : t.next_name);
     t.next_name.clear();
     for (uint32_t b = 0; b < block_dim; ++b) {
       t.truncated |= blocks[b].events_truncated;
       for (const detail::TraceEvent& e : blocks[b].events)
         t.events.push_back(TraceWriter::Impl::Event{t.base_cycles + start_of[b] + e.start, e.duration,
-                                                    core_of[b], b, e.pc, e.op, e.pipe, kernel});
+                                                    core_of[b], b, e.pc, e.op, e.pipe, launch});
     }
     t.max_core = std::max(t.max_core, active - 1);
     t.base_cycles += profile.cycles;

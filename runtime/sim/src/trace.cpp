@@ -34,7 +34,8 @@ std::string TraceWriter::json() const {
   os << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"note\":\"simulated timeline: models an "
      << escape(im.soc_name.empty() ? "Ascend 310P" : im.soc_name)
      << " AI Core from published numbers, not a hardware measurement\",\"clock_hz\":" << im.clock_hz
-     << ",\"truncated\":" << (im.truncated ? "true" : "false") << "},\"traceEvents\":[";
+     << ",\"truncated\":" << (im.truncated ? "true" : "false")
+     << ",\"launches\":" << im.launch_names.size() << "},\"traceEvents\":[";
   bool first = true;
   auto sep = [&] {
     if (!first) os << ",\n";
@@ -59,7 +60,7 @@ std::string TraceWriter::json() const {
     std::snprintf(num, sizeof num, ",\"ts\":%.4f,\"dur\":%.4f", double(e.start) * us_per_cycle,
                   double(e.duration) * us_per_cycle);
     os << num << ",\"args\":{\"pc\":" << e.pc << ",\"block\":" << e.block << ",\"cycles\":" << e.duration
-       << ",\"kernel\":\"" << escape(im.kernel_names[e.kernel]) << "\"}}";
+       << ",\"launch\":" << e.launch << ",\"kernel\":\"" << escape(im.launch_names[e.launch]) << "\"}}";
   }
   os << "]}\n";
   return os.str();

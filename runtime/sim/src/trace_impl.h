@@ -15,10 +15,14 @@ struct TraceWriter::Impl {
     uint32_t core, block, pc;
     Opcode op;
     Pipe pipe;
-    uint32_t kernel;  // index into kernel_names
+    uint32_t launch;  // the launch's index, into launch_names
   };
   std::vector<Event> events;
-  std::vector<std::string> kernel_names;
+  // One per runKernel call, in call order: the kernel's name. Identical
+  // kernels share one program and name, so the index is what tells launches
+  // apart (their first traced instructions need not be pc 0: set_flag,
+  // wait_flag and Scalar instructions are not traced).
+  std::vector<std::string> launch_names;
   std::string next_name;
   uint64_t base_cycles = 0;  // where the next kernel starts
   uint32_t max_core = 0;

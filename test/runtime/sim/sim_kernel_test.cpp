@@ -414,5 +414,40 @@ TEST(SimTiming, TraceIsChromeJson) {
   EXPECT_NE(json.find("published numbers"), std::string::npos);
 }
 
+// Two launches of one program are two launches in the trace, though they
+// share a name and their first instruction (a set_flag) leaves no event: each
+// event carries its launch's index (bench/common.py kernel_spans reads it).
+TEST(SimTiming, TraceTellsLaunchesOfOneProgramApart) {
+  ProgramBuilder b;
+  b.setFlag(Pipe::MTE3, Pipe::MTE2, 0);
+  b.waitFlag(Pipe::MTE3, Pipe::MTE2, 0);
+  b.copy(Addr::ub(0), Addr::gm(0).block(4096), Burst::contiguous(4096));
+  b.setFlag(Pipe::MTE2, Pipe::MTE3, 0);
+  b.waitFlag(Pipe::MTE2, Pipe::MTE3, 0);
+  b.copy(Addr::gm(1).block(4096), Addr::ub(0), Burst::contiguous(4096));
+  const std::vector<uint8_t> program = b.finish();
+  std::vector<uint8_t> in(4096 * 2, 1), out(4096 * 2, 0);
+  TraceWriter trace;
+  RunOptions opt = fatal();
+  opt.trace = &trace;
+  for (int launch = 0; launch < 2; ++launch) {
+    trace.setNextKernelName("copy");
+    RunResult r = run(program, {&in, &out}, 2, opt);  // each block copies its own 4 KB
+    ASSERT_TRUE(r.ok) << r.error;
+  }
+  const std::string json = trace.json();
+  auto count = [&](const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = json.find(needle); at != std::string::npos; at = json.find(needle, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("\"pc\":0,"), 0u) << "the premise: pc 0 (set_flag) has no event";
+  EXPECT_NE(json.find("\"launches\":2"), std::string::npos);
+  // Two copies on each of two blocks, per launch.
+  EXPECT_EQ(count("\"launch\":0,"), 4u);
+  EXPECT_EQ(count("\"launch\":1,"), 4u);
+  EXPECT_EQ(count("\"kernel\":\"copy\""), 8u);
+}
+
 }  // namespace
 }  // namespace vinci::sim::test

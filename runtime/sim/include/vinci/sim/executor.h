@@ -37,7 +37,9 @@ struct GmRegion {
 
 // Collects a Chrome-trace JSON timeline (open it in Perfetto or
 // chrome://tracing): one process per simulated core, one track per pipe.
-// Successive kernels run through the same writer are laid end to end.
+// Successive kernels run through the same writer are laid end to end; an
+// event's args give its launch (the index of its runKernel call, counted in
+// otherData.launches), kernel name, block and pc.
 // Not thread-safe: use one writer per thread / execution context.
 class TraceWriter {
  public:
