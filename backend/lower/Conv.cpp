@@ -93,8 +93,10 @@ constexpr int64_t kFractalElems = 256;
 /// the planner tries.
 constexpr int64_t kTargetTilePositions = 128;
 constexpr int64_t kMaxTilePositions = 512;
-/// The smallest weight-panel part worth a DMA of its own (kParts).
+/// The smallest weight-panel part worth a DMA of its own, and the most K
+/// steps parts may make static by cutting periods (kParts).
 constexpr int64_t kMinKPartBytes = 16384;
+constexpr int64_t kMaxStaticKSteps = 64;
 /// The widest output-channel tile, in 16-channel fractals.
 constexpr int64_t kMaxChannelFractals = 8;
 
@@ -768,17 +770,21 @@ private:
   /// [first, last) K fractal of each part (up to eight: the more, the
   /// sooner the Cube starts and the less it waits between parts; a 14 x 14
   /// x 256 conv 18.8 -> 17.3 us from four): whole periods when there are
-  /// four or more, else whole steps (the periods the parts cut are static
-  /// steps then; with fewer than two periods they are anyway), and then
+  /// eight or more (or when cutting them would make more than
+  /// kMaxStaticKSteps static steps), else whole steps (the periods the
+  /// parts cut are static steps then; with fewer than two periods they are
+  /// anyway), and then
   /// parts of at least kMinKPartBytes of the panel (a DMA reaches the
   /// core's rate from about 16 KB, the timing table's source for
   /// mte_transfers_in_flight; smaller parts cost more start-ups than they
   /// save).
   SmallVector<std::pair<int64_t, int64_t>> kParts() const {
     int64_t total = info.c1 * info.taps, kf = plan.kf;
-    bool byPeriods = periods() >= 4;
+    // Parts that cut periods make their steps static: not past 64 of them.
+    int64_t steps = (total + kf - 1) / kf;
+    bool byPeriods = periods() >= 8 || (periods() >= 2 && steps > kMaxStaticKSteps);
     int64_t unit = byPeriods ? period() * kf : kf;
-    int64_t units = byPeriods ? periods() : (total + kf - 1) / kf;
+    int64_t units = byPeriods ? periods() : steps;
     int64_t parts = std::max<int64_t>(1, std::min<int64_t>(8, units));
     if (!byPeriods)
       parts = std::max<int64_t>(1, std::min(parts, total * plan.ocn * 512 / kMinKPartBytes));

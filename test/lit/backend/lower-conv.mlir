@@ -244,35 +244,37 @@ module {
 
 // -----
 
-// A weight panel in four K parts (512 input channels to 128, one
+// A weight panel in eight K parts (512 input channels to 128, one
 // channel fractal a block: 288 fractals of K in steps of 12, periods of 6
-// steps or 8 planes, so four periods): MTE2 runs its transfers in order,
-// and K part p reads
-// planes 8p .. 8p+7 of the band, so each part's weights are followed by its 8
-// planes of the first band; the first tile's K steps start once the first
-// part and its planes have arrived. The parts after the first are issued
-// one part ahead of the first tile's K steps (part p + 1 before part p's
-// steps), not all before them: the Scalar unit stalls on a full MTE2 queue.
+// steps or 8 planes; four periods are fewer than eight, so the parts are
+// steps, three each): MTE2 runs its transfers in order, and K part p reads
+// planes 4p .. 4p+3 of the band, so each part's weights are followed by its
+// 4 planes of the first band; the first tile's K steps start once the
+// first part and its planes have arrived. The parts after the first are
+// issued one part ahead of the first tile's K steps (part p + 1 before
+// part p's steps), not all before them: the Scalar unit stalls on a full
+// MTE2 queue.
 // CHECK-LABEL: dv.kernel @k0_conv
 // CHECK-SAME: block_dim = 8 : i64
 // CHECK: %[[BID:.+]] = dv.block_idx
-// CHECK: %[[P0:.+]] = dv.view %{{.+}}[%[[BID]] * 256] : !dv.gm<288x8x16x16xf16> to !dv.gm<145664xf16>
-// CHECK: dv.copy %[[P0]] to %{{.+}} {burst_bytes = 512 : i64, bursts = 72 : i64, src_gap = 3584 : i64}
-// CHECK: %[[X0:.+]] = dv.view %{{.+}}[0] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<8192xf16>
-// CHECK: dv.copy %[[X0]] to %{{.+}} {burst_bytes = 2048 : i64, bursts = 8 : i64, dst_gap = 512 : i64}
+// CHECK: %[[P0:.+]] = dv.view %{{.+}}[%[[BID]] * 256] : !dv.gm<288x8x16x16xf16> to !dv.gm<71936xf16>
+// CHECK: dv.copy %[[P0]] to %{{.+}} {burst_bytes = 512 : i64, bursts = 36 : i64, src_gap = 3584 : i64}
+// CHECK: %[[X0:.+]] = dv.view %{{.+}}[0] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<4096xf16>
+// CHECK: dv.copy %[[X0]] to %{{.+}} {burst_bytes = 2048 : i64, bursts = 4 : i64, dst_gap = 512 : i64}
 // CHECK: dv.mmad {{.+}} {init,
-// CHECK: %[[P1:.+]] = dv.view %{{.+}}[%[[BID]] * 256 + 147456]
-// CHECK: dv.copy %[[P1]] to %{{.+}} {burst_bytes = 512 : i64, bursts = 72 : i64, src_gap = 3584 : i64}
-// CHECK: dv.view %{{.+}}[8192] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<8192xf16>
-// CHECK-NOT: dv.view %{{.+}}[%[[BID]] * 256 + 294912]
+// CHECK: %[[P1:.+]] = dv.view %{{.+}}[%[[BID]] * 256 + 73728]
+// CHECK: dv.copy %[[P1]] to %{{.+}} {burst_bytes = 512 : i64, bursts = 36 : i64, src_gap = 3584 : i64}
+// CHECK: dv.view %{{.+}}[4096] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<4096xf16>
+// CHECK-NOT: dv.view %{{.+}}[%[[BID]] * 256 + 147456]
 // CHECK: dv.load_3d
 // CHECK: dv.mmad
-// CHECK: dv.view %{{.+}}[%[[BID]] * 256 + 294912]
-// CHECK: dv.view %{{.+}}[16384] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<8192xf16>
-// CHECK-NOT: dv.view %{{.+}}[%[[BID]] * 256 + 442368]
+// CHECK: dv.view %{{.+}}[%[[BID]] * 256 + 147456]
+// CHECK: dv.view %{{.+}}[8192] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<4096xf16>
+// CHECK-NOT: dv.view %{{.+}}[%[[BID]] * 256 + 221184]
 // CHECK: dv.load_3d
-// CHECK: dv.view %{{.+}}[%[[BID]] * 256 + 442368]
-// CHECK: dv.view %{{.+}}[24576] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<8192xf16>
+// CHECK: dv.view %{{.+}}[%[[BID]] * 256 + 221184]
+// CHECK: dv.view %{{.+}}[%[[BID]] * 256 + 516096]
+// CHECK: dv.view %{{.+}}[28672] : !dv.gm<1x32x8x8x16xf16> to !dv.gm<4096xf16>
 // CHECK: dv.load_3d
 // CHECK: dv.mmad
 // CHECK: dv.return
@@ -364,9 +366,8 @@ module {
 // 0, 1-2, 3, 4-5), a block's 64 output channels making a 72 KB panel
 // (parts of at least 16 KB). Each part loads the band planes its steps
 // reach that are not loaded yet (planes 0, 1-2, 3, none), and the second
-// band's prefetch follows the last part. Near misses: four or more periods
-// keep period parts (the case above); a panel under 16 KB one part (the
-// golden case).
+// band's prefetch follows the last part. Near miss: a panel under 16 KB
+// is one part (the golden case).
 // CHECK-LABEL: dv.kernel @k0_conv
 // CHECK-SAME: block_dim = 8 : i64
 // CHECK: %[[BID:.+]] = dv.block_idx
