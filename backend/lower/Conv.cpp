@@ -41,8 +41,9 @@
 // taps) or, when the step has fewer fractals than the tile has fractal
 // rows, one per fractal of K (repeat mode positions), as every load_3d
 // pays MTE1's start-up; L0A and L0B alternate between two buffers from one
-// K step to the next. The weight slice of a block stays in L1 when it fits beside
-// the band buffers (else each K step's B tile goes GM -> L0B directly).
+// K step to the next. The weight slice of a block stays in L1 when it fits
+// beside the band buffers (else each K step's B tile goes GM -> L0B
+// directly).
 // Every tiling's buffers are sized by KernelRules' convCubeTilingMismatch,
 // the function the partition's rule asks of the smallest tiling (one
 // output row a tile and a band, one channel fractal, one K fractal), so a
@@ -126,7 +127,9 @@ struct ConvInfo {
 };
 
 /// Bytes of an element of `value`'s storage in GM.
-int64_t storageBytes(Value value) { return int64_t(storageElementType(value).getIntOrFloatBitWidth() / 8); }
+int64_t storageBytes(Value value) {
+  return int64_t(storageElementType(value).getIntOrFloatBitWidth() / 8);
+}
 
 /// No f32 tile: no epilogue, or a ReLU alone (move_l0c_ub applies it).
 bool fastEpilogue(ArrayRef<EpilogueStep> epilogue) {
@@ -435,8 +438,8 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
                 tiles * (steps * (m1 * nt * kf / soc.timing.cube_fractals_per_cycle.value + C::mmadStartup) +
                          m1 * nt);
             double mte1 = tiles * steps *
-                          (load3dInstructions(m1, kf) * C::onChipStartup + m1 * kf * 512 / C::load3dRate +
-                           C::onChipStartup +
+                          (load3dInstructions(m1, kf) * C::onChipStartup +
+                           m1 * kf * 512 / C::load3dRate + C::onChipStartup +
                            kf * nt * 512 / C::l1ToL0bRate);
             double weightBytes = double(k1) * ocn * 512 * (panel ? 1 : images * tilesPerBlock);
             double blockBytes = images * fmapBytes + weightBytes + outBytes / blocks;
@@ -773,11 +776,10 @@ private:
   /// eight or more (or when cutting them would make more than
   /// kMaxStaticKSteps static steps), else whole steps (the periods the
   /// parts cut are static steps then; with fewer than two periods they are
-  /// anyway), and then
-  /// parts of at least kMinKPartBytes of the panel (a DMA reaches the
-  /// core's rate from about 16 KB, the timing table's source for
-  /// mte_transfers_in_flight; smaller parts cost more start-ups than they
-  /// save).
+  /// anyway), and then parts of at least kMinKPartBytes of the panel (a DMA
+  /// reaches the core's rate from about 16 KB, the timing table's source
+  /// for mte_transfers_in_flight; smaller parts cost more start-ups than
+  /// they save).
   SmallVector<std::pair<int64_t, int64_t>> kParts() const {
     int64_t total = info.c1 * info.taps, kf = plan.kf;
     // Parts that cut periods make their steps static: not past 64 of them.
@@ -1126,13 +1128,16 @@ private:
     Affine base = plane * planeElems() + shiftRows * (g.sh * g.w * kC0) +
                   Affine(plan.marginTop * g.w * kC0);
     Value src = t.view(buf, base, planes * planeElems());
-    auto load3d = [&](int64_t dstFractal, int64_t dstFractals, int64_t plane, int64_t tap,
+    // `c1Index`: the plane from `src`'s first; `position`: the first window.
+    auto load3d = [&](int64_t dstFractal, int64_t dstFractals, int64_t c1Index, int64_t tap,
                       int64_t position, dv::Load3dMode mode, int64_t repeat, int64_t jump) {
       int64_t row = position / g.ow, col = position % g.ow;
+      Value dst =
+          t.view(l0a[which], Affine(dstFractal * kFractalElems), dstFractals * kFractalElems);
       dv::Load3dOp::create(
-          b, loc, src, t.view(l0a[which], Affine(dstFractal * kFractalElems), dstFractals * kFractalElems),
-          uint64_t(plan.bufRows), uint64_t(g.w), ArrayRef<int64_t>{g.padLeft, g.padRight, 0, 0},
-          uint64_t(plane), ArrayRef<int64_t>{g.kw, g.kh}, ArrayRef<int64_t>{g.sw, g.sh},
+          b, loc, src, dst, uint64_t(plan.bufRows), uint64_t(g.w),
+          ArrayRef<int64_t>{g.padLeft, g.padRight, 0, 0}, uint64_t(c1Index),
+          ArrayRef<int64_t>{g.kw, g.kh}, ArrayRef<int64_t>{g.sw, g.sh},
           ArrayRef<int64_t>{g.dw, g.dh}, ArrayRef<int64_t>{tap % g.kw, tap / g.kw},
           ArrayRef<int64_t>{-g.padLeft + col * g.sw, row * g.sh}, mode, uint64_t(repeat),
           uint64_t(jump), Attribute());
