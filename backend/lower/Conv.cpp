@@ -916,12 +916,7 @@ private:
     const Affine &outRow0 = at.outRow0;
     Value buf = band[at.which];
     int64_t fullTiles = bd.outRows / plan.rowsT, tailRows = bd.outRows % plan.rowsT;
-    // A tile taking the K parts is static (feed).
-    int64_t peeled = feed && fullTiles > 1 ? 1 : 0;
-    if (peeled)
-      emitTile(n, buf, outRow0, Affine(), plan.rowsT);
-    t.loop(fullTiles - peeled, false, [&](Affine i) {
-      Affine tile = i + Affine(peeled);
+    loopFirstStatic(fullTiles, [&](const Affine &tile) {
       emitTile(n, buf, outRow0 + tile * plan.rowsT, tile * plan.rowsT, plan.rowsT);
     });
     if (tailRows)
@@ -1001,12 +996,18 @@ private:
         ct.channels = run.channels;
         fn(ct);
       };
-      // A tile taking the K parts is static (feed).
-      int64_t peeled = feed && run.count > 1 ? 1 : 0;
-      if (peeled)
-        tile(Affine());
-      t.loop(run.count - peeled, false, [&](Affine i) { tile(i + Affine(peeled)); });
+      loopFirstStatic(run.count, tile);
     }
+  }
+
+  /// `body` for 0 .. count - 1 as t.loop, but with its first iteration
+  /// static while the K parts are being fed (feed: the loads it issues must
+  /// not repeat in a loop).
+  void loopFirstStatic(int64_t count, llvm::function_ref<void(const Affine &)> body) {
+    int64_t peeled = feed && count > 1 ? 1 : 0;
+    if (peeled)
+      body(Affine());
+    t.loop(count - peeled, false, [&](Affine i) { body(i + Affine(peeled)); });
   }
 
   /// The init mmad: accumulator `c` of channel tile `ct` starts at the bias.

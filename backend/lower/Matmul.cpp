@@ -835,15 +835,22 @@ private:
     for (auto [i, e] : llvm::enumerate(info.epilogue)) {
       if (e.kind != Epilogue::Row && e.kind != Epilogue::Elem)
         continue;
-      Type t0 = dv::getElementType(gm[e.arg].getType());
-      bool one = e.kind == Epilogue::Elem;
-      int64_t count = one ? 1 : plan.Nb;
-      dv::CopyOp::create(b, loc, gmView(gm[e.arg], one ? Aff() : blockTerm(Axis::Cols, plan.Nb), count),
-                         ndView(operandBufs[i].raw, 0, count), I(1),
-                         I(count * dv::elementBytes(t0)), IntegerAttr(), IntegerAttr());
+      int64_t count = loadRowOperand(i, e, blockTerm(Axis::Cols, plan.Nb), plan.Nb);
       if (operandBufs[i].raw != operandBufs[i].value)
         convert(operandBufs[i].raw, operandBufs[i].value, roundUp(count, 64));
     }
+  }
+
+  /// Row operand `i` (`e`) GM -> UB raw, `columns` of them from `col`, or
+  /// a one-element operand's element; returns the elements copied.
+  int64_t loadRowOperand(size_t i, const Epilogue &e, const Aff &col, int64_t columns) {
+    Type t0 = dv::getElementType(gm[e.arg].getType());
+    bool one = e.kind == Epilogue::Elem;
+    int64_t count = one ? 1 : columns;
+    dv::CopyOp::create(b, loc, gmView(gm[e.arg], one ? Aff() : col, count),
+                       ndView(operandBufs[i].raw, 0, count), I(1),
+                       I(count * dv::elementBytes(t0)), IntegerAttr(), IntegerAttr());
+    return count;
   }
 
   /// Row, one-element and full-tile epilogue operands of tile `t` GM -> UB,
@@ -856,7 +863,6 @@ private:
         continue;
       if (e.kind != Epilogue::Full && plan.blockRowOperands)
         continue;
-      Type t0 = dv::getElementType(gm[e.arg].getType());
       if (e.kind == Epilogue::Full) {
         Aff outOffset = (e.batchBroadcast ? Aff() : t.batch * (info.M * N)) + t.row * N + t.col;
         dv::CopyNd2NzOp::create(b, loc, gmView(gm[e.arg], outOffset, (t.ms - 1) * N + t.ns),
@@ -864,11 +870,7 @@ private:
                                 I(Mp), I(Np));
         continue;
       }
-      bool one = e.kind == Epilogue::Elem;
-      int64_t count = one ? 1 : t.ns;
-      dv::CopyOp::create(b, loc, gmView(gm[e.arg], one ? Aff() : t.col, count),
-                         ndView(operandBufs[i].raw, 0, count), I(1),
-                         I(count * dv::elementBytes(t0)), IntegerAttr(), IntegerAttr());
+      loadRowOperand(i, e, t.col, t.ns);
     }
   }
 
