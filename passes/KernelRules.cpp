@@ -402,7 +402,7 @@ std::string convCubeTilingMismatch(const ConvGeometry &g, const ConvCubeTiling &
   add(Space::L1, t.ocn * fractal, 2); // bias rows
   add(Space::L0A, m1 * fractal, 2);
   add(Space::L0B, t.nt * fractal, 2);
-  add(Space::L0C, (t.bandPlanes ? t.ocn : t.nt) * mp * kC0, 4);
+  add(Space::L0C, t.accumulators * (t.bandPlanes ? t.ocn : t.nt) * mp * kC0, 4);
   int64_t tile = t.nt * mp * kC0;
   add(Space::UB, tile, 2); // the f16 output tile
   if (tensors.f32Tile)

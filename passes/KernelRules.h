@@ -188,6 +188,9 @@ struct ConvCubeTiling {
   /// the two band buffers, one M tile a band, and L0C holds the tile's
   /// accumulators for all of the block's channels.
   int64_t bandPlanes = 0;
+  /// M tiles whose accumulators L0C holds at once: a block's few tiles that
+  /// take the weight's K parts together as they arrive (Conv.cpp).
+  int64_t accumulators = 1;
 };
 /// What the kernel's tensors need on chip.
 struct ConvCubeTensors {

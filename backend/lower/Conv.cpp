@@ -58,6 +58,13 @@
 // first, last and partial ones are static), so the kernel's size does not
 // grow with the tensor.
 //
+// A resident weight slice loads in K parts, and the block's first tile
+// runs each part's steps as it arrives. When a block holds few tiles (at
+// most four, in its two band buffers) that compute for much longer than
+// they store, all of them take the parts together, L0C holding every
+// tile's accumulator (planFedTiles, emitFedBlock): otherwise the later
+// tiles wait for the whole slice and then run with nothing left to load.
+//
 // Blocks: batch parts x output-channel parts (a 2-D grid, channel part =
 // block_idx mod G), output-row parts (ConvCommon's RowSplit), or two row
 // parts x channel parts (the row part block_idx floordiv G), chosen by a
@@ -302,6 +309,57 @@ bool usePositionsMode(int64_t m1, int64_t kf) { return kf < m1 && kf <= 127 && m
 /// load_3d instructions a K step issues (see usePositionsMode).
 int64_t load3dInstructions(int64_t m1, int64_t kf) { return usePositionsMode(m1, kf) ? kf : m1; }
 
+/// The K reduction's shape: kf-fractal steps grouped in periods that
+/// start at a plane boundary and hold an even number of steps (the two
+/// L0A/L0B buffers alternate); K is split into up to eight parts, each
+/// its own loop of periods and static steps, so that a weight slice
+/// loading part by part lets the Cube start on the first.
+/// [first, last) K fractal of each part (up to eight: the more, the
+/// sooner the Cube starts and the less it waits between parts; a 14 x 14
+/// x 256 conv 18.8 -> 17.3 us from four): whole periods when there are
+/// eight or more (or when cutting them would make more than
+/// kMaxStaticKSteps static steps), else whole steps (the periods the
+/// parts cut are static steps then; with fewer than two periods they are
+/// anyway), and then parts of at least kMinKPartBytes of the panel (a DMA
+/// reaches the core's rate from about 16 KB, the timing table's source
+/// for mte_transfers_in_flight; smaller parts cost more start-ups than
+/// they save).
+SmallVector<std::pair<int64_t, int64_t>> kPartsOf(const ConvInfo &info, const ConvCubeTiling &t) {
+  int64_t total = info.c1 * info.taps, kf = t.kf, period = kPeriod(kf, info.taps);
+  int64_t periods = (total / kf) / period;
+  // Parts that cut periods make their steps static: not past 64 of them.
+  int64_t steps = (total + kf - 1) / kf;
+  bool byPeriods = periods >= 8 || (periods >= 2 && steps > kMaxStaticKSteps);
+  int64_t unit = byPeriods ? period * kf : kf;
+  int64_t units = byPeriods ? periods : steps;
+  int64_t parts = std::max<int64_t>(1, std::min<int64_t>(8, units));
+  if (!byPeriods)
+    parts = std::max<int64_t>(1, std::min(parts, total * t.ocn * 512 / kMinKPartBytes));
+  SmallVector<std::pair<int64_t, int64_t>> out;
+  for (int64_t p = 0; p < parts; ++p) {
+    int64_t u0 = units * p / parts, u1 = units * (p + 1) / parts;
+    out.push_back({u0 * unit, p + 1 == parts ? total : u1 * unit});
+  }
+  return out;
+}
+
+/// The planner's estimate of one M tile of `m1` fractal rows and `nt`
+/// channel fractals over `steps` K steps of `kf` fractals: the Cube's
+/// fractal steps (and each mmad's start, and the bias init), MTE1's
+/// load_3d and B moves.
+struct TileCycles {
+  double cube, mte1;
+};
+TileCycles tileCycles(const soc::SocSpec &soc, int64_t m1, int64_t nt, int64_t kf, int64_t steps) {
+  using C = PlanCosts;
+  double cube = steps * (m1 * nt * kf / soc.timing.cube_fractals_per_cycle.value + C::mmadStartup) +
+                m1 * nt;
+  double mte1 = steps * (load3dInstructions(m1, kf) * C::onChipStartup +
+                         m1 * kf * 512 / C::load3dRate + C::onChipStartup +
+                         kf * nt * 512 / C::l1ToL0bRate);
+  return {cube, mte1};
+}
+
 /// Everything of a plan but the bands, for one block split and channel tile.
 struct Candidate {
   int64_t batchParts, ocParts, rowParts, rowsT, nt, kf;
@@ -352,6 +410,48 @@ ConvCubeTiling candidateTiling(const ConvGeometry &g, int64_t rowsT, int64_t til
   t.zeroRows = std::max(g.padTop, g.padBottom);
   t.smallStaging = smallStaging;
   return t;
+}
+
+/// The most M tiles a block feeds together (emitFedBlock), and how many
+/// K parts ahead of the Cube it issues their loads.
+constexpr int64_t kMaxFedTiles = 4;
+constexpr size_t kFedPartsAhead = 2;
+/// The largest share of a fed tile's compute its store may take.
+constexpr double kFedStoreShare = 0.25;
+
+/// Whether the block's M tiles take the weight's K parts together
+/// (plan.accumulators, emitFedBlock): a resident weight that loads in
+/// parts, one image and one channel tile a block, every tile in the two
+/// band buffers at once and its accumulator in L0C.
+void planFedTiles(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan) {
+  if (!plan.panelResident || plan.bandPlanes || plan.images != 1 || plan.ocn != plan.nt ||
+      plan.bands.size() > 2)
+    return;
+  int64_t tiles = 0;
+  for (const Band &bd : plan.bands)
+    tiles += (bd.outRows + plan.rowsT - 1) / plan.rowsT;
+  // After the last part arrives, every tile still runs that part: a share
+  // of the work that must be well under one tile's (two K parts for two
+  // tiles of a 16 x 16 x 128 conv: 8.0 -> 9.2 us fed).
+  int64_t parts = int64_t(kPartsOf(info, plan).size());
+  if (tiles < 2 || tiles > kMaxFedTiles || parts < 2 * tiles)
+    return;
+  // All of the tiles' stores (and residual loads) come after the last
+  // part, on the core's one GM port: only for tiles that compute for much
+  // longer than they store (a 28 x 28 x 128 conv's, not a 56 x 56 x 64
+  // one's, whose second tile is better computed while the first stores).
+  int64_t m1 = mpOf(plan.rowsT, info.g.ow) / 16;
+  int64_t steps = (info.c1 * info.taps + plan.kf - 1) / plan.kf;
+  TileCycles tile = tileCycles(soc, m1, plan.nt, plan.kf, steps);
+  double tileBytes = double(plan.rowsT) * info.g.ow * plan.nt * 32 *
+                     (1 + (info.tensors.residualBytes ? 1 : 0));
+  double coreBytesPerCycle = soc.gm_bytes_per_second / soc.clock_hz / double(soc.ai_core_count);
+  if (tileBytes / coreBytesPerCycle > kFedStoreShare * std::max(tile.cube, tile.mte1))
+    return;
+  ConvCubeTiling fed = plan.tiling();
+  fed.accumulators = tiles;
+  if (convCubeTilingMismatch(info.g, fed, info.tensors, soc).empty())
+    plan.accumulators = tiles;
 }
 
 /// Plans the tiling and the block split. Every candidate's buffers are
@@ -434,13 +534,8 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
             bool panel = fits(tiling(kf, true, small));
             int64_t steps = (k1 + kf - 1) / kf + planeParts - 1, ocTiles = (ocn + nt - 1) / nt;
             double tiles = double(images) * tilesPerBlock * ocTiles;
-            double cube =
-                tiles * (steps * (m1 * nt * kf / soc.timing.cube_fractals_per_cycle.value + C::mmadStartup) +
-                         m1 * nt);
-            double mte1 = tiles * steps *
-                          (load3dInstructions(m1, kf) * C::onChipStartup +
-                           m1 * kf * 512 / C::load3dRate + C::onChipStartup +
-                           kf * nt * 512 / C::l1ToL0bRate);
+            TileCycles tile = tileCycles(soc, m1, nt, kf, steps);
+            double cube = tiles * tile.cube, mte1 = tiles * tile.mte1;
             double weightBytes = double(k1) * ocn * 512 * (panel ? 1 : images * tilesPerBlock);
             double blockBytes = images * fmapBytes + weightBytes + outBytes / blocks;
             double gm = std::max(blockBytes * cores, blockBytes * blocks) / gmPerCycle;
@@ -520,6 +615,7 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
   if (split) {
     if (planRowSplit(g, plan)) {
       plan.zeroRows = bandZeroRows(plan.bands);
+      planFedTiles(info, soc, plan);
       return true;
     }
     // Not one uniform program: plan again without the row split.
@@ -532,6 +628,7 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
   for (int64_t r = 0; r < g.oh; r += rowsPerBand)
     plan.bands.push_back(rowBandAt(g, r, std::min(rowsPerBand, g.oh - r)));
   plan.zeroRows = bandZeroRows(plan.bands);
+  planFedTiles(info, soc, plan);
   return true;
 }
 
@@ -568,6 +665,10 @@ public:
     }
     if (!plan.panelResident) {
       t.loop(plan.images, false, [&](Affine image) { emitBands(blockImage() + image); });
+      return;
+    }
+    if (plan.accumulators > 1) {
+      emitFedBlock();
       return;
     }
     // MTE2 runs its transfers in order and the first tile's K steps need
@@ -627,7 +728,8 @@ private:
     l0Ones = t.alloc(dv::MemSpace::L0A, m1 * kFractalElems, f16);
     l0Bias = t.alloc(dv::MemSpace::L0B, plan.nt * kFractalElems, f16);
     // A plane split keeps every channel tile's accumulator over the parts.
-    l0c = t.alloc(dv::MemSpace::L0C, (plan.bandPlanes ? plan.ocn : plan.nt) * mpFull * kC0, f32);
+    l0c = t.alloc(dv::MemSpace::L0C,
+                  plan.accumulators * (plan.bandPlanes ? plan.ocn : plan.nt) * mpFull * kC0, f32);
     int64_t tileElems = plan.nt * mpFull * kC0;
     uOut = t.alloc(dv::MemSpace::UB, tileElems, f16);
     if (!fastEpilogue())
@@ -763,40 +865,8 @@ private:
          r1 - r0, plan.ocn * 512, (info.oc1 - plan.ocn) * 512, 0);
   }
 
-  /// The K reduction's shape: kf-fractal steps grouped in periods that
-  /// start at a plane boundary and hold an even number of steps (the two
-  /// L0A/L0B buffers alternate); K is split into up to eight parts, each
-  /// its own loop of periods and static steps, so that a weight slice
-  /// loading part by part lets the Cube start on the first.
   int64_t period() const { return kPeriod(plan.kf, info.taps); }
-  int64_t periods() const { return (info.c1 * info.taps / plan.kf) / period(); }
-  /// [first, last) K fractal of each part (up to eight: the more, the
-  /// sooner the Cube starts and the less it waits between parts; a 14 x 14
-  /// x 256 conv 18.8 -> 17.3 us from four): whole periods when there are
-  /// eight or more (or when cutting them would make more than
-  /// kMaxStaticKSteps static steps), else whole steps (the periods the
-  /// parts cut are static steps then; with fewer than two periods they are
-  /// anyway), and then parts of at least kMinKPartBytes of the panel (a DMA
-  /// reaches the core's rate from about 16 KB, the timing table's source
-  /// for mte_transfers_in_flight; smaller parts cost more start-ups than
-  /// they save).
-  SmallVector<std::pair<int64_t, int64_t>> kParts() const {
-    int64_t total = info.c1 * info.taps, kf = plan.kf;
-    // Parts that cut periods make their steps static: not past 64 of them.
-    int64_t steps = (total + kf - 1) / kf;
-    bool byPeriods = periods() >= 8 || (periods() >= 2 && steps > kMaxStaticKSteps);
-    int64_t unit = byPeriods ? period() * kf : kf;
-    int64_t units = byPeriods ? periods() : steps;
-    int64_t parts = std::max<int64_t>(1, std::min<int64_t>(8, units));
-    if (!byPeriods)
-      parts = std::max<int64_t>(1, std::min(parts, total * plan.ocn * 512 / kMinKPartBytes));
-    SmallVector<std::pair<int64_t, int64_t>> out;
-    for (int64_t p = 0; p < parts; ++p) {
-      int64_t u0 = units * p / parts, u1 = units * (p + 1) / parts;
-      out.push_back({u0 * unit, p + 1 == parts ? total : u1 * unit});
-    }
-    return out;
-  }
+  SmallVector<std::pair<int64_t, int64_t>> kParts() const { return kPartsOf(info, plan); }
 
   /// A tile of output channels: `nt` fractals from fractal `first` of the
   /// tensor (`local` within the block), `channels` of them real.
@@ -1020,6 +1090,77 @@ private:
                        t.i64(ct.nt * kC0), t.i64(kC0), b.getUnitAttr());
   }
 
+  /// A block of one image and one channel tile whose few M tiles
+  /// (plan.accumulators, every tile of its bands) take the weight's K parts
+  /// together: part j + 1 of the panel and of every band's planes loads
+  /// while the Cube runs part j on each tile, L0C holding all of their
+  /// accumulators, and the epilogues follow the last part. Tile by tile,
+  /// the later tiles would wait for the whole panel and then run with
+  /// nothing left to load (a 28 x 28 x 128 conv's second band: 6 us of
+  /// load_3d after the loads end).
+  void emitFedBlock() {
+    Affine n = blockImage();
+    struct FedTile {
+      Value buf;
+      Affine outRow;
+      int64_t shiftRows, rows;
+    };
+    SmallVector<BandAt> bands;
+    SmallVector<FedTile> tiles;
+    for (auto [i, bd] : llvm::enumerate(plan.bands)) {
+      bands.push_back(BandAt{&bd, bandRow(bd.outRow0, bd), int64_t(i)});
+      for (int64_t r = 0; r < bd.outRows; r += plan.rowsT)
+        tiles.push_back(FedTile{band[i], bands.back().outRow0 + Affine(r), r,
+                                std::min(plan.rowsT, bd.outRows - r)});
+    }
+    assert(int64_t(tiles.size()) == plan.accumulators && plan.bands.size() <= 2 &&
+           "planFedTiles: every tile of at most two bands");
+    SmallVector<ChannelRun> runs = channelTiles();
+    ChannelTile ct{blockChannelFractal(), Affine(), runs[0].nt, runs[0].channels};
+    int64_t mpFull = mp(plan.rowsT);
+    auto accumulator = [&](size_t i, int64_t mpT) {
+      return t.view(l0c, int64_t(i) * ct.nt * mpFull * kC0, ct.nt * mpT * kC0);
+    };
+    SmallVector<std::pair<int64_t, int64_t>> parts = kParts();
+    int64_t loadedPlanes = 0;
+    auto loadPart = [&](size_t j) {
+      auto [r0, r1] = parts[j];
+      int64_t p1 = (r1 + info.taps - 1) / info.taps;
+      loadPanelPart({r0, r1});
+      if (p1 > loadedPlanes)
+        for (const BandAt &at : bands)
+          loadBand(n, at, {loadedPlanes, p1 - loadedPlanes, loadedPlanes});
+      loadedPlanes = std::max(loadedPlanes, p1);
+    };
+    // Two parts ahead: the Scalar unit stalls on the full Cube and MTE1
+    // queues of a part's steps, and loads issued one part ahead would wait
+    // behind them (a 28 x 28 x 128 conv: 17.2 us, 18.3 one part ahead).
+    size_t ahead = std::min<size_t>(kFedPartsAhead, parts.size());
+    for (size_t j = 0; j < ahead; ++j)
+      loadPart(j);
+    int64_t stepsIssued = 0;
+    for (size_t j = 0; j < parts.size(); ++j) {
+      if (j + ahead < parts.size())
+        loadPart(j + ahead);
+      auto [f0, f1] = parts[j];
+      int64_t steps = (f1 - f0 + plan.kf - 1) / plan.kf;
+      bool last = j + 1 == parts.size();
+      for (auto [i, tile] : llvm::enumerate(tiles)) {
+        int64_t mpT = mp(tile.rows);
+        Value c = accumulator(i, mpT);
+        if (j == 0)
+          startAtBias(ct, mpT, c);
+        // Consecutive steps alternate buffers across the tiles too.
+        int64_t parity = ((stepsIssued - f0 / plan.kf) % 2 + 2) % 2;
+        emitKRange(tile.buf, Affine(tile.shiftRows), mpT, ct, c, {0, info.c1, 0}, f0, f1, parity);
+        stepsIssued += steps;
+        // A tile done goes out while the next runs its last part.
+        if (last)
+          epilogue(n, tile.outRow * g.ow, tile.rows * g.ow, mpT, ct, c);
+      }
+    }
+  }
+
   /// The plane split (plan.bandPlanes): bands of one M tile, each loaded
   /// part by part into the two band buffers (the next part while the Cube
   /// works on this one); L0C holds every channel tile's accumulator over
@@ -1067,22 +1208,7 @@ private:
   /// buffer's planes from 0; see period()).
   void emitKSteps(Value buf, const Affine &shiftRows, int64_t mpT, const ChannelTile &ct, Value c,
                   PlaneRange planes) {
-    int64_t total = planes.count * info.taps, kf = plan.kf;
-    auto step = [&](const Affine &plane, int64_t tap0, int64_t count, int64_t which) {
-      loadA(buf, shiftRows, mpT, plane, tap0, count, which);
-      loadB(ct, (plane + Affine(planes.first)) * info.taps + Affine(tap0), count, which);
-      dv::MmadOp::create(b, loc, t.view(l0a[which], 0, mpT * count * kC0),
-                         t.view(l0b[which], 0, count * ct.nt * kFractalElems), c, t.i64(mpT),
-                         t.i64(ct.nt * kC0), t.i64(count * kC0), UnitAttr());
-    };
-    int64_t per = period(), perFractals = per * kf, planesPerPeriod = perFractals / info.taps;
-    int64_t periodCount = (total / kf) / per;
-    // Steps [f0, f1) (fractals, at step boundaries) one by one; the
-    // parity of a step's index picks its buffers (a period's is even).
-    auto staticSteps = [&](int64_t f0, int64_t f1) {
-      for (int64_t f = f0; f < f1; f += kf)
-        step(Affine(f / info.taps), f % info.taps, std::min(kf, total - f), (f / kf) % 2);
-    };
+    int64_t total = planes.count * info.taps;
     // All planes: kParts' parts (the resident weight arrives part by part),
     // each the whole periods inside it as a loop and the rest static.
     SmallVector<std::pair<int64_t, int64_t>> parts =
@@ -1098,23 +1224,47 @@ private:
         feed->loadNextBand();
         feed->loadNextBand = nullptr;
       }
-      int64_t q0 = (f0 + perFractals - 1) / perFractals;
-      int64_t q1 = std::min(f1 / perFractals, periodCount);
-      if (q1 <= q0) {
-        staticSteps(f0, f1);
-        continue;
-      }
-      staticSteps(f0, q0 * perFractals);
-      t.loop(q1 - q0, false, [&](Affine q) {
-        for (int64_t s = 0; s < per; ++s) {
-          int64_t f = s * kf;
-          step((q + Affine(q0)) * planesPerPeriod + Affine(f / info.taps), f % info.taps, kf, s % 2);
-        }
-      });
-      staticSteps(q1 * perFractals, f1);
+      emitKRange(buf, shiftRows, mpT, ct, c, planes, f0, f1, 0);
     }
     if (feeding)
       feed.reset();
+  }
+
+  /// K fractals [f0, f1) (at step boundaries) of one tile over input
+  /// planes `planes`: the whole periods inside as a loop, the rest static.
+  /// A step's L0A/L0B buffers are the parity of its index plus `parity`
+  /// (a period's step count is even, so a loop keeps it).
+  void emitKRange(Value buf, const Affine &shiftRows, int64_t mpT, const ChannelTile &ct, Value c,
+                  PlaneRange planes, int64_t f0, int64_t f1, int64_t parity) {
+    int64_t total = planes.count * info.taps, kf = plan.kf;
+    auto step = [&](const Affine &plane, int64_t tap0, int64_t count, int64_t index) {
+      int64_t which = (index + parity) % 2;
+      loadA(buf, shiftRows, mpT, plane, tap0, count, which);
+      loadB(ct, (plane + Affine(planes.first)) * info.taps + Affine(tap0), count, which);
+      dv::MmadOp::create(b, loc, t.view(l0a[which], 0, mpT * count * kC0),
+                         t.view(l0b[which], 0, count * ct.nt * kFractalElems), c, t.i64(mpT),
+                         t.i64(ct.nt * kC0), t.i64(count * kC0), UnitAttr());
+    };
+    int64_t per = period(), perFractals = per * kf, planesPerPeriod = perFractals / info.taps;
+    int64_t periodCount = (total / kf) / per;
+    auto staticSteps = [&](int64_t from, int64_t to) {
+      for (int64_t f = from; f < to; f += kf)
+        step(Affine(f / info.taps), f % info.taps, std::min(kf, total - f), f / kf);
+    };
+    int64_t q0 = (f0 + perFractals - 1) / perFractals;
+    int64_t q1 = std::min(f1 / perFractals, periodCount);
+    if (q1 <= q0) {
+      staticSteps(f0, f1);
+      return;
+    }
+    staticSteps(f0, q0 * perFractals);
+    t.loop(q1 - q0, false, [&](Affine q) {
+      for (int64_t s = 0; s < per; ++s) {
+        int64_t f = s * kf;
+        step((q + Affine(q0)) * planesPerPeriod + Affine(f / info.taps), f % info.taps, kf, s);
+      }
+    });
+    staticSteps(q1 * perFractals, f1);
   }
 
   /// load_3d of `count` fractals from plane `plane` (affine), tap `tap0`,

@@ -102,6 +102,13 @@ CASES = {  # name: (module factory, input shape, path[, target SoC])
     "expand_2048_910b": (lambda: Expand(256, 2048, 128), (1, 256, 28, 28), "cube", "Ascend910B"),
     "vit_b_16_patch_910b": (lambda: ConvRelu(3, 768, 16, 16), (1, 3, 224, 224), "cube",
                             "Ascend910B"),
+    # Blocks of two row parts x four channel parts whose two M tiles take
+    # the weight's K parts together, L0C holding both accumulators (the
+    # second conv with its residual; the first from an f32 NCHW input), and
+    # a 3x3 stride 2 whose two tiles of 9 and 5 rows share one band buffer
+    # each (ResNet-18's layer2 and layer3.0 conv1).
+    "fed_tiles_28x28_128_residual": (lambda: Residual(128, 128, 3, 1), (1, 128, 28, 28), "cube"),
+    "fed_tiles_3x3s2_128_to_256": (lambda: ConvRelu(128, 256, 3, 2, 1), (1, 128, 28, 28), "cube"),
     # Rows of 600 positions: one output row a tile, small UB staging; with
     # a residual epilogue (its tiles may not fit: then the add is a kernel
     # of its own).

@@ -361,35 +361,52 @@ module {
 
 // -----
 
-// K parts at step boundaries: 64 input channels in steps of 7 fractals
-// (36 of K: 6 steps, less than one period of 18, so the parts are steps
-// 0, 1-2, 3, 4-5), a block's 64 output channels making a 72 KB panel
-// (parts of at least 16 KB). Each part loads the band planes its steps
-// reach that are not loaded yet (planes 0, 1-2, 3, none), and the second
-// band's prefetch follows the last part. Near miss: a panel under 16 KB
-// is one part (the golden case).
+// K parts at step boundaries, fed to both of a block's M tiles: 64 input
+// channels in steps of 7 fractals (36 of K: 6 steps, less than one period
+// of 18, so the parts are steps 0, 1-2, 3, 4-5), a block's 64 output
+// channels making a 72 KB panel (parts of at least 16 KB), and two bands
+// of one 8-row tile each. Each part loads the band planes its steps reach
+// that are not loaded yet, of both bands (planes 0, 1-2, 3, none), parts
+// two ahead of the Cube; L0C holds both tiles' accumulators, each part runs
+// on tile 0 then tile 1 (the L0A / L0B buffers alternating across them),
+// and tile 0's epilogue and store come before tile 1's last part. Near
+// misses: a panel under 16 KB is one part (the golden case); tiles that
+// store for long against their compute stay tile by tile (next case).
 // CHECK-LABEL: dv.kernel @k0_conv
 // CHECK-SAME: block_dim = 8 : i64
 // CHECK: %[[BID:.+]] = dv.block_idx
+// CHECK: %[[ACC:.+]] = dv.alloc : !dv.buf<l0c, 16384xf32>
 // CHECK: dv.view %arg1[%[[BID]] * 1024] : !dv.gm<36x32x16x16xf16> to !dv.gm<50176xf16>
 // CHECK-NEXT: dv.copy {{.+}} {burst_bytes = 2048 : i64, bursts = 7 : i64, src_gap = 14336 : i64}
 // CHECK: dv.view %arg0[0] : !dv.gm<1x4x16x16x16xf16> to !dv.gm<2304xf16>
 // CHECK-NEXT: dv.copy {{.+}} {burst_bytes = 4608 : i64, dst_gap = 512 : i64, src_gap = 3584 : i64}
-// CHECK: dv.mmad {{.+}} {init,
+// CHECK: dv.view %arg0[1792] : !dv.gm<1x4x16x16x16xf16> to !dv.gm<2304xf16>
 // CHECK: dv.view %arg1[%[[BID]] * 1024 + 57344] : !dv.gm<36x32x16x16xf16> to !dv.gm<107520xf16>
 // CHECK-NEXT: dv.copy {{.+}} {burst_bytes = 2048 : i64, bursts = 14 : i64, src_gap = 14336 : i64}
 // CHECK: dv.view %arg0[4096] : !dv.gm<1x4x16x16x16xf16> to !dv.gm<6400xf16>
 // CHECK-NEXT: dv.copy {{.+}} {burst_bytes = 4608 : i64, bursts = 2 : i64, dst_gap = 512 : i64, src_gap = 3584 : i64}
-// CHECK: dv.load_3d
-// CHECK: dv.mmad {{.+}} {k = 112 : i64, m = 128 : i64, n = 64 : i64}
+// CHECK: dv.view %arg0[5888] : !dv.gm<1x4x16x16x16xf16> to !dv.gm<6400xf16>
 // CHECK: dv.view %arg1[%[[BID]] * 1024 + 172032] : !dv.gm<36x32x16x16xf16> to !dv.gm<50176xf16>
 // CHECK: dv.view %arg0[12288] : !dv.gm<1x4x16x16x16xf16> to !dv.gm<2304xf16>
+// CHECK: dv.view %arg0[14080] : !dv.gm<1x4x16x16x16xf16> to !dv.gm<2304xf16>
+// CHECK: %[[T0:.+]] = dv.view %[[ACC]][0] : !dv.buf<l0c, 16384xf32> to !dv.buf<l0c, 8192xf32>
+// CHECK-NEXT: dv.mmad {{.+}} to %[[T0]] {init, k = 16 : i64, m = 128 : i64, n = 64 : i64}
 // CHECK: dv.load_3d
+// CHECK: dv.mmad %[[A0:.+]], %[[B0:.+]] to %[[T0]] {k = 112 : i64, m = 128 : i64, n = 64 : i64}
+// CHECK: %[[T1:.+]] = dv.view %[[ACC]][8192] : !dv.buf<l0c, 16384xf32> to !dv.buf<l0c, 8192xf32>
+// CHECK-NEXT: dv.mmad {{.+}} to %[[T1]] {init, k = 16 : i64, m = 128 : i64, n = 64 : i64}
+// CHECK-NOT: dv.mmad %[[A0]]
+// CHECK: dv.mmad %[[A1:.+]], %[[B1:.+]] to %[[T1]] {k = 112 : i64, m = 128 : i64, n = 64 : i64}
 // CHECK: dv.view %arg1[%[[BID]] * 1024 + 229376] : !dv.gm<36x32x16x16xf16> to !dv.gm<58368xf16>
-// CHECK-NOT: dv.load_3d
-// CHECK: dv.view %arg0[1792] : !dv.gm<1x4x16x16x16xf16> to !dv.gm<14592xf16>
-// CHECK: dv.load_3d
-// CHECK: dv.mmad {{.+}} {k = 16 : i64, m = 128 : i64, n = 64 : i64}
+// CHECK-NOT: dv.view %arg0
+// CHECK: dv.mmad %[[A0]], %[[B0]] to %{{.+}} {k = 112 : i64, m = 128 : i64, n = 64 : i64}
+// CHECK: dv.mmad %{{.+}} {k = 16 : i64, m = 128 : i64, n = 64 : i64}
+// CHECK-NEXT: dv.move_l0c_ub
+// CHECK: dv.view %arg2[%[[BID]] * 16384] : !dv.gm<1x32x16x16x16xf16> to !dv.gm<14336xf16>
+// CHECK: dv.mmad %[[A0]], %[[B0]] to %{{.+}} {k = 112 : i64, m = 128 : i64, n = 64 : i64}
+// CHECK: dv.mmad %{{.+}} {k = 16 : i64, m = 128 : i64, n = 64 : i64}
+// CHECK-NEXT: dv.move_l0c_ub
+// CHECK: dv.view %arg2[%[[BID]] * 16384 + 2048] : !dv.gm<1x32x16x16x16xf16> to !dv.gm<14336xf16>
 module {
   func.func @graph(%x: tensor<1x64x16x16xf16>) -> tensor<1x512x16x16xf16> {
     %w = vg.constant dense<0.01> : tensor<512x64x3x3xf16>
@@ -400,5 +417,35 @@ module {
       attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
     %c = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x16x16xf16>, tensor<512x64x3x3xf16>) -> tensor<1x512x16x16xf16>
     return %c : tensor<1x512x16x16xf16>
+  }
+}
+
+// -----
+
+// Near miss of the fed tiles: a 56 x 56 map of 64 channels to 64 (ResNet-18's
+// layer1) on 8 row parts, two tiles of 4 and 3 rows a block, whose tile
+// stores take over a quarter of its compute: tile 0 runs all the K parts as
+// they arrive and goes out while tile 1 (its band loaded after the last
+// part) computes, one accumulator in L0C.
+// CHECK-LABEL: dv.kernel @k0_conv
+// CHECK-SAME: block_dim = 8 : i64
+// CHECK: dv.alloc : !dv.buf<l0c, 14336xf32>
+// CHECK: dv.mmad {{.+}} {init, k = 16 : i64, m = 224 : i64, n = 64 : i64}
+// CHECK-NOT: dv.mmad {{.+}} {init
+// CHECK: dv.move_l0c_ub
+// CHECK: dv.mmad {{.+}} {init, k = 16 : i64, m = 176 : i64, n = 64 : i64}
+// CHECK-NOT: dv.mmad {{.+}} {init
+// CHECK: dv.move_l0c_ub
+module {
+  func.func @graph(%x: tensor<1x64x56x56xf16>) -> tensor<1x64x56x56xf16> {
+    %w = vg.constant dense<0.01> : tensor<64x64x3x3xf16>
+    %y = call @k0_conv(%x, %w) {vinci.layouts = ["nc1hwc0", "nd", "nc1hwc0"]} : (tensor<1x64x56x56xf16>, tensor<64x64x3x3xf16>) -> tensor<1x64x56x56xf16>
+    return %y : tensor<1x64x56x56xf16>
+  }
+  func.func private @k0_conv(%a: tensor<1x64x56x56xf16>, %w: tensor<64x64x3x3xf16>) -> tensor<1x64x56x56xf16>
+      attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
+    %c = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x56x56xf16>, tensor<64x64x3x3xf16>) -> tensor<1x64x56x56xf16>
+    %r = vg.relu %c : tensor<1x64x56x56xf16>
+    return %r : tensor<1x64x56x56xf16>
   }
 }
