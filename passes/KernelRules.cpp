@@ -361,13 +361,15 @@ int64_t roundUpTo(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 } // namespace
 
 int64_t convCubeInputChunkPixels(const ConvGeometry &g, const ConvCubeTiling &t) {
-  // Whole rows of up to 16384 elements (one band's rows in a few chunks),
-  // or 1024 pixels of a wider row; small staging: at most 256 pixels.
-  constexpr int64_t kChunkElems = 16384;
+  // Whole rows of up to 8192 elements (one band's rows in a few chunks),
+  // or 512 pixels of a wider row; small staging: at most 128 pixels. Two
+  // such buffers alternate, so that a chunk loads while the one before is
+  // converted.
+  constexpr int64_t kChunkElems = 8192;
   int64_t pixels = g.w * kC0 <= kChunkElems
                        ? std::max<int64_t>(1, std::min(t.bufRows, kChunkElems / (g.w * kC0))) * g.w
                        : kChunkElems / kC0;
-  return t.smallStaging ? std::min<int64_t>(pixels, 256) : pixels;
+  return t.smallStaging ? std::min<int64_t>(pixels, 128) : pixels;
 }
 
 int64_t convCubeZeroChunkElems(const ConvGeometry &g, const ConvCubeTiling &t) {
@@ -420,8 +422,10 @@ std::string convCubeTilingMismatch(const ConvGeometry &g, const ConvCubeTiling &
     add(Space::UB, roundUpTo(convCubeZeroChunkElems(g, t), 128), 2);
   if (tensors.f32Input) {
     int64_t elems = roundUpTo(convCubeInputChunkPixels(g, t) * kC0, 64);
-    add(Space::UB, elems, 4);
-    add(Space::UB, elems, 2);
+    for (int i = 0; i < 2; ++i) {
+      add(Space::UB, elems, 4);
+      add(Space::UB, elems, 2);
+    }
   }
   // The prologue's ones tile and bias rows (dead before the first band).
   int64_t biasFractals = std::min(t.ocn, kConvCubeBiasChunkFractals);

@@ -751,8 +751,10 @@ private:
     }
     if (xStorage().isF32()) {
       chunkPixels = convCubeInputChunkPixels(g, plan.tiling());
-      uIn32 = t.alloc(dv::MemSpace::UB, roundUp(chunkPixels * kC0, 64), f32);
-      uIn16 = t.alloc(dv::MemSpace::UB, roundUp(chunkPixels * kC0, 64), f16);
+      for (int i = 0; i < 2; ++i) {
+        uIn32[i] = t.alloc(dv::MemSpace::UB, roundUp(chunkPixels * kC0, 64), f32);
+        uIn16[i] = t.alloc(dv::MemSpace::UB, roundUp(chunkPixels * kC0, 64), f16);
+      }
     }
   }
 
@@ -1019,20 +1021,27 @@ private:
         return;
       }
       // f32: through UB, chunkPixels pixels (whole rows unless they are
-      // wide) at a time, converted to f16.
-      auto chunk = [&](const Affine &pixel, int64_t count) {
-        t.loadNchwPixels(x, channel0 * hw + inRow * g.w + pixel, channels, count, hw, uIn32,
-                         Affine(0));
-        convert(uIn32, uIn16, roundUp(count * kC0, 64));
-        copy(t.view(uIn16, 0, count * kC0),
+      // wide) at a time, converted to f16; the two staging buffers
+      // alternate, so that MTE2 loads a chunk while the Vector unit
+      // converts the one before.
+      auto chunk = [&](const Affine &pixel, int64_t count, int which) {
+        t.loadNchwPixels(x, channel0 * hw + inRow * g.w + pixel, channels, count, hw,
+                         uIn32[which], Affine(0));
+        convert(uIn32[which], uIn16[which], roundUp(count * kC0, 64));
+        copy(t.view(uIn16[which], 0, count * kC0),
              t.view(buf, bufPlane + dstRow * rowElems + pixel * kC0, count * kC0), 1,
              count * kC0 * 2);
       };
       int64_t pixels = rows * g.w;
       int64_t full = pixels / chunkPixels, tail = pixels % chunkPixels;
-      t.loop(full, false, [&](Affine q) { chunk(q * chunkPixels, chunkPixels); });
+      t.loop(full / 2, false, [&](Affine q) {
+        chunk(q * (2 * chunkPixels), chunkPixels, 0);
+        chunk(q * (2 * chunkPixels) + Affine(chunkPixels), chunkPixels, 1);
+      });
+      if (full % 2)
+        chunk(Affine((full - 1) * chunkPixels), chunkPixels, 0);
       if (tail)
-        chunk(Affine(full * chunkPixels), tail);
+        chunk(Affine(full * chunkPixels), tail, int(full % 2));
     };
     // Whole 16-channel planes, and the partial last one.
     int64_t fullPlanes = std::min(planes.count, g.c / kC0 - planes.first);
@@ -1402,7 +1411,7 @@ private:
   Type f16, f32;
   Value bid;
   Value band[2], panel, l1Ones, l1Bias, l0a[2], l0b[2], l0Ones, l0Bias, l0c;
-  Value uOut, uAcc, uRes, uResRaw, uT, uT32, uZeros, uIn32, uIn16;
+  Value uOut, uAcc, uRes, uResRaw, uT, uT32, uZeros, uIn32[2], uIn16[2];
   int64_t chunkPixels = 1, zeroChunk = 1;
 };
 
