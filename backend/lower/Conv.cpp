@@ -1059,9 +1059,24 @@ private:
     forEachChannelTile([&](const ChannelTile &ct) {
       Value c = t.view(l0c, 0, ct.nt * mpT * kC0);
       startAtBias(ct, mpT, c);
-      emitKSteps(buf, shiftRows, mpT, ct, c, {0, info.c1, 0});
+      emitKSteps(buf, shiftRows, mpT, ct, c, {0, info.c1, 0},
+                 [&] { prefetchResidual(n, outRow * g.ow, rows * g.ow, mpT, ct); });
       epilogue(n, outRow * g.ow, rows * g.ow, mpT, ct, c);
     });
+  }
+
+  /// The residual of a tile into UB before its last K part: issued in the
+  /// epilogue, MTE2's load would start only when the Cube is done (a
+  /// 7 x 7 x 512 conv's tile waits 1 us for it). The epilogue's first
+  /// residual step then uses it.
+  void prefetchResidual(const Affine &n, const Affine &m0, int64_t mt, int64_t mpT,
+                        const ChannelTile &ct) {
+    for (const EpilogueStep &e : info.epilogue)
+      if (e.kind == EpilogueStep::Full) {
+        loadTile(gm[e.arg], yLayout, n, m0, mt, mpT, ct, t.view(uResRaw, 0, ct.nt * mpT * kC0));
+        residualPrefetched = true;
+        return;
+      }
   }
 
   /// `fn` for each of the block's channel tiles (channelTiles' runs).
@@ -1159,6 +1174,8 @@ private:
         Value c = accumulator(i, mpT);
         if (j == 0)
           startAtBias(ct, mpT, c);
+        if (last)
+          prefetchResidual(n, tile.outRow * g.ow, tile.rows * g.ow, mpT, ct);
         // Consecutive steps alternate buffers across the tiles too.
         int64_t parity = ((stepsIssued - f0 / plan.kf) % 2 + 2) % 2;
         emitKRange(tile.buf, Affine(tile.shiftRows), mpT, ct, c, {0, info.c1, 0}, f0, f1, parity);
@@ -1215,8 +1232,9 @@ private:
 
   /// The K reduction of one tile over input planes `planes` (the band
   /// buffer's planes from 0; see period()).
+  /// `beforeLastPart`, when given, is issued before the last K part's steps.
   void emitKSteps(Value buf, const Affine &shiftRows, int64_t mpT, const ChannelTile &ct, Value c,
-                  PlaneRange planes) {
+                  PlaneRange planes, llvm::function_ref<void()> beforeLastPart = nullptr) {
     int64_t total = planes.count * info.taps;
     // All planes: kParts' parts (the resident weight arrives part by part),
     // each the whole periods inside it as a loop and the rest static.
@@ -1233,6 +1251,8 @@ private:
         feed->loadNextBand();
         feed->loadNextBand = nullptr;
       }
+      if (beforeLastPart && j + 1 == parts.size())
+        beforeLastPart();
       emitKRange(buf, shiftRows, mpT, ct, c, planes, f0, f1, 0);
     }
     if (feeding)
@@ -1346,7 +1366,9 @@ private:
           continue;
         }
         Value raw = t.view(uResRaw, 0, elems), res = t.view(uRes, 0, elems);
-        loadTile(gm[e.arg], yLayout, n, m0, mt, mpT, ct, raw);
+        if (!residualPrefetched)
+          loadTile(gm[e.arg], yLayout, n, m0, mt, mpT, ct, raw);
+        residualPrefetched = false;
         if (dv::getElementType(raw.getType()).isF32())
           res = raw;
         else
@@ -1413,6 +1435,7 @@ private:
   Value band[2], panel, l1Ones, l1Bias, l0a[2], l0b[2], l0Ones, l0Bias, l0c;
   Value uOut, uAcc, uRes, uResRaw, uT, uT32, uZeros, uIn32[2], uIn16[2];
   int64_t chunkPixels = 1, zeroChunk = 1;
+  bool residualPrefetched = false; // by prefetchResidual, for the next epilogue
 };
 
 LogicalResult lowerConv(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {

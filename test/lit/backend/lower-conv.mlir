@@ -15,7 +15,8 @@
 // computes; the first mmad (init) starts L0C at the bias; load_3d builds
 // the A tile, 16 positions (two output rows) a call, all nine taps of the
 // plane (repeat 9) with the horizontal pads its own; one mmad of K = 144
-// accumulates; out of L0C the residual is added in f32, ReLU, converted,
+// accumulates; out of L0C the residual (loaded before the K steps' last
+// part, here their only one) is added in f32, ReLU, converted,
 // each 16 x 16 block transposed and stored NCHW by copy_nz2nd.
 // CHECK-LABEL: dv.kernel @k0_conv
 // CHECK-SAME: (%[[X:.+]]: !dv.gm<1x16x8x8xf16>, %[[W:.+]]: !dv.gm<9x2x16x16xf16>, %[[B:.+]]: !dv.gm<32xf16>, %[[R:.+]]: !dv.gm<1x32x8x8xf16>, %[[Y:.+]]: !dv.gm<1x32x8x8xf16>)
@@ -38,13 +39,13 @@
 // CHECK: dv.copy_nchw2nc1hwc0 %{{.+}} to %[[ROWS]] {channels = 16 : i64, spatial = 40 : i64, src_channel_stride = 64 : i64}
 // CHECK: dv.copy_nchw2nc1hwc0 %{{.+}} to %{{.+}} {channels = 16 : i64, spatial = 24 : i64, src_channel_stride = 64 : i64}
 // CHECK: dv.mmad %[[ONES]], %[[BIASROW]] to %[[ACC]] {init, k = 16 : i64, m = 32 : i64, n = 16 : i64}
+// CHECK: dv.view %[[R]][(%[[BID]] mod 2) * 1024 - (%[[BID]] floordiv 2) * 24 + 24]
 // CHECK: %[[A:.+]] = dv.view %[[BAND]][128] : !dv.buf<l1, 1024xf16> to !dv.buf<l1, 896xf16>
 // CHECK: dv.load_3d taps %[[A]] to %{{.+}} {dilations = array<i64: 1, 1>, filter = array<i64: 3, 3>, first_tap = array<i64: 0, 0>, fmap_h = 7 : i64, fmap_w = 8 : i64, left_top = array<i64: -1, 0>, pads = array<i64: 1, 1, 0, 0>, repeat = 9 : i64, strides = array<i64: 1, 1>}
 // CHECK: dv.load_3d taps %[[A]] to %{{.+}} {{{.*}}left_top = array<i64: -1, 2>
 // CHECK: dv.load_fractals %[[PANEL]] to %[[L0B]] {{{.*}}outer = 9 : i64
 // CHECK: dv.mmad %[[L0A]], %[[L0B]] to %[[ACC]] {k = 144 : i64, m = 32 : i64, n = 16 : i64}
 // CHECK: dv.move_l0c_ub %[[ACC]] to %[[F32:.+]] {burst_elems = 512 : i64}
-// CHECK: dv.view %[[R]][(%[[BID]] mod 2) * 1024 - (%[[BID]] floordiv 2) * 24 + 24]
 // CHECK: dv.vadd %[[F32]], %{{.+}} to %[[F32]] {repeat = 8 : i64}
 // CHECK: dv.vrelu
 // CHECK: dv.vtranspose %{{.+}} to %{{.+}} {tiles = 2 : i64}
