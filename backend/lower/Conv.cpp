@@ -645,10 +645,10 @@ struct PlaneRange {
 class ConvEmitter {
 public:
   ConvEmitter(OpBuilder &b, Location loc, const ConvInfo &info, const ConvPlan &plan,
-              ArrayRef<Value> gm, unsigned outArg, ActLayout xLayout, ActLayout yLayout,
+              ArrayRef<Value> gm, unsigned outArg, ArrayRef<ActLayout> layouts, ActLayout yLayout,
               const soc::SocSpec &soc)
       : t(b, loc), b(b), loc(loc), info(info), g(info.g), plan(plan), gm(gm), outArg(outArg),
-        xLayout(xLayout), yLayout(yLayout), soc(soc), flat(b, loc, soc.max_repeat),
+        layouts(layouts), xLayout(layouts[info.xArg]), yLayout(yLayout), soc(soc), flat(b, loc, soc.max_repeat),
         f16(b.getF16Type()), f32(b.getF32Type()) {}
 
   void emit() {
@@ -1073,7 +1073,8 @@ private:
                         const ChannelTile &ct) {
     for (const EpilogueStep &e : info.epilogue)
       if (e.kind == EpilogueStep::Full) {
-        loadTile(gm[e.arg], yLayout, n, m0, mt, mpT, ct, t.view(uResRaw, 0, ct.nt * mpT * kC0));
+        loadTile(gm[e.arg], layouts[e.arg], n, m0, mt, mpT, ct,
+                 t.view(uResRaw, 0, ct.nt * mpT * kC0));
         residualPrefetched = true;
         return;
       }
@@ -1367,7 +1368,7 @@ private:
         }
         Value raw = t.view(uResRaw, 0, elems), res = t.view(uRes, 0, elems);
         if (!residualPrefetched)
-          loadTile(gm[e.arg], yLayout, n, m0, mt, mpT, ct, raw);
+          loadTile(gm[e.arg], layouts[e.arg], n, m0, mt, mpT, ct, raw);
         residualPrefetched = false;
         if (dv::getElementType(raw.getType()).isF32())
           res = raw;
@@ -1427,6 +1428,7 @@ private:
   const ConvPlan &plan;
   ArrayRef<Value> gm;
   unsigned outArg;
+  ArrayRef<ActLayout> layouts; // of the GM operands
   ActLayout xLayout, yLayout;
   const soc::SocSpec &soc;
   FlatTileEmitter flat;
@@ -1464,10 +1466,11 @@ LogicalResult lowerConv(func::FuncOp func, func::CallOp call, const soc::SocSpec
   unsigned outArg = call.getNumOperands();
   ActLayout xLayout = activationLayout(call, info.xArg);
   ActLayout yLayout = activationLayout(call, outArg);
-  for (const EpilogueStep &e : info.epilogue)
-    if (e.kind == EpilogueStep::Full && activationLayout(call, e.arg) != yLayout)
-      return func.emitError() << "kernel " << func.getSymName()
-                              << ": the residual's layout differs from the output's";
+  // A residual is read in its own layout (vinci-assign-layouts may store it
+  // NC1HWC0 while the output goes ND to a consumer that takes only that).
+  SmallVector<ActLayout> layouts;
+  for (unsigned i = 0; i < call.getNumOperands(); ++i)
+    layouts.push_back(activationLayout(call, i));
   // The weight as FRACTAL_Z [C1 * kh * kw][OC1][16][16] (the .om packs it).
   signature.types[info.wArg] =
       dv::GmType::get(ctx, {info.c1 * info.taps, info.oc1, kC0, kC0}, Float16Type::get(ctx));
@@ -1495,22 +1498,23 @@ LogicalResult lowerConv(func::FuncOp func, func::CallOp call, const soc::SocSpec
   kernel->setAttr(dv::DVDialect::kFractalZWeightsAttrName,
                   b.getDenseI64ArrayAttr({int64_t(info.wArg)}));
   SmallVector<Value> gmArgs(entry->getArguments());
-  ConvEmitter emitter(b, func.getLoc(), info, plan, gmArgs, outArg, xLayout, yLayout, soc);
+  ConvEmitter emitter(b, func.getLoc(), info, plan, gmArgs, outArg, layouts, yLayout, soc);
   emitter.emit();
   return finishKernel(entry, func, call);
 }
 
-/// The input alone, and the output with every tensor of its epilogue (the
-/// residual is loaded in the output's layout).
+/// The input, the output and each residual of its epilogue, each alone:
+/// the template reads and writes each in either layout.
 SmallVector<int> convNc1hwc0Classes(func::FuncOp func) {
   func::CallOp call = soleCall(func);
   ConvInfo info;
   if (!call || call.getNumResults() != 1 || !analyzeConv(func, call, info).empty())
     return {};
   SmallVector<std::pair<unsigned, int>> classOf = {{info.xArg, 0}, {call.getNumOperands(), 1}};
+  int next = 2;
   for (const EpilogueStep &e : info.epilogue)
     if (e.kind == EpilogueStep::Full)
-      classOf.push_back({e.arg, 1});
+      classOf.push_back({e.arg, next++});
   return nc1hwc0ClassesOf(call, classOf);
 }
 

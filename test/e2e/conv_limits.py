@@ -58,6 +58,15 @@ class Residual(nn.Module):
         return torch.relu(self.b(y) + y)
 
 
+class ResidualMean(Residual):
+    """Residual, whose last conv feeds a mean (ND only): the conv's output
+    goes ND while its residual, the first conv's output that the second
+    conv reads too, stays NC1HWC0 (each read in its own layout)."""
+
+    def forward(self, x):
+        return super().forward(x).mean(dim=(2, 3))
+
+
 class Expand(nn.Module):
     """1x1 expand to many channels, then a 3x3 stride-2 conv over them."""
 
@@ -109,6 +118,7 @@ CASES = {  # name: (module factory, input shape, path[, target SoC])
     # each (ResNet-18's layer2 and layer3.0 conv1).
     "fed_tiles_28x28_128_residual": (lambda: Residual(128, 128, 3, 1), (1, 128, 28, 28), "cube"),
     "fed_tiles_3x3s2_128_to_256": (lambda: ConvRelu(128, 256, 3, 2, 1), (1, 128, 28, 28), "cube"),
+    "residual_nc1hwc0_output_nd": (lambda: ResidualMean(64, 128, 3, 1), (1, 64, 14, 14), "cube"),
     # Rows of 600 positions: one output row a tile, small UB staging; with
     # a residual epilogue (its tiles may not fit: then the add is a kernel
     # of its own).
