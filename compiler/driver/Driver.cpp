@@ -656,6 +656,7 @@ private:
                  GearResult &result);
   int graphStage(mlir::ModuleOp module, GearResult &result);
   int calibrationStage(mlir::ModuleOp module, GearResult &result);
+  mlir::LogicalResult unfoldKeptConvs(mlir::ModuleOp module);
   int compileObserver(mlir::ModuleOp observer, const std::string &omPath);
   int kernelStage(mlir::ModuleOp module, GearResult &result);
   int emitText(mlir::ModuleOp module, llvm::raw_ostream &out);
@@ -733,6 +734,16 @@ int Compilation::importGear(GearSource &source, size_t gear,
   return 0;
 }
 
+/// A conv marked to keep fp32 after the graph passes (--keep_dtype,
+/// range-checked precision) that the Cube conv template would have taken
+/// in f16 unfolds: im2col on the Vector unit, its replacement kept too
+/// (the 310P Cube takes no fp32).
+mlir::LogicalResult Compilation::unfoldKeptConvs(mlir::ModuleOp module) {
+  mlir::PassManager pm(&context);
+  pm.addPass(graph::createUnfoldWindows());
+  return pm.run(module);
+}
+
 /// Graph passes (what --emit=vg-opt shows), then the marks kernels are made
 /// from: --keep_dtype and allow_mix_precision, after the graph passes, which
 /// replace ops (a fused op keeps its nodes' names).
@@ -747,6 +758,8 @@ int Compilation::graphStage(mlir::ModuleOp module, GearResult &result) {
     std::string error;
     if (!applyKeepDtype(module, options.keepDtype, settings.keepDtype, error))
       return fail(err, error);
+    if (failed(unfoldKeptConvs(module)))
+      return fail(err, where() + ": unfolding the convs --keep_dtype keeps failed");
   }
   if (settings.precisionMode == "allow_mix_precision")
     markMixPrecisionOps(module);
@@ -781,11 +794,7 @@ int Compilation::calibrationStage(mlir::ModuleOp module, GearResult &result) {
     return fail(err, error);
   if (settings.precisionMode != "must_keep_origin_dtype") {
     calibration.kept = keepOutOfRangeOps(module, calibration.observed);
-    // A kept conv the Cube conv template would have taken in f16 unfolds
-    // (im2col on the Vector unit), its replacement kept too.
-    mlir::PassManager pm(&context);
-    pm.addPass(graph::createUnfoldWindows());
-    if (failed(pm.run(module)))
+    if (failed(unfoldKeptConvs(module)))
       return fail(err, where() + ": unfolding the convs range-checked precision keeps failed");
   }
   result.timer.record("calibration", calibration.times.compileSeconds +
