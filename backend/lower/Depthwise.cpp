@@ -193,6 +193,13 @@ struct DepthwisePlan {
   /// (NC1HWC0 planes of consecutive groups are contiguous in GM), its taps
   /// interleave its groups, and step k + 1 loads during step k's compute.
   int64_t stepGroups = 0, steps = 0;
+  /// Ragged steps: split.groupParts blocks of `ragged` groups, the last
+  /// (edge) block the remaining ones, in steps that are static: the edge
+  /// block's first steps repeat its first own step (its store writes the
+  /// same bytes again), so that every block runs one program and its
+  /// groups stay in bounds (its window is the last `ragged` groups).
+  int64_t ragged = 0;
+  int64_t groupsPerBlock() const { return ragged ? ragged : split.groups / split.groupParts; }
   /// Groups a band or step holds.
   int64_t planes() const { return std::max<int64_t>(1, stepGroups); }
   int64_t blocks() const { return split.blocks() * rows.parts; }
@@ -213,8 +220,7 @@ int64_t padPixelsOf(const ConvGeometry &g, const DepthwisePlan &p, int64_t rows)
 /// around each band (a row split's pad margins).
 /// Pixels (16 channels) of a block's resident weights and bias.
 int64_t residentPixels(const DepthwiseInfo &info, const DepthwisePlan &p) {
-  int64_t groups = p.split.groups / p.split.groupParts;
-  return groups * (info.taps + 1) + 4;
+  return p.groupsPerBlock() * (info.taps + 1) + 4;
 }
 /// Resident weights cost at most this much UB.
 constexpr int64_t kMaxResidentWeightBytes = 32 * 1024;
@@ -266,16 +272,23 @@ double estimateCycles(const DepthwiseInfo &info, const DepthwisePlan &plan, bool
 
 /// Steps for a block whose groups' maps each fit one band (plan.stepGroups
 /// 0: none): the groups a step with the least estimate, when it is less
-/// than the bands' (plan.bandRows). At least two steps, so that one loads
-/// while the other computes.
-void chooseSteps(const DepthwiseInfo &info, bool ncOut, const soc::SocSpec &soc,
-                 llvm::function_ref<bool(int64_t)> fits, DepthwisePlan &plan) {
+/// than `best` (the bands', plan.bandRows, without it). At least two
+/// steps, so that one loads while the other computes; ragged steps divide
+/// the edge block's groups too and are at most kMaxStaticSteps. Returns
+/// the estimate of the plan chosen.
+constexpr int64_t kMaxStaticSteps = 8;
+double chooseSteps(const DepthwiseInfo &info, bool ncOut, const soc::SocSpec &soc,
+                   llvm::function_ref<bool(int64_t)> fits, DepthwisePlan &plan,
+                   std::optional<double> bound = std::nullopt) {
   const ConvGeometry &g = info.g;
-  int64_t groups = plan.split.groups / plan.split.groupParts;
-  double best = estimateCycles(info, plan, ncOut, groups, 1, plan.bandRows, soc);
+  int64_t groups = plan.groupsPerBlock();
+  int64_t edgeGroups = plan.ragged ? plan.split.groups - (plan.split.groupParts - 1) * groups : 0;
+  double best = bound ? *bound : estimateCycles(info, plan, ncOut, groups, 1, plan.bandRows, soc);
   int64_t bestGroups = 0;
   for (int64_t s = 1; 2 * s <= groups; ++s) {
     if (groups % s || s * info.taps > soc.max_repeat)
+      continue;
+    if (plan.ragged && (edgeGroups % s || groups / s > kMaxStaticSteps))
       continue;
     plan.stepGroups = s;
     if (!fits(g.oh))
@@ -286,6 +299,7 @@ void chooseSteps(const DepthwiseInfo &info, bool ncOut, const soc::SocSpec &soc,
   }
   plan.stepGroups = bestGroups;
   plan.steps = bestGroups ? groups / bestGroups : 0;
+  return best;
 }
 
 bool planDepthwise(const DepthwiseInfo &info, ActLayout xLayout, ActLayout yLayout, bool xF32,
@@ -332,8 +346,23 @@ bool planDepthwise(const DepthwiseInfo &info, ActLayout xLayout, ActLayout yLayo
   rows = std::max<int64_t>(1, std::min(rows, 65535 / g.ow));
   int64_t perBlock = (g.n / plan.split.batchParts) * (plan.split.groups / plan.split.groupParts);
   plan.bandRows = bandRowsFor(partRows, rows, perBlock, parts > 1);
-  if (parts == 1 && rows >= g.oh && plan.residentWeights)
-    chooseSteps(info, ncOut, soc, fits, plan);
+  if (parts == 1 && rows >= g.oh && plan.residentWeights) {
+    double even = chooseSteps(info, ncOut, soc, fits, plan);
+    // Ragged steps when an even split leaves cores idle: the fewest groups
+    // a block over all the cores, the edge block the rest.
+    int64_t groups = plan.split.groups;
+    int64_t ragged = (groups + soc.ai_core_count - 1) / soc.ai_core_count;
+    int64_t raggedBlocks = (groups + ragged - 1) / ragged;
+    if (plan.split.batchParts == 1 && g.c % kC0 == 0 && raggedBlocks > 1 &&
+        ragged < plan.groupsPerBlock() && groups % ragged) {
+      DepthwisePlan even_ = plan;
+      plan.ragged = ragged;
+      plan.split.groupParts = raggedBlocks;
+      chooseSteps(info, ncOut, soc, fits, plan, even);
+      if (!plan.stepGroups)
+        plan = even_;
+    }
+  }
   if (plan.stepGroups) {
     plan.bandRows = g.oh;
     plan.bands.push_back(rowBandAt(g, 0, g.oh));
@@ -379,13 +408,19 @@ public:
     // start; a band's load writes only the real pixels.
     for (Value buf : padded)
       fill(buf, plan.planes() * paddedElems(), 0.0);
-    int64_t images = g.n / split.batchParts, groups = split.groups / split.groupParts;
-    if (plan.residentWeights)
+    int64_t images = g.n / split.batchParts, groups = plan.groupsPerBlock();
+    // One image in steps: its first step's load first, beside the weights
+    // (the taps wait for both).
+    bool weightsAfterLoad = plan.stepGroups && images == 1;
+    if (plan.residentWeights && !weightsAfterLoad)
       loadResidentWeights(blockGroup(groups), groups);
     t.loop(images, false, [&](Affine image) {
       Affine n = blockImage(images) + image;
       if (plan.stepGroups) {
-        emitSteps(n, blockGroup(groups));
+        emitSteps(n, blockGroup(groups), [&] {
+          if (weightsAfterLoad)
+            loadResidentWeights(blockGroup(groups), groups);
+        });
         return;
       }
       // A partial last group (channels not a multiple of the group): only
@@ -408,23 +443,31 @@ private:
   /// alternating, each step's load issued during the previous step's
   /// compute; pairs of steps a loop, the last step static (it may hold the
   /// partial last group).
-  void emitSteps(const Affine &n, const Affine &group0) {
+  void emitSteps(const Affine &n, const Affine &group0, llvm::function_ref<void()> afterFirstLoad) {
     int64_t s = plan.stepGroups, steps = plan.steps;
     int64_t lastChannels = g.c % kC0 ? g.c % kC0 : kC0;
     const RowBand &bd = plan.bands.front();
     auto stepAt = [&](const Affine &k, bool last) {
-      return GroupAt{group0 + k * s, k * s, last ? lastChannels : kC0};
+      if (!plan.ragged)
+        return GroupAt{group0 + k * s, k * s, last ? lastChannels : kC0};
+      // Static steps: the edge block's step k is its group max(k s, first
+      // own) of its window.
+      int64_t ks = k.c * s, own = plan.ragged - (plan.split.groups - (plan.split.groupParts - 1) *
+                                                                     plan.ragged);
+      Affine local = Affine(ks) + edgeOr(0, std::max(ks, own) - ks);
+      return GroupAt{group0 + local, local, kC0};
     };
     auto load = [&](const Affine &k, bool last, int64_t which) {
       loadBand(n, stepAt(k, last), BandAt{&bd, Affine(0), which});
     };
     auto compute = [&](const Affine &k, bool last, int64_t which) {
       GroupAt at = stepAt(k, last);
-      spreadWeights(at);
+      spreadWeights(at, /*withBias=*/false); // the bias before its vadd
       computeBand(n, at, BandAt{&bd, Affine(0), which});
     };
     load(Affine(0), steps == 1, 0);
-    int64_t pairs = steps >= 4 ? steps / 2 - 1 : 0;
+    afterFirstLoad();
+    int64_t pairs = steps >= 4 && !plan.ragged ? steps / 2 - 1 : 0;
     t.loop(pairs, false, [&](Affine pair) {
       Affine k = pair * 2;
       load(k + Affine(1), false, 1);
@@ -437,6 +480,14 @@ private:
         load(Affine(k + 1), k + 2 == steps, (k + 1) % 2);
       compute(Affine(k), k + 1 == steps, k % 2);
     }
+  }
+
+  /// `coef` b on blocks b = 0 .. P - 2 and `edge` on block P - 1 (a
+  /// ragged split's block grid).
+  Affine edgeOr(int64_t coef, int64_t edge) {
+    int64_t middle = plan.split.groupParts - 1;
+    Affine at = coef ? Affine::mod(bid, middle, coef) : Affine();
+    return edge ? at + Affine::floorDiv(bid, middle, edge) : at;
   }
 
   /// Pixels between the planes (groups) of a step in each buffer.
@@ -464,6 +515,8 @@ private:
     const ChannelGroupSplit &s = plan.split;
     if (s.groupParts == 1)
       return Affine();
+    if (plan.ragged)
+      return edgeOr(groups, s.groups - groups);
     return s.batchParts == 1 ? Affine::of(bid, groups) : Affine::mod(bid, s.groupParts, groups);
   }
 
@@ -506,7 +559,7 @@ private:
         buf = t.alloc(dv::MemSpace::UB, tileElems(), f16);
     if (yF32())
       nz32 = t.alloc(dv::MemSpace::UB, tileElems(), f32);
-    int64_t blockGroups = plan.split.groups / plan.split.groupParts;
+    int64_t blockGroups = plan.groupsPerBlock();
     rawWeights = t.alloc(dv::MemSpace::UB,
                          roundUp((plan.residentWeights ? blockGroups : 1) * info.taps * kC0, 64), f16);
     if (f32Arg(info.wArg))
@@ -539,6 +592,8 @@ private:
   void loadResidentWeights(const Affine &group0, int64_t groups) {
     // A split over groups divides the channels evenly.
     int64_t channels = plan.split.groupParts > 1 ? groups * kC0 : g.c;
+    if (plan.ragged)
+      channels = groups * kC0;
     dv::CopyNchw2Nc1hwc0Op::create(
         b, loc, t.view(gm[info.wArg], group0 * (kC0 * info.taps), channels * info.taps),
         t.view(rawWeights, 0, {groups * info.taps, kC0}, dv::Layout::NC1HWC0), t.i64(channels),
@@ -581,7 +636,7 @@ private:
   /// The group's weights spread for the taps: each tap's 16 channel
   /// weights repeated over the 8 blocks of a repeat, the second operand of
   /// every tap's vmla (read with repeat stride 0); the bias likewise.
-  void spreadWeights(const GroupAt &at) {
+  void spreadWeights(const GroupAt &at, bool withBias = true) {
     int64_t elems = info.taps * kC0;
     if (rawWeights32)
       t.convert(rawWeights32, rawWeights, elems, soc.max_repeat);
@@ -593,8 +648,14 @@ private:
     dv::VMulsOp::create(b, loc, t.view(rawWeights, local * elems, planes * elems),
                         b.getF32FloatAttr(1.0f), weights, t.i64(planes * info.taps), attr({1, 0}),
                         attr({8, 1}), none());
+    if (withBias)
+      spreadBias(at);
+  }
+  void spreadBias(const GroupAt &at) {
     if (info.biasArg < 0)
       return;
+    Affine local = plan.residentWeights ? at.local : Affine(0);
+    int64_t planes = plan.planes();
     if (rawBias32)
       t.convert(rawBias32, t.view(rawBias, 0, 64), kC0, soc.max_repeat);
     dv::VMulsOp::create(b, loc, t.view(rawBias, local * kC0, planes * kC0), b.getF32FloatAttr(1.0f),
@@ -702,6 +763,8 @@ private:
             dv::VMlaOp::create(b, loc, src, w, d, t.i64(n), blk, rep, none());
         }
     }
+    if (info.biasArg >= 0 && plan.stepGroups)
+      spreadBias(at);
     if (info.biasArg >= 0)
       for (int64_t s = 0; s < planes; ++s)
         for (int64_t r0 = 0; r0 < repeats; r0 += soc.max_repeat) {
