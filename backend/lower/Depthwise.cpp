@@ -31,12 +31,34 @@
 // work without more pairs a block, both sides NCHW), or output-row parts
 // when that is a clear gain (chooseRowParts: few groups for the cores;
 // planRowSplit's one program for every block, the pads on the edge
-// block). Each block loops over its images and groups, each group over
+// block), or ragged steps (below).
+//
+// Bands: each block loops over its images and groups, each group over
 // bands of output rows, each band's load issued one band ahead of its
 // compute (two staging and two padded buffers alternate) and a group's
 // first band during the previous group's last (emitGroupsPrefetched);
 // bands of one shape (the ones away from the pads) are a loop of pairs.
-// The block's weights and bias stay in UB when they fit 32 KB (one load).
+//
+// Steps: when a group's whole map fits one band, the block's groups go
+// in steps of several groups instead (chooseSteps, when the planner's
+// estimate says so): a step's planes are one load and one store (NC1HWC0
+// planes of consecutive groups are contiguous in GM), each plane its own
+// padded rows (whose pad rows then stay zero), the taps interleave the
+// step's planes (no tap waits for the previous one's result), and step
+// k + 1 loads during step k. Ragged steps (channel groups that an even
+// split would leave cores idle on, e.g. 60 groups: 6 blocks of 10) give
+// blocks 0 .. P-2 the fewest groups a block over all the cores and the
+// edge block P-1 the rest, its window the last groups (its resident
+// weights in bounds); the steps are static and the edge block's first
+// ones repeat its first own step (same bytes written again, by the same
+// core), so one program runs everywhere.
+//
+// Weights: the block's weights and bias stay in UB when they fit 32 KB
+// (one load). Placement (place()): the template sets every UB offset, the
+// accumulator and the spread weights in the first 64 KiB bank, the padded
+// buffers (the taps' sources) from the second: a vmla whose source shares
+// its destination's bank pays a cycle a repeat more by the UB bank rule
+// (a read and a write to one bank), ~3.1-3.5 cycles a repeat -> ~2.2-2.5.
 //
 //===----------------------------------------------------------------------===//
 #include "backend/lower/ConvCommon.h"
@@ -184,10 +206,6 @@ struct DepthwisePlan {
   SmallVector<RowBand> bands;
   int64_t maxReal = 1; // most real input rows a band loads
   bool staged = true;  // loaded into a staging buffer, then into the padded rows
-  /// Each tap (and the bias) as two instructions over the even and the odd
-  /// repeats of a band (splitTaps), when a band has enough repeats to
-  /// repay the second issue.
-  bool halves = false;
   int64_t padPixels = 1, accPixels = 1, tilePixels = 16;
   /// The block's groups' weights and bias stay in UB, loaded once (one
   /// copy_nchw2nc1hwc0 and one copy) instead of two small loads a group.
@@ -226,8 +244,6 @@ int64_t padPixelsOf(const ConvGeometry &g, const DepthwisePlan &p, int64_t rows)
 int64_t residentPixels(const DepthwiseInfo &info, const DepthwisePlan &p) {
   return p.groupsPerBlock() * (info.taps + 1) + 4;
 }
-/// Repeats a band from which each tap is two instructions (DepthwisePlan::halves).
-constexpr int64_t kHalvesRepeats = 16;
 /// Resident weights cost at most this much UB.
 constexpr int64_t kMaxResidentWeightBytes = 32 * 1024;
 
@@ -244,11 +260,7 @@ int64_t ubBytes(const DepthwiseInfo &info, const DepthwisePlan &p, int64_t rows,
   int64_t nz = ncOut ? 0 : 2 * tile;
   int64_t wide =
       (f32Steps ? 2 * tile : 0) + (yF32 ? 2 * tile : 0) + (xF32 ? 4 * s * roundUp(real * g.w, 4) + 4 : 0);
-  // Spread weights and bias (two copies each with halves), the raw ones,
-  // and the 512-byte alignment of the first three buffers (place()).
-  int64_t copies = p.halves ? 2 : 1;
-  int64_t weights = s * info.taps * (copies * kPixelsPerRepeat + 3) +
-                    (2 + 2 * copies) * s * kPixelsPerRepeat + 8 + 3 * 16;
+  int64_t weights = s * info.taps * (kPixelsPerRepeat + 3) + 4 * s * kPixelsPerRepeat + 8;
   if (p.residentWeights)
     weights += residentPixels(info, p);
   return (staging + padded + acc + compact + nz + wide + weights) * kPixelBytes;
@@ -269,15 +281,15 @@ double estimateCycles(const DepthwiseInfo &info, const DepthwisePlan &plan, bool
   constexpr double kStartCycles = 300, kBytesPerCycle = 17, kDependencyCycles = 16;
   int64_t bands = (g.oh + rows - 1) / rows;
   int64_t repeats = accPixelsOf(plan, rows) / kPixelsPerRepeat;
-  double inPixels = double(std::min(g.h, windowInputRows(g, rows)) * g.w), outPixels = double(rows * g.ow);
-  double vector = double(info.taps) * (8 + 2.6 * double(repeats)) + 2 * (24 + (inPixels + outPixels) / 4) +
-                  (ncOut ? 0 : 16 + outPixels / 8);
+  double inPixels = double(std::min(g.h, windowInputRows(g, rows)) * g.w);
+  double outPixels = double(rows * g.ow);
+  double vector = double(info.taps) * (8 + 2.6 * double(repeats)) +
+                  2 * (24 + (inPixels + outPixels) / 4) + (ncOut ? 0 : 16 + outPixels / 8);
   double band = double(planes) * vector;
   if (planes == 1 && repeats <= soc.max_repeat)
     band += kDependencyCycles * double(info.taps);
-  double inBytes = double(planes) * inPixels * kPixelBytes, outBytes = double(planes) * outPixels * kPixelBytes;
-  return 2 * kStartCycles + (inBytes + outBytes) / kBytesPerCycle +
-         double(groups / planes * bands) * std::max(band, (inBytes + outBytes) / kBytesPerCycle);
+  double gm = double(planes) * (inPixels + outPixels) * kPixelBytes / kBytesPerCycle;
+  return 2 * kStartCycles + gm + double(groups / planes * bands) * std::max(band, gm);
 }
 
 /// Steps for a block whose groups' maps each fit one band (plan.stepGroups
@@ -393,11 +405,6 @@ bool planDepthwise(const DepthwiseInfo &info, ActLayout xLayout, ActLayout yLayo
       padPixelsOf(g, plan, plan.bandRows) + (plan.rows.marginTop + plan.rows.marginBottom) * plan.wp;
   plan.accPixels = accPixelsOf(plan, plan.bandRows);
   plan.tilePixels = roundUp(plan.bandRows * g.ow, 16);
-  // Two instructions a tap from 16 repeats a band: each then costs 2
-  // cycles a repeat instead of ~2.6-3.5 (splitTaps), for 8 more of issue.
-  plan.halves = plan.accPixels / kPixelsPerRepeat >= kHalvesRepeats;
-  if (plan.halves && ubBytes(info, plan, plan.bandRows, margin, f32Steps, ncOut, xF32, yF32) > budget)
-    plan.halves = false;
   return true;
 }
 
@@ -510,9 +517,6 @@ private:
   int64_t stagePitch() const { return roundUp(plan.maxReal * g.w, 4); }
   int64_t padPitch() const { return paddedElems() / kC0; }
   int64_t accPitch() const { return roundUp(plan.accPixels, 16); }
-  /// Spread copies of each tap's weights (and of the bias): with halves,
-  /// copy c in the half c of the bank groups.
-  int64_t copies() const { return plan.halves ? 2 : 1; }
   /// NC1HWC0 out: the planes as in GM (one store); NCHW: the transposes'
   /// whole 16 x 16 blocks.
   int64_t tilePitch() const {
@@ -585,43 +589,40 @@ private:
       rawWeights32 = t.alloc(dv::MemSpace::UB, roundUp(info.taps * kC0, 64), f32);
     if (info.biasArg >= 0 && f32Arg(info.biasArg))
       rawBias32 = t.alloc(dv::MemSpace::UB, 64, f32);
-    weights = t.alloc(dv::MemSpace::UB, copies() * planes * info.taps * kRepeatElems, f16);
+    weights = t.alloc(dv::MemSpace::UB, planes * info.taps * kRepeatElems, f16);
     if (info.biasArg >= 0) {
       rawBias = t.alloc(dv::MemSpace::UB,
                         roundUp((plan.residentWeights ? blockGroups : 1) * kC0, kRepeatElems), f16);
-      biasRow = t.alloc(dv::MemSpace::UB, copies() * planes * kRepeatElems, f16);
+      biasRow = t.alloc(dv::MemSpace::UB, planes * kRepeatElems, f16);
     }
     place();
   }
 
   /// Explicit UB offsets (the allocator keeps them; every buffer is live
   /// for the whole kernel): the accumulator and the spread weights and
-  /// bias first, each from a 16-row round of the bank groups (512 B), so
-  /// that the half of the groups each tap's operands fall in is known
-  /// (splitTaps); the padded buffers, the taps' sources, last, from the
-  /// second 64 KiB bank when they fit there: a source in its destination's
-  /// bank costs a cycle a repeat more (a read and a write to one bank).
+  /// bias first, the padded buffers, the taps' sources, last, from the
+  /// second 64 KiB bank when they fit there. A vmla whose source is in its
+  /// destination's bank waits a cycle a repeat more (a read and a write to
+  /// one bank, the UB bank rule): ~3.1-3.5 -> ~2.2-2.5 cycles a repeat.
   void place() {
     uint64_t cursor = 0;
-    auto put = [&](Value buf, uint64_t align) {
+    auto put = [&](Value buf) {
       if (!buf)
         return;
-      cursor = (cursor + align - 1) / align * align;
+      cursor = (cursor + 31) / 32 * 32;
       cast<dv::AllocOp>(buf.getDefiningOp()).setOffsetAttr(b.getI64IntegerAttr(int64_t(cursor)));
       cursor += dv::getBufferBytes(buf.getType());
     };
-    constexpr uint64_t kRound = 512, kBank = 64 * 1024;
-    put(acc, kRound);
-    put(weights, kRound);
-    put(biasRow, kRound);
-    for (Value buf : {tile != acc ? tile : Value(), wide, nz[0], nz[1], nz32, rawWeights, rawWeights32,
-                      rawBias, rawBias32, staging[0], staging[1], wideIn[0], wideIn[1]})
-      put(buf, 32);
+    constexpr uint64_t kBank = 64 * 1024;
+    for (Value buf : {acc, weights, biasRow, tile != acc ? tile : Value(), wide, nz[0], nz[1], nz32,
+                      rawWeights, rawWeights32, rawBias, rawBias32, staging[0], staging[1], wideIn[0],
+                      wideIn[1]})
+      put(buf);
     uint64_t padBytes = 2 * dv::getBufferBytes(padded[0].getType()) + 64;
     if (cursor < kBank && kBank + padBytes <= soc.bufferBytes(soc::Space::UB))
       cursor = kBank;
-    put(padded[0], 32);
-    put(padded[1], 32);
+    put(padded[0]);
+    put(padded[1]);
   }
 
   DenseI64ArrayAttr none() { return DenseI64ArrayAttr(); }
@@ -694,12 +695,10 @@ private:
     Affine local = plan.residentWeights ? at.local : Affine(0);
     // dst block j of repeat k = source block k: a 0-stride read of each tap.
     // A step's groups' weights are consecutive (plane s's from s taps).
-    int64_t planes = plan.planes(), n = planes * info.taps, c = copies();
-    for (int64_t copy = 0; copy < c; ++copy)
-      dv::VMulsOp::create(b, loc, t.view(rawWeights, local * elems, planes * elems),
-                          b.getF32FloatAttr(1.0f),
-                          t.view(weights, copy * kRepeatElems, ((n - 1) * c + 1) * kRepeatElems),
-                          t.i64(n), attr({1, 0}), attr({8 * c, 1}), none());
+    int64_t planes = plan.planes();
+    dv::VMulsOp::create(b, loc, t.view(rawWeights, local * elems, planes * elems),
+                        b.getF32FloatAttr(1.0f), weights, t.i64(planes * info.taps), attr({1, 0}),
+                        attr({8, 1}), none());
     if (withBias)
       spreadBias(at);
   }
@@ -710,11 +709,8 @@ private:
     int64_t planes = plan.planes();
     if (rawBias32)
       t.convert(rawBias32, t.view(rawBias, 0, 64), kC0, soc.max_repeat);
-    int64_t c = copies();
-    for (int64_t copy = 0; copy < c; ++copy)
-      dv::VMulsOp::create(b, loc, t.view(rawBias, local * kC0, planes * kC0), b.getF32FloatAttr(1.0f),
-                          t.view(biasRow, copy * kRepeatElems, ((planes - 1) * c + 1) * kRepeatElems),
-                          t.i64(planes), attr({1, 0}), attr({8 * c, 1}), none());
+    dv::VMulsOp::create(b, loc, t.view(rawBias, local * kC0, planes * kC0), b.getF32FloatAttr(1.0f),
+                        biasRow, t.i64(planes), attr({1, 0}), attr({8, 1}), none());
   }
 
   /// A band's first input row is padded row margin(); its load starts
@@ -768,26 +764,6 @@ private:
                        channelsOf(s, at.channels), count, hw, dst, dstAt + Affine(s * pitch * kC0));
   }
 
-  /// `fn(copy, q0, n, stride)` over a band's `repeats` repeats of 8
-  /// accumulator pixels, at most max_repeat a call: n repeats from pixel
-  /// q0, `stride` repeats apart, reading spread copy `copy`. With halves
-  /// the even repeats and then the odd ones, so that a call's accumulator
-  /// rows stay in one half of the UB bank groups (the accumulator starts a
-  /// 16-row round) and its spread operand, the other copy, in the other:
-  /// a vmla's three reads of 8 rows then share no group three ways, and
-  /// each repeat takes 2 cycles (the accumulator's read and write) where
-  /// consecutive repeats met in a group most of the time.
-  void splitTaps(int64_t repeats,
-                 llvm::function_ref<void(int64_t, int64_t, int64_t, int64_t)> fn) {
-    int64_t stride = plan.halves ? 2 : 1;
-    for (int64_t half = 0; half < stride; ++half) {
-      int64_t count = (repeats - half + stride - 1) / stride;
-      for (int64_t r0 = 0; r0 < count; r0 += soc.max_repeat)
-        fn(plan.halves ? 1 - half : 0, (r0 * stride + half) * kPixelsPerRepeat,
-           std::min<int64_t>(soc.max_repeat, count - r0), stride);
-    }
-  }
-
   /// The band's taps, epilogue and store.
   void computeBand(const Affine &n, const GroupAt &at, const BandAt &band) {
     const RowBand &bd = *band.bd;
@@ -824,31 +800,30 @@ private:
       int64_t ki = tap / g.kw, kj = tap % g.kw;
       int64_t from = (margin() + ki * g.dh) * plan.wp + kj * g.dw;
       for (int64_t s = 0; s < planes; ++s)
-        splitTaps(repeats, [&](int64_t copy, int64_t q0, int64_t n, int64_t stride) {
-          int64_t span = (n - 1) * stride * kPixelsPerRepeat + kPixelsPerRepeat;
-          Value d = pixels(acc, Affine(s * accPitch() + q0), span);
-          Value src = pixels(pad, Affine(s * padPitch() + from + g.sw * q0), (span - 1) * g.sw + 1);
-          Value w = t.view(weights, ((s * info.taps + tap) * copies() + copy) * kRepeatElems,
-                           kRepeatElems);
-          DenseI64ArrayAttr blk = attr({1, g.sw, 1});
-          DenseI64ArrayAttr rep = attr({8 * stride, 8 * stride * g.sw, 0});
+        for (int64_t r0 = 0; r0 < repeats; r0 += soc.max_repeat) {
+          int64_t n = std::min<int64_t>(soc.max_repeat, repeats - r0);
+          int64_t q0 = r0 * kPixelsPerRepeat;
+          Value d = pixels(acc, Affine(s * accPitch() + q0), n * kPixelsPerRepeat);
+          Value src = pixels(pad, Affine(s * padPitch() + from + g.sw * q0),
+                             (n * kPixelsPerRepeat - 1) * g.sw + 1);
+          Value w = t.view(weights, (s * info.taps + tap) * kRepeatElems, kRepeatElems);
+          DenseI64ArrayAttr blk = attr({1, g.sw, 1}), rep = attr({8, 8 * g.sw, 0});
           if (tap == 0)
             dv::VMulOp::create(b, loc, src, w, d, t.i64(n), blk, rep, none());
           else
             dv::VMlaOp::create(b, loc, src, w, d, t.i64(n), blk, rep, none());
-        });
+        }
     }
     if (info.biasArg >= 0 && plan.stepGroups)
       spreadBias(at);
     if (info.biasArg >= 0)
       for (int64_t s = 0; s < planes; ++s)
-        splitTaps(repeats, [&](int64_t copy, int64_t q0, int64_t n, int64_t stride) {
-          int64_t span = (n - 1) * stride * kPixelsPerRepeat + kPixelsPerRepeat;
-          Value d = pixels(acc, Affine(s * accPitch() + q0), span);
-          Value bias = t.view(biasRow, (s * copies() + copy) * kRepeatElems, kRepeatElems);
-          dv::VAddOp::create(b, loc, d, bias, d, t.i64(n), attr({1, 1, 1}),
-                             attr({8 * stride, 8 * stride, 0}), none());
-        });
+        for (int64_t r0 = 0; r0 < repeats; r0 += soc.max_repeat) {
+          int64_t n = std::min<int64_t>(soc.max_repeat, repeats - r0);
+          Value d = pixels(acc, Affine(s * accPitch() + r0 * kPixelsPerRepeat), n * kPixelsPerRepeat);
+          dv::VAddOp::create(b, loc, d, t.view(biasRow, s * kRepeatElems, kRepeatElems), d, t.i64(n),
+                             attr({1, 1, 1}), attr({8, 8, 0}), none());
+        }
 
     // Output rows compacted (the po - ow columns past each row dropped).
     int64_t positions = bd.outRows * g.ow, mp = roundUp(positions, 16);

@@ -17,10 +17,8 @@
 // stride 0; then the bias (vadd), the 8 valid columns of each row compacted
 // (src_gap 64 bytes), ReLU, one vtranspose of the 2 blocks and copy_nz2nd.
 // The template places its buffers itself: the accumulator at 0, the
-// spread weights and bias from the next 512-byte rounds of the UB bank
-// groups, the padded buffers (the taps' sources) from the second 64 KiB
-// bank, out of the accumulator's (a band of 5 repeats is one instruction
-// a tap: too few repeats for the halves).
+// spread weights and bias after it, the padded buffers (the taps'
+// sources) from the second 64 KiB bank, out of the accumulator's.
 // CHECK-LABEL: dv.kernel @k0_conv
 // CHECK-SAME: (%[[X:.+]]: !dv.gm<1x16x8x8xf16>, %[[W:.+]]: !dv.gm<16x1x3x3xf16>, %[[B:.+]]: !dv.gm<16xf16>, %[[Y:.+]]: !dv.gm<1x16x8x8xf16>)
 // CHECK-SAME: block_dim = 8 : i64, kind = "vector"{{.*}}vinci.template = "depthwise"
@@ -34,9 +32,9 @@
 // CHECK: %[[NZ:.+]] = dv.alloc offset {{[0-9]+}} : !dv.buf<ub, 512xf16>
 // CHECK: dv.alloc offset {{[0-9]+}} : !dv.buf<ub, 512xf16>
 // CHECK: dv.alloc offset {{[0-9]+}} : !dv.buf<ub, 192xf16>
-// CHECK: %[[WB:.+]] = dv.alloc offset 1536 : !dv.buf<ub, 1152xf16>
+// CHECK: %[[WB:.+]] = dv.alloc offset 1280 : !dv.buf<ub, 1152xf16>
 // CHECK: %[[RAWB:.+]] = dv.alloc offset {{[0-9]+}} : !dv.buf<ub, 128xf16>
-// CHECK: %[[BB:.+]] = dv.alloc offset 4096 : !dv.buf<ub, 128xf16>
+// CHECK: %[[BB:.+]] = dv.alloc offset 3584 : !dv.buf<ub, 128xf16>
 // CHECK: dv.vdup 0.000000e+00 : f32 to %[[PAD]] {repeat = 9 : i64}
 // CHECK: %[[WSRC:.+]] = dv.view %[[W]][%[[BID]] * 18]
 // CHECK: dv.copy_nchw2nc1hwc0 %[[WSRC]] to %{{.+}} {channels = 2 : i64, spatial = 9 : i64, src_channel_stride = 9 : i64}
@@ -154,8 +152,7 @@ module {
 // first, then both groups' weights, which stay in UB (one
 // copy_nchw2nc1hwc0 of the 18 channels); the second step (2 channels) is
 // static. Sigmoid runs in f32 (vconv, vneg, vexp, vadds, vrec, vconv
-// back). The taps start at padded pixel 2 x (10 ki + kj), 8 repeats each
-// (one instruction: too few for the halves).
+// back). The taps start at padded pixel 2 x (10 ki + kj), 8 repeats each.
 // CHECK-LABEL: dv.kernel @k0_conv
 // CHECK-SAME: block_dim = 2 : i64
 // CHECK: dv.view %{{.+}}[%{{.+}} * 648] : {{.+}} to !dv.gm<576xf16>
