@@ -206,6 +206,13 @@ struct DepthwisePlan {
   SmallVector<RowBand> bands;
   int64_t maxReal = 1; // most real input rows a band loads
   bool staged = true;  // loaded into a staging buffer, then into the padded rows
+  bool ncIn = false, xF32 = false; // the input's layout and type in GM
+  /// Staged when there are pad columns, unless one plane's NC1HWC0 rows
+  /// come straight into the padded rows (a burst a row, the pad columns
+  /// the destination's gap): an NCHW load or an f32 one (narrowed on
+  /// chip) writes its pixels contiguously, and a step's planes are one
+  /// load of contiguous planes.
+  void restage(int64_t w) { staged = wp != w && (!ncIn || xF32 || planes() > 1); }
   int64_t padPixels = 1, accPixels = 1, tilePixels = 16;
   /// The block's groups' weights and bias stay in UB, loaded once (one
   /// copy_nchw2nc1hwc0 and one copy) instead of two small loads a group.
@@ -313,6 +320,7 @@ double chooseSteps(const DepthwiseInfo &info, bool ncOut, const soc::SocSpec &so
     if (plan.ragged && (edgeGroups % s || groups / s > kMaxStaticSteps))
       continue;
     plan.stepGroups = s;
+    plan.restage(g.w);
     if (!fits(g.oh))
       break;
     double cost = estimateCycles(info, plan, ncOut, groups, s, g.oh, soc);
@@ -320,6 +328,7 @@ double chooseSteps(const DepthwiseInfo &info, bool ncOut, const soc::SocSpec &so
       best = cost, bestGroups = s;
   }
   plan.stepGroups = bestGroups;
+  plan.restage(g.w);
   plan.steps = bestGroups ? groups / bestGroups : 0;
   return best;
 }
@@ -336,7 +345,9 @@ bool planDepthwise(const DepthwiseInfo &info, ActLayout xLayout, ActLayout yLayo
   while ((g.sh * plan.wp) % g.sw)
     ++plan.wp;
   plan.po = g.sh * plan.wp / g.sw;
-  plan.staged = plan.wp != g.w;
+  plan.ncIn = xLayout == ActLayout::NC1HWC0;
+  plan.xF32 = xF32;
+  plan.restage(g.w);
   bool f32Steps = llvm::any_of(info.epilogue, [](const EpilogueStep &e) { return !exactInF16(e); });
   bool ncOut = yLayout == ActLayout::NC1HWC0;
   // Output rows over the blocks instead when the (image, group) pairs
@@ -740,12 +751,22 @@ private:
       zeroRows(margin() + need - bd.zeroBottom, bd.zeroBottom);
     if (bd.realRows == 0)
       return; // every row in the pads: the zero rows are the band's input
-    // Into the padded rows directly when there are no pad columns; an f32
+    // Into the padded rows directly when not staged; an f32
     // graph input into f32 pixels (narrowed by computeBand).
     bool direct = !xF32() && !plan.staged;
     Value dst = xF32() ? wideIn[band.which] : plan.staged ? staging[band.which] : pad;
     Affine dstAt = direct ? (loadShift(bd) + margin()) * (plan.wp * kC0) : Affine(0);
     int64_t pitch = direct ? padPitch() : stagePitch(), count = bd.realRows * g.w;
+    if (xLayout == ActLayout::NC1HWC0 && direct && plan.wp != g.w) {
+      // One plane: a burst a row into its padded row.
+      Affine src = ((n * plan.split.groups + group) * g.h + inRow) * (g.w * kC0);
+      dv::CopyOp::create(b, loc, t.view(x, src, count * kC0),
+                         pixels(pad, (loadShift(bd) + margin()) * plan.wp + Affine(g.padLeft),
+                                (bd.realRows - 1) * plan.wp + g.w),
+                         uint64_t(bd.realRows), uint64_t(g.w * kPixelBytes), 0,
+                         uint64_t((plan.wp - g.w) * kPixelBytes));
+      return;
+    }
     if (xLayout == ActLayout::NC1HWC0) {
       // A step's planes: consecutive in GM, a burst each (one burst when
       // the planes are contiguous in both).
