@@ -180,6 +180,30 @@ class DepthwiseConvs(nn.Module):
         return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(y, 1), 1))
 
 
+class DepthwiseSteps(nn.Module):
+    """Depthwise convs whose maps fit one band, so that a block computes
+    its channel groups in steps of several groups (one load and one store
+    a step): 88 channels straight from the NCHW graph input (6 groups, the
+    last of 8 channels; stride 2, pad 1, a bias), 88 channels again
+    (BatchNorm folded, between Cube convs), 208 channels (13 groups: blocks of 2 on 7 cores, the
+    edge block repeating its step; ReLU6) and a 5x5 (pad 2) whose map is
+    also the NCHW output, beside its average pool."""
+
+    def __init__(self):
+        super().__init__()
+        self.dw0 = nn.Sequential(nn.Conv2d(88, 88, 3, 2, 1, groups=88), nn.ReLU6())
+        self.pw1 = nn.Sequential(nn.Conv2d(88, 88, 1), nn.ReLU())
+        self.dw1 = nn.Sequential(nn.Conv2d(88, 88, 3, 1, 1, groups=88, bias=False),
+                                 nn.BatchNorm2d(88), nn.ReLU6())
+        self.pw2 = nn.Conv2d(88, 208, 1)
+        self.dw2 = nn.Sequential(nn.Conv2d(208, 208, 3, 1, 1, groups=208), nn.ReLU6())
+        self.dw3 = nn.Conv2d(208, 208, 5, 1, 2, groups=208)
+
+    def forward(self, x):
+        y = self.dw3(self.dw2(self.pw2(self.dw1(self.pw1(self.dw0(x))))))
+        return torch.cat([y.flatten(1), nn.functional.adaptive_avg_pool2d(y, 1).flatten(1)], 1)
+
+
 class PaddedPools(nn.Module):
     """Max pools whose windows reach the pads over values of both signs (no
     ReLU before them, so a pad read as 0 instead of -inf shows): 3x3 stride
@@ -242,6 +266,10 @@ MODELS = {  # name: (factory, input shape, max relative L2 error)
     "depthwise_convs": (lambda: batch_norms_randomised(DepthwiseConvs(), 4), (2, 3, 22, 19),
                         MAX_REL_L2_DEPTHWISE),
     "padded_pools": (PaddedPools, (1, 3, 128, 128), MAX_REL_L2),
+    "depthwise_steps": (lambda: batch_norms_randomised(DepthwiseSteps(), 5), (1, 88, 9, 9),
+                        MAX_REL_L2_DEPTHWISE),
+    "depthwise_steps_b2": (lambda: batch_norms_randomised(DepthwiseSteps(), 5), (2, 88, 13, 9),
+                           MAX_REL_L2_DEPTHWISE),
 }
 
 

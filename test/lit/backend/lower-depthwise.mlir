@@ -16,22 +16,25 @@
 // from padded pixel 10 ki + kj (x 16 elements), the weight read with repeat
 // stride 0; then the bias (vadd), the 8 valid columns of each row compacted
 // (src_gap 64 bytes), ReLU, one vtranspose of the 2 blocks and copy_nz2nd.
+// The template places its buffers itself: the accumulator at 0, the
+// spread weights and bias after it, the padded buffers (the taps'
+// sources) from the second 64 KiB bank, out of the accumulator's.
 // CHECK-LABEL: dv.kernel @k0_conv
 // CHECK-SAME: (%[[X:.+]]: !dv.gm<1x16x8x8xf16>, %[[W:.+]]: !dv.gm<16x1x3x3xf16>, %[[B:.+]]: !dv.gm<16xf16>, %[[Y:.+]]: !dv.gm<1x16x8x8xf16>)
 // CHECK-SAME: block_dim = 8 : i64, kind = "vector"{{.*}}vinci.template = "depthwise"
 // CHECK: %[[BID:.+]] = dv.block_idx
-// CHECK: %[[STAGE:.+]] = dv.alloc : !dv.buf<ub, 640xf16>
-// CHECK: dv.alloc : !dv.buf<ub, 640xf16>
-// CHECK: %[[PAD:.+]] = dv.alloc : !dv.buf<ub, 1152xf16>
-// CHECK: dv.alloc : !dv.buf<ub, 1152xf16>
-// CHECK: %[[ACC:.+]] = dv.alloc : !dv.buf<ub, 640xf16>
-// CHECK: %[[TILE:.+]] = dv.alloc : !dv.buf<ub, 512xf16>
-// CHECK: %[[NZ:.+]] = dv.alloc : !dv.buf<ub, 512xf16>
-// CHECK: dv.alloc : !dv.buf<ub, 512xf16>
-// CHECK: dv.alloc : !dv.buf<ub, 192xf16>
-// CHECK: %[[WB:.+]] = dv.alloc : !dv.buf<ub, 1152xf16>
-// CHECK: %[[RAWB:.+]] = dv.alloc : !dv.buf<ub, 128xf16>
-// CHECK: %[[BB:.+]] = dv.alloc : !dv.buf<ub, 128xf16>
+// CHECK: %[[STAGE:.+]] = dv.alloc offset {{[0-9]+}} : !dv.buf<ub, 640xf16>
+// CHECK: dv.alloc offset {{[0-9]+}} : !dv.buf<ub, 640xf16>
+// CHECK: %[[PAD:.+]] = dv.alloc offset 65536 : !dv.buf<ub, 1152xf16>
+// CHECK: dv.alloc offset 67840 : !dv.buf<ub, 1152xf16>
+// CHECK: %[[ACC:.+]] = dv.alloc offset 0 : !dv.buf<ub, 640xf16>
+// CHECK: %[[TILE:.+]] = dv.alloc offset {{[0-9]+}} : !dv.buf<ub, 512xf16>
+// CHECK: %[[NZ:.+]] = dv.alloc offset {{[0-9]+}} : !dv.buf<ub, 512xf16>
+// CHECK: dv.alloc offset {{[0-9]+}} : !dv.buf<ub, 512xf16>
+// CHECK: dv.alloc offset {{[0-9]+}} : !dv.buf<ub, 192xf16>
+// CHECK: %[[WB:.+]] = dv.alloc offset 1280 : !dv.buf<ub, 1152xf16>
+// CHECK: %[[RAWB:.+]] = dv.alloc offset {{[0-9]+}} : !dv.buf<ub, 128xf16>
+// CHECK: %[[BB:.+]] = dv.alloc offset 3584 : !dv.buf<ub, 128xf16>
 // CHECK: dv.vdup 0.000000e+00 : f32 to %[[PAD]] {repeat = 9 : i64}
 // CHECK: %[[WSRC:.+]] = dv.view %[[W]][%[[BID]] * 18]
 // CHECK: dv.copy_nchw2nc1hwc0 %[[WSRC]] to %{{.+}} {channels = 2 : i64, spatial = 9 : i64, src_channel_stride = 9 : i64}
@@ -142,33 +145,35 @@ module {
 // Batch 2, 18 channels (a partial group), dilation 2 with pads 2, a
 // sigmoid epilogue. Whole 16-channel groups, one image a block: 2 blocks
 // of 2 (image, group) pairs (groups of 2 channels would give 6 blocks of
-// 3 pairs each: more vector work a block). Both groups' weights stay in
-// UB, loaded once (one copy_nchw2nc1hwc0 of the 18 channels); each group
-// has an even number of bands (2 of 3 rows), so the second group's first
-// band loads during the first group's last. The second group's 2
-// channels are static. Sigmoid runs in f32 (vconv, vneg, vexp, vadds,
-// vrec, vconv back). The taps start at padded pixel 2 x (10 ki + kj).
+// 3 pairs each: more vector work a block). A group's whole map (6 rows)
+// is one band, so the block runs its groups as 2 steps of one group
+// (chooseSteps: one load and one store a group, the second group's load
+// issued before the first group's taps). The first step's load comes
+// first, then both groups' weights, which stay in UB (one
+// copy_nchw2nc1hwc0 of the 18 channels); the second step (2 channels) is
+// static. Sigmoid runs in f32 (vconv, vneg, vexp, vadds, vrec, vconv
+// back). The taps start at padded pixel 2 x (10 ki + kj), 8 repeats each.
 // CHECK-LABEL: dv.kernel @k0_conv
 // CHECK-SAME: block_dim = 2 : i64
+// CHECK: dv.view %{{.+}}[%{{.+}} * 648] : {{.+}} to !dv.gm<576xf16>
+// CHECK: dv.copy_nchw2nc1hwc0 {{.+}} {channels = 16 : i64, spatial = 36 : i64, src_channel_stride = 36 : i64}
 // CHECK: dv.copy_nchw2nc1hwc0 {{.+}} {channels = 18 : i64, spatial = 9 : i64, src_channel_stride = 9 : i64}
-// CHECK: dv.view %{{.+}}[%{{.+}} * 648]
-// CHECK: dv.copy_nchw2nc1hwc0 {{.+}} {channels = 16 : i64, spatial = 30 : i64, src_channel_stride = 36 : i64}
-// CHECK: dv.view %{{.+}}[32] : {{.+}} to !dv.buf<ub, 512xf16>
-// CHECK: dv.vmla
-// CHECK: dv.view %{{.+}}[704] : {{.+}} to !dv.buf<ub, 512xf16>
+// CHECK: dv.view %{{.+}}[%{{.+}} * 648 + 576] : {{.+}} to !dv.gm<72xf16>
+// CHECK: dv.copy_nchw2nc1hwc0 {{.+}} {channels = 2 : i64, spatial = 36 : i64, src_channel_stride = 36 : i64}
+// CHECK: dv.copy {{.+}} {burst_bytes = 192 : i64, bursts = 6 : i64, dst_gap = 128 : i64}
+// CHECK: dv.view %{{.+}}[32] : {{.+}} to !dv.buf<ub, 1024xf16>
+// CHECK: dv.vmla {{.+}} {blk = array<i64: 1, 1, 1>, rep = array<i64: 8, 8, 0>, repeat = 8 : i64}
+// CHECK: dv.view %{{.+}}[704] : {{.+}} to !dv.buf<ub, 1024xf16>
 // CHECK: dv.vmla
 // CHECK: dv.vconv
 // CHECK: dv.vneg
 // CHECK: dv.vexp
 // CHECK: dv.vrec
 // CHECK: dv.vconv
-// CHECK: dv.copy_nz2nd {{.+}} {cols = 18 : i64, dst_row_stride = 36 : i64, rows = 16 : i64, src_rows = 16 : i64}
-// The static second group (2 channels) loads during the first's last band.
-// CHECK: dv.copy_nchw2nc1hwc0 {{.+}} {channels = 2 : i64, spatial = 30 : i64, src_channel_stride = 36 : i64}
-// CHECK: dv.copy_nz2nd {{.+}} {cols = 18 : i64, dst_row_stride = 36 : i64, rows = 16 : i64, src_rows = 16 : i64}
-// CHECK: dv.copy_nz2nd {{.+}} {cols = 18 : i64, dst_row_stride = 36 : i64, rows = 2 : i64, src_rows = 16 : i64}
-// CHECK: dv.copy_nz2nd {{.+}} {cols = 18 : i64, dst_row_stride = 36 : i64, rows = 2 : i64, src_rows = 16 : i64}
-// CHECK-NOT: dv.copy_nchw2nc1hwc0 {{.+}} spatial = 9
+// CHECK: dv.copy_nz2nd {{.+}} {cols = 36 : i64, dst_row_stride = 36 : i64, rows = 16 : i64, src_rows = 16 : i64}
+// CHECK: dv.copy_nz2nd {{.+}} {cols = 36 : i64, dst_row_stride = 36 : i64, rows = 2 : i64, src_rows = 16 : i64}
+// CHECK-NOT: dv.copy_nchw2nc1hwc0
+// CHECK: dv.return
 module {
   func.func @graph(%x: tensor<2x18x6x6xf16>) -> tensor<2x18x6x6xf16> {
     %w = vg.constant dense<0.5> : tensor<18x1x3x3xf16>
@@ -268,34 +273,34 @@ module {
 // buffer's margin, 66 pixels = 1056 elements) and loads 6 input rows from
 // row 3 + 8 b, shifted by one row on the edge block (from row 0, into
 // padded row 2); the bottom band zeroes padded row 6 and the edge block
-// loads from row 58 into padded row 0. Both groups' weights are loaded
+// loads from row 58 into padded row 0. The NC1HWC0 rows come straight
+// into the padded rows, a burst a row (the pad columns the gap): no
+// staging buffer. Both groups' weights are loaded
 // once (32 channels), and the second group's first band loads during the
 // first group's last band.
 // CHECK-LABEL: dv.kernel @k0_conv
 // CHECK-SAME: block_dim = 8 : i64
 // CHECK: %[[BID:.+]] = dv.block_idx
-// CHECK: %[[STAGE0:.+]] = dv.alloc : !dv.buf<ub, 6144xf16>
-// CHECK: %[[STAGE1:.+]] = dv.alloc : !dv.buf<ub, 6144xf16>
-// CHECK: %[[PAD0:.+]] = dv.alloc : !dv.buf<ub, 8704xf16>
-// CHECK: %[[PAD1:.+]] = dv.alloc : !dv.buf<ub, 8704xf16>
+// CHECK: %[[PAD0:.+]] = dv.alloc offset 65536 : !dv.buf<ub, 8704xf16>
+// CHECK: %[[PAD1:.+]] = dv.alloc offset 82944 : !dv.buf<ub, 8704xf16>
+// CHECK-NOT: dv.alloc {{.+}} 6144xf16
 // CHECK: dv.copy_nchw2nc1hwc0 {{.+}} {channels = 32 : i64, spatial = 9 : i64, src_channel_stride = 9 : i64}
 // CHECK: %[[TOPZ:.+]] = dv.view %[[PAD0]][1056]
 // CHECK: dv.vdup 0.000000e+00 : f32 to %[[TOPZ]]
+// CHECK: %[[ROWS0:.+]] = dv.view %[[PAD0]][(%[[BID]] floordiv 7) * 1056 + 1072]
 // CHECK: %[[TOPX:.+]] = dv.view %{{.+}}[(%[[BID]] mod 7) * 8192 - (%[[BID]] floordiv 7) * 3072 + 3072]
-// CHECK: dv.copy %[[TOPX]] to %[[STAGE0]] {burst_bytes = 12288 : i64}
+// CHECK: dv.copy %[[TOPX]] to %[[ROWS0]] {burst_bytes = 2048 : i64, bursts = 6 : i64, dst_gap = 64 : i64}
 // CHECK: %[[BOTZ:.+]] = dv.view %[[PAD1]][6336]
 // CHECK: dv.vdup 0.000000e+00 : f32 to %[[BOTZ]]
+// CHECK: %[[ROWS1:.+]] = dv.view %[[PAD1]][(%[[BID]] floordiv 7) * -1056 + 1072]
 // CHECK: %[[BOTX:.+]] = dv.view %{{.+}}[(%[[BID]] mod 7) * 8192 + (%[[BID]] floordiv 7) * 52224 + 7168]
-// CHECK: dv.copy %[[BOTX]] to %[[STAGE1]]
-// CHECK: %[[ROWS0:.+]] = dv.view %[[PAD0]][(%[[BID]] floordiv 7) * 1056 + 1072]
-// CHECK: dv.copy %[[STAGE0]] to %[[ROWS0]] {burst_bytes = 2048 : i64, bursts = 6 : i64, dst_gap = 64 : i64}
+// CHECK: dv.copy %[[BOTX]] to %[[ROWS1]]
 // CHECK: dv.view %[[PAD0]][1056] : {{.+}} to !dv.buf<ub, 4224xf16>
 // CHECK: dv.vmul
 // CHECK: dv.view %{{.+}}[(%[[BID]] mod 7) * 8192 - (%[[BID]] floordiv 7) * 4096 + 4096] : !dv.gm<1x2x64x64x16xf16> to !dv.gm<4096xf16>
 // The second group's first band, before the first group's bottom band computes.
+// CHECK: dv.view %[[PAD0]][(%[[BID]] floordiv 7) * 1056 + 1072]
 // CHECK: dv.view %{{.+}}[(%[[BID]] mod 7) * 8192 - (%[[BID]] floordiv 7) * 3072 + 68608]
-// CHECK: %[[ROWS1:.+]] = dv.view %[[PAD1]][(%[[BID]] floordiv 7) * -1056 + 1072]
-// CHECK: dv.copy %[[STAGE1]] to %[[ROWS1]]
 // CHECK: dv.return
 module {
   func.func @graph(%x: tensor<1x32x64x64xf16>) -> tensor<1x32x64x64xf16> {
@@ -330,5 +335,88 @@ module {
     %c = vg.conv %a, %w {group = 32 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x61x61xf16>, tensor<32x1x3x3xf16>) -> tensor<1x32x61x61xf16>
     %y = vg.relu %c : tensor<1x32x61x61xf16>
     return %y : tensor<1x32x61x61xf16>
+  }
+}
+
+// -----
+
+// Steps (MobileNetV2's 7 x 7 x 960 depthwise): 60 channel groups whose
+// maps each fit one band. An even split would give 6 blocks of 10 groups;
+// ragged steps give 8 blocks of 8 (the fewest groups a block over all the
+// cores): blocks 0..6 own groups 8 (b mod 7) .., block 7 (the edge, b
+// floordiv 7) the last 4, its window the last 8 (groups 52..59, so that
+// its resident weights stay in bounds). A step is 2 groups: one load of
+// their 2 NC1HWC0 planes (2 bursts of 49 pixels, to a staging pitch of 52),
+// each plane into its padded rows, the taps interleaving the 2 planes
+// (tap-major: no tap waits for the last one's result), one store of the
+// 2 compacted planes. The 4 steps are static: the edge block's steps 0..2
+// are all its group 56 (its first own step, written again), step 3 its
+// group 58. The first step loads before the weights and bias; the bias is
+// spread before its vadd.
+// CHECK-LABEL: dv.kernel @k0_conv
+// CHECK-SAME: block_dim = 8 : i64
+// CHECK: dv.alloc offset 65536 : !dv.buf<ub, 3072xf16>
+// CHECK: %[[ACC:.+]] = dv.alloc offset 0 : !dv.buf<ub, 2048xf16>
+// CHECK: %[[X0:.+]] = dv.view %arg0[(%[[BID:.+]] mod 7) * 6272 + (%[[BID]] floordiv 7) * 43904]
+// CHECK: dv.copy %[[X0]] to %{{.+}} {burst_bytes = 1568 : i64, bursts = 2 : i64, dst_gap = 96 : i64}
+// CHECK: dv.view %arg1[(%[[BID]] mod 7) * 1152 + (%[[BID]] floordiv 7) * 7488]
+// CHECK: dv.copy_nchw2nc1hwc0 {{.+}} {channels = 128 : i64, spatial = 9 : i64, src_channel_stride = 9 : i64}
+// CHECK: dv.view %arg2[(%[[BID]] mod 7) * 128 + (%[[BID]] floordiv 7) * 832]
+// CHECK: dv.view %arg0[(%[[BID]] mod 7) * 6272 + (%[[BID]] floordiv 7) * 42336 + 1568]
+// CHECK: dv.view %{{.+}}[(%[[BID]] floordiv 7) * 576] : !dv.buf<ub, 1152xf16> to !dv.buf<ub, 288xf16>
+// CHECK: dv.vmuls {{.+}} {blk = array<i64: 1, 0>, rep = array<i64: 8, 1>, repeat = 18 : i64}
+// CHECK: dv.copy {{.+}} {burst_bytes = 224 : i64, bursts = 7 : i64, dst_gap = 64 : i64}
+// CHECK: dv.copy {{.+}} {burst_bytes = 224 : i64, bursts = 7 : i64, dst_gap = 64 : i64}
+// CHECK: %[[ACC0:.+]] = dv.view %[[ACC]][0]
+// CHECK: dv.vmul {{.+}} to %[[ACC0]] {blk = array<i64: 1, 1, 1>, rep = array<i64: 8, 8, 0>, repeat = 8 : i64}
+// CHECK: %[[ACC1:.+]] = dv.view %[[ACC]][1024]
+// CHECK: dv.vmul {{.+}} to %[[ACC1]]
+// CHECK-COUNT-16: dv.vmla
+// CHECK: dv.vmuls {{.+}} {blk = array<i64: 1, 0>, rep = array<i64: 8, 1>, repeat = 2 : i64}
+// CHECK-COUNT-2: dv.vadd
+// CHECK: dv.vmaxs {{.+}} {repeat = 14 : i64}
+// CHECK: dv.vmins {{.+}} {repeat = 14 : i64}
+// CHECK: %[[Y0:.+]] = dv.view %arg3[(%[[BID]] mod 7) * 6272 + (%[[BID]] floordiv 7) * 43904]
+// CHECK: dv.copy %{{.+}} to %[[Y0]] {burst_bytes = 3136 : i64}
+// CHECK: dv.view %arg3[(%[[BID]] mod 7) * 6272 + (%[[BID]] floordiv 7) * 42336 + 1568]
+// CHECK: dv.view %arg3[(%[[BID]] mod 7) * 6272 + (%[[BID]] floordiv 7) * 40768 + 3136]
+// CHECK: dv.view %arg3[(%[[BID]] mod 7) * 6272 + (%[[BID]] floordiv 7) * 40768 + 4704]
+// CHECK-NOT: dv.loop
+// CHECK: dv.return
+module {
+  func.func @graph(%x: tensor<1x960x7x7xf16>) -> tensor<1x960x7x7xf16> {
+    %w = vg.constant dense<0.5> : tensor<960x1x3x3xf16>
+    %b = vg.constant dense<0.25> : tensor<960xf16>
+    %y = call @k0_conv(%x, %w, %b) {vinci.layouts = ["nc1hwc0", "nd", "nd", "nc1hwc0"]} : (tensor<1x960x7x7xf16>, tensor<960x1x3x3xf16>, tensor<960xf16>) -> tensor<1x960x7x7xf16>
+    return %y : tensor<1x960x7x7xf16>
+  }
+  func.func private @k0_conv(%a: tensor<1x960x7x7xf16>, %w: tensor<960x1x3x3xf16>, %b: tensor<960xf16>) -> tensor<1x960x7x7xf16>
+      attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
+    %c = vg.conv %a, %w, %b {group = 960 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x960x7x7xf16>, tensor<960x1x3x3xf16>, tensor<960xf16>) -> tensor<1x960x7x7xf16>
+    %y = vg.clip %c {max = 6.0 : f64, min = 0.0 : f64} : tensor<1x960x7x7xf16>
+    return %y : tensor<1x960x7x7xf16>
+  }
+}
+
+// -----
+
+// Near miss: 952 channels (the last group of 8) have no ragged steps (the
+// edge block's weights would be a partial group, its program another),
+// and NC1HWC0 groups split only when whole: one block.
+// CHECK-LABEL: dv.kernel @k0_conv
+// CHECK-SAME: block_dim = 1 : i64
+// CHECK-NOT: floordiv
+// CHECK: dv.return
+module {
+  func.func @graph(%x: tensor<1x952x7x7xf16>) -> tensor<1x952x7x7xf16> {
+    %w = vg.constant dense<0.5> : tensor<952x1x3x3xf16>
+    %y = call @k0_conv(%x, %w) {vinci.layouts = ["nc1hwc0", "nd", "nc1hwc0"]} : (tensor<1x952x7x7xf16>, tensor<952x1x3x3xf16>) -> tensor<1x952x7x7xf16>
+    return %y : tensor<1x952x7x7xf16>
+  }
+  func.func private @k0_conv(%a: tensor<1x952x7x7xf16>, %w: tensor<952x1x3x3xf16>) -> tensor<1x952x7x7xf16>
+      attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
+    %c = vg.conv %a, %w {group = 952 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x952x7x7xf16>, tensor<952x1x3x3xf16>) -> tensor<1x952x7x7xf16>
+    %y = vg.relu %c : tensor<1x952x7x7xf16>
+    return %y : tensor<1x952x7x7xf16>
   }
 }
