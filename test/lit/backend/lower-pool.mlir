@@ -180,6 +180,26 @@ module {
 
 // -----
 
+// ResNet-18's max pool (112 x 112 x 64, 3x3 stride 2, NC1HWC0): 8 row parts
+// of 7 output rows (each reading 15 input rows), where 7 parts of 8 rows
+// read 17 (chooseRowParts takes the cheapest split once splitting rows
+// pays; it had asked each split to beat the previous one by 10%).
+// CHECK-LABEL: dv.kernel @k0_max_pool
+// CHECK-SAME: block_dim = 8 : i64
+module {
+  func.func @graph(%x: tensor<1x64x112x112xf16>) -> tensor<1x64x56x56xf16> {
+    %y = call @k0_max_pool(%x) {vinci.layouts = ["nc1hwc0", "nc1hwc0"]} : (tensor<1x64x112x112xf16>) -> tensor<1x64x56x56xf16>
+    return %y : tensor<1x64x56x56xf16>
+  }
+  func.func private @k0_max_pool(%a: tensor<1x64x112x112xf16>) -> tensor<1x64x56x56xf16>
+      attributes {vinci.kernel = "vector", vinci.source_nodes = []} {
+    %p = vg.max_pool %a {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x64x112x112xf16>) -> tensor<1x64x56x56xf16>
+    return %p : tensor<1x64x56x56xf16>
+  }
+}
+
+// -----
+
 // Near misses: an average whose divisor differs at the edges (pads it does
 // not count), an f32 graph input (the template reads f16), a max pool
 // with indices.
