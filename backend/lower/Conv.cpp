@@ -645,11 +645,11 @@ struct PlaneRange {
 class ConvEmitter {
 public:
   ConvEmitter(OpBuilder &b, Location loc, const ConvInfo &info, const ConvPlan &plan,
-              ArrayRef<Value> gm, unsigned outArg, ArrayRef<ActLayout> layouts, ActLayout yLayout,
-              const soc::SocSpec &soc)
+              ArrayRef<Value> gm, unsigned outArg, ArrayRef<ActLayout> layouts,
+              ActLayout yLayout, const soc::SocSpec &soc)
       : t(b, loc), b(b), loc(loc), info(info), g(info.g), plan(plan), gm(gm), outArg(outArg),
-        layouts(layouts), xLayout(layouts[info.xArg]), yLayout(yLayout), soc(soc), flat(b, loc, soc.max_repeat),
-        f16(b.getF16Type()), f32(b.getF32Type()) {}
+        layouts(layouts), xLayout(layouts[info.xArg]), yLayout(yLayout), soc(soc),
+        flat(b, loc, soc.max_repeat), f16(b.getF16Type()), f32(b.getF32Type()) {}
 
   void emit() {
     if (plan.blockDim > 1)
@@ -1117,7 +1117,7 @@ private:
 
   /// A block of one image and one channel tile whose few M tiles
   /// (plan.accumulators, every tile of its bands) take the weight's K parts
-  /// together: part j + 1 of the panel and of every band's planes loads
+  /// together: part j + 2 of the panel and of every band's planes loads
   /// while the Cube runs part j on each tile, L0C holding all of their
   /// accumulators, and the epilogues follow the last part. Tile by tile,
   /// the later tiles would wait for the whole panel and then run with
@@ -1464,7 +1464,6 @@ LogicalResult lowerConv(func::FuncOp func, func::CallOp call, const soc::SocSpec
 
   GmSignature signature = gmSignature(call);
   unsigned outArg = call.getNumOperands();
-  ActLayout xLayout = activationLayout(call, info.xArg);
   ActLayout yLayout = activationLayout(call, outArg);
   // A residual is read in its own layout (vinci-assign-layouts may store it
   // NC1HWC0 while the output goes ND to a consumer that takes only that).
