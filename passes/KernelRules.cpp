@@ -377,6 +377,23 @@ int64_t convCubeZeroChunkElems(const ConvGeometry &g, const ConvCubeTiling &t) {
   return t.smallStaging ? std::min<int64_t>(elems, 4096) : elems;
 }
 
+int64_t convCubeStackedStagingRows(const ConvGeometry &from, int64_t mapRows) {
+  return (mapRows - 1) * from.sh + (from.kh - 1) * from.dh + 1 + from.padTop + from.padBottom;
+}
+
+int64_t convCubeStackedStagingElems(const ConvGeometry &from, int64_t mapRows) {
+  // A map row's vcopy spans 8 rows (a repeat's blocks, kh of them
+  // unmasked), a zero row's vdup up to a repeat past its rows.
+  int64_t wp = roundUpTo(from.w, kC0);
+  return roundUpTo(from.c * convCubeStackedStagingRows(from, mapRows) * wp, 128) +
+         (8 - from.kh) * from.dh * wp + 128;
+}
+
+int64_t convCubeStackedRowTileElems(const ConvGeometry &from) {
+  // The last channel's vcopy spans 8 blocks past its first row.
+  return roundUpTo(from.w, kC0) * kC0 + 128;
+}
+
 std::string convCubeTilingMismatch(const ConvGeometry &g, const ConvCubeTiling &t,
                                    const ConvCubeTensors &tensors, const soc::SocSpec &soc) {
   int64_t c1 = (g.c + kC0 - 1) / kC0, taps = g.kh * g.kw;
@@ -420,7 +437,23 @@ std::string convCubeTilingMismatch(const ConvGeometry &g, const ConvCubeTiling &
   }
   if (t.zeroRows)
     add(Space::UB, roundUpTo(convCubeZeroChunkElems(g, t), 128), 2);
-  if (tensors.f32Input) {
+  if (tensors.stackedFrom) {
+    // The band's input rows of every channel, Wp = W rounded to 16 apart
+    // (f32 as loaded and f16 converted), and two row tiles and their
+    // transposes a map row (Conv.cpp's stageInputRows, buildMapRows).
+    const ConvGeometry &from = *tensors.stackedFrom;
+    int64_t elems = convCubeStackedStagingElems(from, t.bufRows);
+    add(Space::UB, elems, 2);
+    if (tensors.f32Input)
+      add(Space::UB, elems, 4);
+    // Tiles [full or partial plane][parity], of the kinds the planes have.
+    int64_t perPlane = kC0 / from.kh;
+    int64_t kinds = (from.c >= perPlane ? 1 : 0) + (from.c % perPlane ? 1 : 0);
+    for (int64_t i = 0; i < 2 * kinds; ++i)
+      add(Space::UB, convCubeStackedRowTileElems(from), 2);
+    for (int i = 0; i < 2; ++i)
+      add(Space::UB, roundUpTo(from.w, kC0) * kC0, 2);
+  } else if (tensors.f32Input) {
     int64_t elems = roundUpTo(convCubeInputChunkPixels(g, t) * kC0, 64);
     for (int i = 0; i < 2; ++i) {
       add(Space::UB, elems, 4);

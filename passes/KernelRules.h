@@ -197,7 +197,21 @@ struct ConvCubeTensors {
   bool f32Input = false, f32Bias = false, f32Output = false, nchwOutput = true;
   bool f32Tile = false;         // an epilogue on an f32 tile (more than a ReLU)
   int64_t residualBytes = 0;    // a residual's element bytes (0: none)
+  /// Row stacking (backend/lower/Conv.cpp): the conv as the graph has it,
+  /// whose NCHW input rows are staged in UB and rearranged into the planes
+  /// of the tiling's geometry (kh rows of a few channels a plane, kh = 1).
+  /// Absent: the input goes to L1 as it is.
+  std::optional<ConvGeometry> stackedFrom;
 };
+/// The input rows a row-stacked conv (ConvCubeTensors::stackedFrom) stages
+/// in UB for a band of `mapRows` output rows, rows rounded to 16 elements
+/// (its windows' rows and room for a row split's pad margins), and the
+/// elements of the staging buffer: every channel's rows and slack for the
+/// whole repeats that read and write past them.
+int64_t convCubeStackedStagingRows(const ConvGeometry &from, int64_t mapRows);
+int64_t convCubeStackedStagingElems(const ConvGeometry &from, int64_t mapRows);
+/// Elements of a tile buffer a stacked map row gathers into.
+int64_t convCubeStackedRowTileElems(const ConvGeometry &from);
 /// The staging of an f32 input (pixels converted in UB at a time) and of
 /// the pad's zero rows (elements), as the template allocates them.
 int64_t convCubeInputChunkPixels(const ConvGeometry &g, const ConvCubeTiling &t);

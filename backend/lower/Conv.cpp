@@ -58,6 +58,11 @@
 // first, last and partial ones are static), so the kernel's size does not
 // grow with the tensor.
 //
+// Row stacking: a conv of few input channels over a tall window (an RGB
+// stem) would fill few of each K fractal's columns; its NCHW input rows go
+// through UB into a map whose lanes are (channel, window row), so that the
+// conv over the map has kh = 1 (stackedRows, stageInputRows, buildMapRows).
+//
 // The plan (tiles, K steps and parts, bands, the block split, fed tiles)
 // is ConvPlan.cpp's.
 //
@@ -69,6 +74,7 @@
 #include "backend/lower/TileBuilder.h"
 #include "passes/KernelRules.h"
 #include "passes/Precision.h"
+#include "passes/graph/ConstantData.h"
 
 #include "dv/DvOps.h"
 #include "vg/VgOps.h"
@@ -77,6 +83,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <functional>
 #include <numeric>
 
 using namespace mlir;
@@ -193,6 +200,54 @@ std::string analyzeConv(func::FuncOp func, func::CallOp call, ConvInfo &info) {
   if (std::string why = convCubeFitMismatch(info.g, info.tensors); !why.empty())
     return "with its epilogue, " + why;
   return {};
+}
+
+/// Row stacking. A conv of few input channels (an RGB stem) fills few of
+/// each K fractal's 16 columns: with C1 = 1, K is kh x kw fractals of
+/// which C columns are real. Stacked, its input is a map of
+/// ceil(C / floor(16 / kh)) planes whose lanes are (channel, window row):
+/// map row i holds the input rows of output row i, so the conv over the
+/// map has kh = 1, stride_h 1 and no top or bottom pad, and K is planes x
+/// kw fractals (a 7 x 7 over 3 channels: 14 instead of 49). The map is
+/// built on chip from the NCHW input's rows (ConvEmitter::stageInputRows,
+/// buildMapRows); the weight is rearranged to match (stackedWeight).
+std::optional<ConvInfo> stackedRows(const ConvInfo &info, ActLayout xLayout) {
+  const ConvGeometry &g = info.g;
+  // A map row's kh rows are the blocks of one vcopy repeat (8 of them).
+  if (xLayout != ActLayout::NCHW || g.c >= kC0 || g.kh < 2 || g.kh > 8 || g.w > 4080)
+    return std::nullopt;
+  int64_t perPlane = kC0 / g.kh, planes = (g.c + perPlane - 1) / perPlane;
+  if (planes >= g.kh)
+    return std::nullopt; // no fewer K fractals
+  ConvInfo s = info;
+  s.tensors.stackedFrom = g;
+  s.stackChannels = perPlane;
+  s.g.c = planes * kC0;
+  s.g.h = g.oh;
+  s.g.kh = s.g.sh = s.g.dh = 1;
+  s.g.padTop = s.g.padBottom = 0;
+  s.c1 = planes;
+  s.taps = g.kw;
+  return s;
+}
+
+/// A row-stacked conv's weight (`w`, [OC, C, kh, kw]) as the conv over the
+/// stacked map reads it: [OC, planes x 16, 1, kw], lane cl kh + dy of
+/// plane p holding channel p perPlane + cl at window row dy, zero past the
+/// channels and the plane's rows.
+std::vector<float> stackedWeight(ArrayRef<float> w, const ConvGeometry &from, int64_t perPlane,
+                                 int64_t planes) {
+  int64_t c1 = planes * kC0;
+  std::vector<float> out(size_t(from.oc * c1 * from.kw), 0.0f);
+  for (int64_t oc = 0; oc < from.oc; ++oc)
+    for (int64_t c = 0; c < from.c; ++c)
+      for (int64_t dy = 0; dy < from.kh; ++dy)
+        for (int64_t kx = 0; kx < from.kw; ++kx) {
+          int64_t lane = (c / perPlane) * kC0 + (c % perPlane) * from.kh + dy;
+          out[size_t((oc * c1 + lane) * from.kw + kx)] =
+              w[size_t(((oc * from.c + c) * from.kh + dy) * from.kw + kx)];
+        }
+  return out;
 }
 
 std::optional<std::string> convTemplateMismatch(func::FuncOp func) {
@@ -324,7 +379,24 @@ private:
       zeroChunk = convCubeZeroChunkElems(g, plan.tiling());
       uZeros = t.alloc(dv::MemSpace::UB, roundUp(zeroChunk, 128), f16);
     }
-    if (xStorage().isF32()) {
+    if (stacked()) {
+      // The staging convCubeTilingMismatch counts, and a repeat of slack
+      // for the zero rows' vdup.
+      const ConvGeometry &from = *info.tensors.stackedFrom;
+      stagingWidth = roundUp(from.w, kC0);
+      stagingRows = convCubeStackedStagingRows(from, plan.bufRows);
+      int64_t elems = convCubeStackedStagingElems(from, plan.bufRows);
+      uStage16 = t.alloc(dv::MemSpace::UB, elems, f16);
+      if (xStorage().isF32())
+        uStage32 = t.alloc(dv::MemSpace::UB, elems, f32);
+      // Tiles of the kinds of planes there are (full, partial).
+      for (int partial = 0; partial < 2; ++partial)
+        if (partial ? from.c % info.stackChannels : from.c >= info.stackChannels)
+          for (Value &buf : uRowTiles[partial])
+            buf = t.alloc(dv::MemSpace::UB, convCubeStackedRowTileElems(from), f16);
+      for (Value &buf : uMapRow)
+        buf = t.alloc(dv::MemSpace::UB, stagingWidth * kC0, f16);
+    } else if (xStorage().isF32()) {
       chunkPixels = convCubeInputChunkPixels(g, plan.tiling());
       for (int i = 0; i < 2; ++i) {
         uIn32[i] = t.alloc(dv::MemSpace::UB, roundUp(chunkPixels * kC0, 64), f32);
@@ -334,6 +406,7 @@ private:
   }
 
   Type xStorage() const { return dv::getElementType(gm[info.xArg].getType()); }
+  bool stacked() const { return info.stackChannels > 0; }
 
   bool fastEpilogue() const { return vinci::lower::fastEpilogue(info.epilogue); }
 
@@ -406,6 +479,13 @@ private:
 
     if (uZeros)
       vdup(uZeros, cast<dv::BufType>(uZeros.getType()).getNumElements(), 0.0);
+    // The lanes no input row lands in stay zero (the weight's are zero too,
+    // but a stale value times zero could be a NaN).
+    if (stacked())
+      for (auto &pair : uRowTiles)
+        for (Value buf : pair)
+          if (buf)
+            vdup(buf, convCubeStackedRowTileElems(*info.tensors.stackedFrom), 0.0);
   }
 
   /// The first band's K parts fed to the first tile (emit): the band, the
@@ -510,7 +590,8 @@ private:
     emitBandsPrefetched(
         t, plan.bands, plan.tilesPerBand * plan.rowsT,
         [&](int64_t localRow, const Band &bd) { return bandRow(localRow, bd); },
-        [&](const BandAt &at) { loadBand(n, at); }, [&](const BandAt &at) { computeBand(n, at); },
+        [&](const BandAt &at) { loadBandAhead(n, at); },
+        [&](const BandAt &at) { computeBand(n, at); },
         firstLoaded, nullptr, feedFirstTile ? FirstBandFn(computeFirst) : FirstBandFn());
   }
   Affine bandRow(int64_t localRow, const Band &bd) {
@@ -522,6 +603,13 @@ private:
   void loadBand(const Affine &n, const BandAt &at) { loadBand(n, at, {0, info.c1, 0}); }
   /// Planes `planes` of band `at` into its buffer.
   void loadBand(const Affine &n, const BandAt &at, PlaneRange planes) {
+    if (stacked()) {
+      runPendingMapRows(); // it reads the staging this load overwrites
+      if (planes.first == 0)
+        stageInputRows(n, at);
+      buildMapRows(at, planes);
+      return;
+    }
     const Band &bd = *at.bd;
     const Affine &outRow0 = at.outRow0;
     Value buf = band[at.which];
@@ -557,6 +645,130 @@ private:
     }
   }
 
+  /// A band's load one band ahead of its tiles (emitBands). Stacked, only
+  /// its input rows load then, and its map rows are built after the
+  /// current band's first tile's K steps (emitTile): their vector
+  /// instructions wait for the load, and queued before the current band's
+  /// tiles they would fill the V queue and stall the Scalar unit's issue
+  /// of those tiles (the ResNet-18 stem's first mmad 4 us late).
+  void loadBandAhead(const Affine &n, const BandAt &at) {
+    if (!stacked())
+      return loadBand(n, at);
+    runPendingMapRows();
+    stageInputRows(n, at);
+    PlaneRange all{0, info.c1, 0};
+    pendingMapRows = [this, at, all] { buildMapRows(at, all); };
+  }
+  void runPendingMapRows() {
+    if (!pendingMapRows)
+      return;
+    std::function<void()> build = std::move(pendingMapRows);
+    pendingMapRows = nullptr;
+    build();
+  }
+
+  /// Row stacking (ConvInfo::stackChannels): band `at`'s input rows of
+  /// image `n`, every channel, into the UB staging as plain rows
+  /// stagingWidth apart, with the pad's zero rows, converted to f16 there.
+  /// The rows, pads and row split are those the unstacked conv's band
+  /// buffer would hold (ConvPlan::bands).
+  void stageInputRows(const Affine &n, const BandAt &at) {
+    const ConvGeometry &from = *info.tensors.stackedFrom;
+    const Band &ib = *at.bd;
+    bool f32 = xStorage().isF32();
+    Value stage = f32 ? uStage32 : uStage16;
+    int64_t es = f32 ? 4 : 2, width = stagingWidth, channelElems = stagingRows * width;
+    // A vdup writes whole repeats: past the pad rows into rows loaded
+    // after it, or into the buffer's slack.
+    int64_t lanes = 256 / es;
+    auto zeros = [&](int64_t row, int64_t rows) {
+      for (int64_t c = 0; rows && c < from.c; ++c)
+        vdup(t.view(stage, c * channelElems + row * width, rows * width + lanes), rows * width, 0.0);
+    };
+    Value x = gm[info.xArg];
+    int64_t hw = from.h * from.w;
+    auto load = [&](const Affine &inRow, int64_t rows, const Affine &dstRow) {
+      if (from.w == width) {
+        copy(t.view(x, n * (from.c * hw) + inRow * from.w, ((from.c - 1) * from.h + rows) * from.w),
+             t.view(stage, dstRow * width, (from.c - 1) * channelElems + rows * width), from.c,
+             rows * from.w * es, (from.h - rows) * from.w * es, (stagingRows - rows) * width * es);
+        return;
+      }
+      for (int64_t c = 0; c < from.c; ++c)
+        copy(t.view(x, n * (from.c * hw) + Affine(c * hw) + inRow * from.w, rows * from.w),
+             t.view(stage, Affine(c * channelElems) + dstRow * width, (rows - 1) * width + from.w),
+             rows, from.w * es, 0, (width - from.w) * es);
+    };
+    Affine firstRow = at.outRow0 * from.sh + Affine(-from.padTop);
+    if (plan.rowParts > 1) {
+      // As loadBand's row split: zeros at fixed rows, then every row of the
+      // band, the edge block's shifted past them.
+      int64_t need = ib.realRows, margin = plan.stagingMarginTop;
+      zeros(margin, ib.zeroTop);
+      zeros(margin + need - ib.zeroBottom, ib.zeroBottom);
+      RowSplit split = rowSplit();
+      split.marginTop = margin;
+      Affine shift = split.loadShift(bid, ib);
+      load(firstRow + shift, need, Affine(margin) + shift);
+    } else {
+      zeros(0, ib.zeroTop);
+      zeros(ib.zeroTop + ib.realRows, ib.zeroBottom);
+      if (ib.realRows)
+        load(firstRow + Affine(ib.zeroTop), ib.realRows, Affine(ib.zeroTop));
+    }
+    if (f32)
+      convert(uStage32, uStage16, from.c * channelElems);
+  }
+
+  /// Planes `planes` of band `at`'s stacked map rows into its L1 buffer:
+  /// map row i, plane p, lane (cl kh + dy) at pixel x is channel
+  /// p stackChannels + cl of input row sh i + dh dy (from the band's first
+  /// staged row) at x. Per map row and plane: one vcopy a channel gathers
+  /// its kh rows as the 32-byte rows of 16 x 16 tiles (one a 16 pixels),
+  /// one vtranspose turns them into NC1HWC0 pixels, one copy takes them to
+  /// L1. Map rows alternate between two tile buffers.
+  void buildMapRows(const BandAt &at, PlaneRange planes) {
+    const ConvGeometry &from = *info.tensors.stackedFrom;
+    int64_t tiles = stagingWidth / kC0, channelElems = stagingRows * stagingWidth;
+    int64_t lanes = from.kh * kC0;
+    auto mask = b.getDenseI64ArrayAttr(
+        {lanes >= 64 ? -1 : int64_t((uint64_t(1) << lanes) - 1),
+         lanes > 64 ? int64_t((uint64_t(1) << (lanes - 64)) - 1) : 0});
+    if (lanes == 128)
+      mask = b.getDenseI64ArrayAttr({-1, -1});
+    auto mapRow = [&](const Affine &i, int which) {
+      for (int64_t p = planes.first; p < planes.first + planes.count; ++p) {
+        bool partial = (p + 1) * info.stackChannels > from.c;
+        Value tile = uRowTiles[partial][which];
+        for (int64_t cl = 0; cl < info.stackChannels && p * info.stackChannels + cl < from.c; ++cl) {
+          int64_t c = p * info.stackChannels + cl;
+          Affine src = Affine(c * channelElems + plan.stagingMarginTop * stagingWidth) +
+                       i * (from.sh * stagingWidth);
+          // Repeat j: tile j's rows cl kh .. + kh from column block j of
+          // the kh rows (dh rows apart); the views span a whole repeat's 8
+          // blocks (the staging and the tiles have the slack).
+          dv::VCopyOp::create(
+              b, loc, t.view(uStage16, src, 7 * from.dh * stagingWidth + stagingWidth),
+              t.view(tile, cl * lanes, (tiles - 1) * kFractalElems + 8 * kC0), t.i64(tiles),
+              b.getDenseI64ArrayAttr({1, from.dh * tiles}), b.getDenseI64ArrayAttr({16, 1}),
+              mask);
+        }
+        dv::VTransposeOp::create(b, loc, t.view(tile, 0, tiles * kFractalElems), uMapRow[which],
+                                 t.i64(tiles));
+        Affine dst = Affine((planes.into + p - planes.first) * planeElems()) + i * (g.w * kC0);
+        copy(t.view(uMapRow[which], 0, g.w * kC0), t.view(band[at.which], dst, g.w * kC0), 1,
+             g.w * kC0 * 2);
+      }
+    };
+    int64_t rows = at.bd->outRows;
+    t.loop(rows / 2, false, [&](Affine q) {
+      mapRow(q * 2, 0);
+      mapRow(q * 2 + Affine(1), 1);
+    });
+    if (rows % 2)
+      mapRow(Affine(rows - 1), 0);
+  }
+
   /// The tiles of band `at` of image `n` (loaded by loadBand).
   void computeBand(const Affine &n, const BandAt &at) {
     const Band &bd = *at.bd;
@@ -569,6 +781,7 @@ private:
     if (tailRows)
       emitTile(n, buf, outRow0 + Affine(fullTiles * plan.rowsT), Affine(fullTiles * plan.rowsT),
                tailRows);
+    runPendingMapRows();
   }
 
   /// `rows` input rows of every plane from row `inRow` of image `n` into
@@ -636,6 +849,10 @@ private:
       startAtBias(ct, mpT, c);
       emitKSteps(buf, shiftRows, mpT, ct, c, {0, info.c1, 0},
                  [&] { prefetchResidual(n, outRow * g.ow, rows * g.ow, mpT, ct); });
+      // The next band's map rows (loadBandAhead) before the first tile's
+      // store: behind it in MTE3's queue, their copies to L1 would hold the
+      // Vector unit and, through its queue, the issue of the next tiles.
+      runPendingMapRows();
       epilogue(n, outRow * g.ow, rows * g.ow, mpT, ct, c, /*residualLoaded=*/true);
     });
   }
@@ -673,7 +890,7 @@ private:
   /// static while the K parts are being fed (feed: the loads it issues must
   /// not repeat in a loop).
   void loopFirstStatic(int64_t count, llvm::function_ref<void(const Affine &)> body) {
-    int64_t peeled = feed && count > 1 ? 1 : 0;
+    int64_t peeled = (feed || pendingMapRows) && count > 1 ? 1 : 0;
     if (peeled)
       body(Affine());
     t.loop(count - peeled, false, [&](Affine i) { body(i + Affine(peeled)); });
@@ -1013,6 +1230,13 @@ private:
   Value band[2], panel, l1Ones, l1Bias, l0a[2], l0b[2], l0Ones, l0Bias, l0c;
   Value uOut, uAcc, uRes, uResRaw, uT, uT32, uZeros, uIn32[2], uIn16[2];
   int64_t chunkPixels = 1, zeroChunk = 1;
+  /// Row stacking: the staged input rows (f32 as loaded, f16), the tiles a
+  /// map row's planes gather into ([last plane partial][map row parity])
+  /// and their transposes.
+  Value uStage32, uStage16, uRowTiles[2][2], uMapRow[2];
+  /// The next band's map rows, built after the current band's first tile.
+  std::function<void()> pendingMapRows;
+  int64_t stagingWidth = 0, stagingRows = 0;
 };
 
 LogicalResult lowerConv(func::FuncOp func, func::CallOp call, const soc::SocSpec &soc) {
@@ -1045,9 +1269,6 @@ LogicalResult lowerConv(func::FuncOp func, func::CallOp call, const soc::SocSpec
   SmallVector<ActLayout> layouts;
   for (unsigned i = 0; i < call.getNumOperands(); ++i)
     layouts.push_back(activationLayout(call, i));
-  // The weight as FRACTAL_Z [C1 * kh * kw][OC1][16][16] (the .om packs it).
-  signature.types[info.wArg] =
-      dv::GmType::get(ctx, {info.c1 * info.taps, info.oc1, kC0, kC0}, Float16Type::get(ctx));
   for (unsigned i = 0; i < signature.types.size(); ++i)
     if (i != info.wArg)
       signature.types[i] = layoutGmType(call, i, signature.types[i]);
@@ -1062,7 +1283,30 @@ LogicalResult lowerConv(func::FuncOp func, func::CallOp call, const soc::SocSpec
     if (e.kind == EpilogueStep::Full)
       info.tensors.residualBytes = dv::elementBytes(gmElement(e.arg));
   ConvPlan plan;
-  if (!planConv(info, soc, plan))
+  // Rows stacked into channels when the weight's values are known (to
+  // rearrange them) and a tiling fits the staging.
+  std::optional<std::vector<float>> weight;
+  if (std::optional<ConvInfo> s = stackedRows(info, layouts[info.xArg])) {
+    if ((weight = graph::f32Values(call.getOperand(info.wArg))) && planConv(*s, soc, plan)) {
+      const ConvGeometry &from = *s->tensors.stackedFrom;
+      OpBuilder graphBuilder(call);
+      Value original = call.getOperand(info.wArg);
+      Value stackedW = graph::f32Constant(
+          graphBuilder, call.getLoc(), {from.oc, s->c1 * kC0, 1, from.kw},
+          stackedWeight(*weight, from, s->stackChannels, s->c1),
+          (func.getSymName() + "_rows_stacked_weight").str());
+      call->setOperand(info.wArg, stackedW);
+      if (Operation *dead = original.getDefiningOp(); dead && original.use_empty())
+        dead->erase();
+      info = *s;
+    } else {
+      plan = ConvPlan();
+    }
+  }
+  // The weight as FRACTAL_Z [C1 * kh * kw][OC1][16][16] (the .om packs it).
+  signature.types[info.wArg] =
+      dv::GmType::get(ctx, {info.c1 * info.taps, info.oc1, kC0, kC0}, Float16Type::get(ctx));
+  if (!info.stackChannels && !planConv(info, soc, plan))
     return func.emitError() << "kernel " << func.getSymName() << ": no conv tiling fits the "
                             << soc.name << "'s buffers (convCubeTemplateMismatch should have "
                             << "refused this conv: report it)";

@@ -174,6 +174,32 @@ void planFedTiles(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan)
     plan.accumulators = tiles;
 }
 
+/// Row stacking: the bands as the conv's own geometry has them (the
+/// input rows they stage, their pad rows, the same row split with its pad
+/// rows on the edge block), or false when that split cannot be one program
+/// there. The stacked map has no pad rows, so the bands' pads tell apart
+/// the bands whose staging differs (band runs of one shape are loops).
+bool planInputBands(const ConvInfo &info, ConvPlan &plan) {
+  if (!info.tensors.stackedFrom)
+    return true;
+  const ConvGeometry &from = *info.tensors.stackedFrom;
+  SmallVector<Band> bands;
+  if (plan.rowParts == 1) {
+    for (const Band &bd : plan.bands)
+      bands.push_back(rowBandAt(from, bd.outRow0, bd.outRows));
+    plan.bands = bands;
+    plan.stagingMarginTop = 0;
+    return true;
+  }
+  RowSplit split;
+  if (!planRowSplit(from, plan.rowParts, plan.tilesPerBand * plan.rowsT, split, bands) ||
+      split.topRows != plan.topRows || bands.size() != plan.bands.size())
+    return false;
+  plan.bands = bands;
+  plan.stagingMarginTop = split.marginTop;
+  return true;
+}
+
 } // namespace
 
 SmallVector<std::pair<int64_t, int64_t>> kPartsOf(const ConvInfo &info, const ConvCubeTiling &t) {
@@ -217,7 +243,12 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
   // fewer when no candidate's buffers fit with that many.
   using C = PlanCosts;
   double gmPerCycle = soc.gm_bytes_per_second / soc.clock_hz;
-  double rowBytes = double(g.w) * info.c1 * 16 * (info.tensors.f32Input ? 4 : 2);
+  double inBytes = info.tensors.f32Input ? 4 : 2;
+  // A stacked map row is sh rows of the input's channels in GM.
+  double rowBytes = info.tensors.stackedFrom
+                        ? double(g.w) * info.tensors.stackedFrom->c * info.tensors.stackedFrom->sh *
+                              inBytes
+                        : double(g.w) * info.c1 * 16 * inBytes;
   double outBytes = double(g.n) * g.oh * g.ow * info.oc1 * 32;
   std::optional<Candidate> best;
   int64_t cores = soc.ai_core_count;
@@ -347,8 +378,8 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
     nbands = 2;
   plan.tilesPerBand = (tilesPerPart + nbands - 1) / nbands;
   if (split) {
-    if (planRowSplit(g, plan)) {
-      plan.zeroRows = bandZeroRows(plan.bands);
+    if (planRowSplit(g, plan) && planInputBands(info, plan)) {
+      plan.zeroRows = info.tensors.stackedFrom ? 0 : bandZeroRows(plan.bands);
       planFedTiles(info, soc, plan);
       return true;
     }
@@ -361,7 +392,8 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
   plan.slackRows = (plan.tilesPerBand - 1) * plan.rowsT * g.sh;
   for (int64_t r = 0; r < g.oh; r += rowsPerBand)
     plan.bands.push_back(rowBandAt(g, r, std::min(rowsPerBand, g.oh - r)));
-  plan.zeroRows = bandZeroRows(plan.bands);
+  planInputBands(info, plan);
+  plan.zeroRows = info.tensors.stackedFrom ? 0 : bandZeroRows(plan.bands);
   planFedTiles(info, soc, plan);
   return true;
 }

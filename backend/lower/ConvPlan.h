@@ -47,6 +47,9 @@ struct ConvInfo {
   int biasArg = -1;
   llvm::SmallVector<EpilogueStep> epilogue;
   int64_t c1 = 1, oc1 = 1, taps = 1;
+  /// Row stacking (tensors.stackedFrom): the input channels a plane of
+  /// the stacked map holds (each with its kh rows), 0 when not stacked.
+  int64_t stackChannels = 0;
   /// What its tensors need on chip: from the call's storage types (the
   /// worst case for what the layouts are to decide) when analysed for the
   /// partition, from the GM signature when lowered.
@@ -64,7 +67,11 @@ struct ConvPlan : ConvCubeTiling {
   int64_t rowParts = 1, topRows = 0, marginTop = 0;
   int64_t images = 1;   // per block
   int64_t tilesPerBand = 1;
+  /// Row stacking (tensors.stackedFrom): the bands' input rows, pad rows
+  /// and row split are the conv's own geometry's (the stacked map has no
+  /// pad rows), staged stagingMarginTop rows below the staging's first.
   llvm::SmallVector<Band> bands;
+  int64_t stagingMarginTop = 0;
 
   const ConvCubeTiling &tiling() const { return *this; }
 };

@@ -82,18 +82,32 @@ module {
 
 // -----
 
-// Batch 2, an f32 graph input of 3 channels (one plane, zero padded to
-// 16), stride 2, a ReLU alone: one image a block; the ReLU rides on
-// move_l0c_ub (no f32 tile in UB); the map converts f32 -> f16 through UB;
-// the f32 graph output is widened before copy_nz2nd.
+// Batch 2, an f32 graph input of 3 channels, stride 2, a ReLU alone: one
+// image a block; rows stacked into channels (3 channels x 3 window rows in
+// one plane: K = 3 fractals, not 9): the weight becomes [16, 16, 1, 3]
+// (lane 3 c + dy of the plane is channel c, window row dy), each channel's
+// input rows go to UB as plain rows 16 elements apart (9-element bursts),
+// converted to f16; a map row's three vcopies gather each channel's 3 rows
+// (blocks 1 row apart, 48 lanes) into a 16 x 16 tile a 16 pixels, a
+// vtranspose makes them NC1HWC0 pixels, a copy takes them to L1, and
+// load_3d reads the map as a 1 x 3 window of stride (2, 1); the ReLU rides
+// on move_l0c_ub (no f32 tile in UB); the f32 graph output is widened
+// before copy_nz2nd.
+// CHECK: %[[WS:.+]] = vg.constant dense_resource<k0_conv_rows_stacked_weight> : tensor<16x16x1x3xf32>
+// CHECK: dv.launch @k0_conv(%{{.+}}, %[[WS]])
 // CHECK-LABEL: dv.kernel @k0_conv
-// CHECK-SAME: (%[[X:.+]]: !dv.gm<2x3x9x9xf32>, %{{.+}}: !dv.gm<9x1x16x16xf16>, %{{.+}}: !dv.gm<2x16x5x5xf32>)
+// CHECK-SAME: (%[[X:.+]]: !dv.gm<2x3x9x9xf32>, %{{.+}}: !dv.gm<3x1x16x16xf16>, %{{.+}}: !dv.gm<2x16x5x5xf32>)
 // CHECK-SAME: block_dim = 2 : i64
 // CHECK: %[[BID:.+]] = dv.block_idx
 // CHECK: dv.view %[[X]][%[[BID]] * 243]
-// CHECK: dv.copy_nchw2nc1hwc0 {{.+}} {channels = 3 : i64, spatial = 81 : i64, src_channel_stride = 81 : i64} : !dv.gm<243xf32> to !dv.buf<ub,
+// CHECK: dv.copy {{.+}} {burst_bytes = 36 : i64, bursts = 9 : i64, dst_gap = 28 : i64} : !dv.gm<81xf32> to !dv.buf<ub,
+// CHECK: dv.view %[[X]][%[[BID]] * 243 + 162]
 // CHECK: dv.vconv
-// CHECK: dv.load_3d taps {{.+}}strides = array<i64: 2, 2>
+// CHECK: dv.loop
+// CHECK: dv.vcopy {{.+}} {blk = array<i64: 1, 1>, mask = array<i64: 281474976710655, 0>, rep = array<i64: 16, 1>, repeat = 1 : i64}
+// CHECK: dv.vtranspose
+// CHECK: dv.copy {{.+}} {burst_bytes = 288 : i64} : !dv.buf<ub, 144xf16> to !dv.buf<l1, 144xf16>
+// CHECK: dv.load_3d {{.+}}filter = array<i64: 3, 1>{{.+}}strides = array<i64: 2, 1>
 // CHECK: dv.move_l0c_ub {{.+}}relu
 // CHECK-NOT: dv.vrelu
 // CHECK: dv.vconv {{.+}} to !dv.buf<ub, 512xf32>
@@ -109,6 +123,30 @@ module {
     %c = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x3x9x9xf32>, tensor<16x3x3x3xf32>) -> tensor<2x16x5x5xf32>
     %y = vg.relu %c : tensor<2x16x5x5xf32>
     return %y : tensor<2x16x5x5xf32>
+  }
+}
+
+// -----
+
+// Near miss of row stacking: 11 channels of a 3 x 3 window would take 3
+// planes of 5 channels, as many K fractals as unstacked, so the map goes
+// to L1 as it is.
+// CHECK-LABEL: dv.kernel @k0_conv
+// CHECK-SAME: (%{{.+}}: !dv.gm<1x11x9x9xf32>, %{{.+}}: !dv.gm<9x1x16x16xf16>, %{{.+}}: !dv.gm<1x16x9x9xf32>)
+// CHECK-NOT: dv.vcopy
+// CHECK: dv.copy_nchw2nc1hwc0 {{.+}} {channels = 11 : i64
+// CHECK-NOT: dv.vcopy
+// CHECK: dv.load_3d {{.+}}filter = array<i64: 3, 3>
+module {
+  func.func @graph(%x: tensor<1x11x9x9xf32>) -> tensor<1x16x9x9xf32> {
+    %w = vg.constant dense<0.5> : tensor<16x11x3x3xf32>
+    %y = call @k0_conv(%x, %w) : (tensor<1x11x9x9xf32>, tensor<16x11x3x3xf32>) -> tensor<1x16x9x9xf32>
+    return %y : tensor<1x16x9x9xf32>
+  }
+  func.func private @k0_conv(%a: tensor<1x11x9x9xf32>, %w: tensor<16x11x3x3xf32>) -> tensor<1x16x9x9xf32>
+      attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
+    %c = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x11x9x9xf32>, tensor<16x11x3x3xf32>) -> tensor<1x16x9x9xf32>
+    return %c : tensor<1x16x9x9xf32>
   }
 }
 
