@@ -134,6 +134,10 @@ ConvCubeTiling candidateTiling(const ConvGeometry &g, int64_t rowsT, int64_t til
   return t;
 }
 
+/// Bands of this many tiles or more start with a band of one tile when a
+/// block holds one image (planConv).
+constexpr int64_t kOneTileFirstBandFrom = 3;
+
 /// The most M tiles a block feeds together (emitFedBlock).
 constexpr int64_t kMaxFedTiles = 4;
 /// The largest share of a fed tile's compute its store may take.
@@ -390,7 +394,16 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
   int64_t rowsPerBand = plan.tilesPerBand * plan.rowsT;
   plan.bufRows = windowInputRows(g, rowsPerBand);
   plan.slackRows = (plan.tilesPerBand - 1) * plan.rowsT * g.sh;
-  for (int64_t r = 0; r < g.oh; r += rowsPerBand)
+  // A block of one image loads its first band before any tile can start:
+  // with bands of several tiles, a first band of one tile starts the Cube
+  // a band's load earlier (ResNet-18's 56 x 56 convs at batch 8, a block
+  // an image: 74.3 -> 67.9 us).
+  int64_t firstRows = 0;
+  if (plan.images == 1 && !plan.bandPlanes && plan.tilesPerBand >= kOneTileFirstBandFrom) {
+    firstRows = plan.rowsT;
+    plan.bands.push_back(rowBandAt(g, 0, firstRows));
+  }
+  for (int64_t r = firstRows; r < g.oh; r += rowsPerBand)
     plan.bands.push_back(rowBandAt(g, r, std::min(rowsPerBand, g.oh - r)));
   planInputBands(info, plan);
   plan.zeroRows = info.tensors.stackedFrom ? 0 : bandZeroRows(plan.bands);

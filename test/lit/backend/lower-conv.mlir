@@ -224,15 +224,19 @@ module {
 // -----
 
 // Near miss of the row split: the same conv at batch 8 splits the batch
-// (one image a block, no block_idx floordiv in any offset).
+// (one image a block, no block_idx floordiv in any offset). A block of
+// one image starts with a band of one M tile (8 output rows, 9 input
+// rows), so that the Cube starts before a whole band has loaded; the next
+// band's input rows start at row 7.
 // CHECK-LABEL: dv.kernel @k0_conv
 // CHECK-SAME: (%[[X:[^:]+]]: !dv.gm<8x16x64x32xf16>
 // CHECK-SAME: block_dim = 8 : i64
 // CHECK: %[[BID:.+]] = dv.block_idx
 // CHECK-NOT: floordiv
-// CHECK: dv.view %[[X]][%[[BID]] * 32768]
+// CHECK: dv.view %[[X]][%[[BID]] * 32768] : !dv.gm<8x16x64x32xf16> to !dv.gm<{{[0-9]+}}xf16>
+// CHECK-NEXT: dv.copy_nchw2nc1hwc0 {{.+}} {channels = 16 : i64, spatial = 288 : i64
 // CHECK-NOT: floordiv
-// CHECK: dv.view %[[X]][%[[BID]] * 32768 + 992]
+// CHECK: dv.view %[[X]][%[[BID]] * 32768 + 224]
 module {
   func.func @graph(%x: tensor<8x16x64x32xf16>) -> tensor<8x16x64x32xf16> {
     %w = vg.constant dense<0.5> : tensor<16x16x3x3xf16>
@@ -486,5 +490,36 @@ module {
     %c = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x56x56xf16>, tensor<64x64x3x3xf16>) -> tensor<1x64x56x56xf16>
     %r = vg.relu %c : tensor<1x64x56x56xf16>
     return %r : tensor<1x64x56x56xf16>
+  }
+}
+
+// -----
+
+// Several images of one band a block (a 7 x 7 x 512 conv at batch 3: 8
+// channel parts, each block all three images): image i + 1's band loads
+// into the other band buffer before image i's epilogue, not after its
+// store.
+// CHECK-LABEL: dv.kernel @k0_conv
+// CHECK-SAME: (%[[X:[^:]+]]: !dv.gm<3x32x7x7x16xf16>, %{{.+}}: !dv.gm<288x32x16x16xf16>, %[[Y:[^:]+]]: !dv.gm<3x32x7x7x16xf16>)
+// CHECK: %[[BID:.+]] = dv.block_idx
+// CHECK: dv.view %[[X]][0]
+// CHECK: dv.view %[[X]][25088]
+// CHECK: dv.move_l0c_ub
+// CHECK-NEXT: dv.view %[[Y]][%[[BID]] * 3136]
+// CHECK: dv.view %[[X]][50176]
+// CHECK: dv.move_l0c_ub
+// CHECK-NEXT: dv.view %[[Y]][%[[BID]] * 3136 + 25088]
+// CHECK-NOT: dv.view %[[X]]
+// CHECK: dv.view %[[Y]][%[[BID]] * 3136 + 50176]
+module {
+  func.func @graph(%x: tensor<3x512x7x7xf16>) -> tensor<3x512x7x7xf16> {
+    %w = vg.constant dense<0.01> : tensor<512x512x3x3xf16>
+    %y = call @k0_conv(%x, %w) {vinci.layouts = ["nc1hwc0", "nd", "nc1hwc0"]} : (tensor<3x512x7x7xf16>, tensor<512x512x3x3xf16>) -> tensor<3x512x7x7xf16>
+    return %y : tensor<3x512x7x7xf16>
+  }
+  func.func private @k0_conv(%a: tensor<3x512x7x7xf16>, %w: tensor<512x512x3x3xf16>) -> tensor<3x512x7x7xf16>
+      attributes {vinci.kernel = "cube", vinci.source_nodes = []} {
+    %c = vg.conv %a, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<3x512x7x7xf16>, tensor<512x512x3x3xf16>) -> tensor<3x512x7x7xf16>
+    return %c : tensor<3x512x7x7xf16>
   }
 }
