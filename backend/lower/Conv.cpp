@@ -686,11 +686,11 @@ private:
   }
 
   /// A band's load one band ahead of its tiles (emitBands). Stacked, only
-  /// its input rows load then, and its map rows are built after the
-  /// current band's first tile's K steps (emitTile): their vector
-  /// instructions wait for the load, and queued before the current band's
-  /// tiles they would fill the V queue and stall the Scalar unit's issue
-  /// of those tiles (the ResNet-18 stem's first mmad 4 us late).
+  /// its input rows load then, and its map rows are built before the
+  /// current band's last tile's epilogue (computeBand, emitTile): their
+  /// vector instructions wait for the load, and queued before the current
+  /// band's tiles they would fill the V queue and stall the Scalar unit's
+  /// issue of those tiles (the ResNet-18 stem's first mmad 4 us late).
   void loadBandAhead(const Affine &n, const BandAt &at) {
     if (!stacked())
       return loadBand(n, at);
@@ -709,7 +709,8 @@ private:
 
   /// Row stacking (ConvInfo::stackChannels): band `at`'s input rows of
   /// image `n`, every channel, into the UB staging as plain rows
-  /// stagingWidth apart, with the pad's zero rows, converted to f16 there.
+  /// stagingWidth apart, with the pad's zero rows (buildMapRows converts
+  /// them to f16).
   /// The rows, pads and row split are those the unstacked conv's band
   /// buffer would hold (ConvPlan::bands).
   void stageInputRows(const Affine &n, const BandAt &at) {
@@ -756,8 +757,6 @@ private:
       if (ib.realRows)
         load(firstRow + Affine(ib.zeroTop), ib.realRows, Affine(ib.zeroTop));
     }
-    if (f32)
-      convert(uStage32, uStage16, from.c * channelElems);
   }
 
   /// Planes `planes` of band `at`'s stacked map rows into its L1 buffer:
@@ -770,6 +769,11 @@ private:
   void buildMapRows(const BandAt &at, PlaneRange planes) {
     const ConvGeometry &from = *info.tensors.stackedFrom;
     int64_t tiles = stagingWidth / kC0, channelElems = stagingRows * stagingWidth;
+    // The staged rows to f16 here rather than with their load: a vconv
+    // waiting for the load would hold the tiles' epilogues behind it in
+    // the V queue.
+    if (planes.first == 0 && xStorage().isF32())
+      convert(uStage32, uStage16, from.c * channelElems);
     int64_t lanes = from.kh * kC0;
     auto mask = b.getDenseI64ArrayAttr(
         {lanes >= 64 ? -1 : int64_t((uint64_t(1) << lanes) - 1),
@@ -815,12 +819,27 @@ private:
     const Affine &outRow0 = at.outRow0;
     Value buf = band[at.which];
     int64_t fullTiles = bd.outRows / plan.rowsT, tailRows = bd.outRows % plan.rowsT;
-    loopFirstStatic(fullTiles, [&](const Affine &tile) {
+    // The next band's map rows (loadBandAhead) go before the last tile's
+    // epilogue (emitTile): by then their input rows have loaded, and
+    // issued earlier their instructions, waiting for that load, held the
+    // Scalar unit's issue of this band's tiles (the ResNet-18 stem at
+    // batch 8: 8 us without a store between bands; before the middle
+    // tile's, their copies to L1 queued behind that band's stores on MTE3,
+    // 182.9 -> 189.8 us).
+    std::function<void()> nextMapRows = std::move(pendingMapRows);
+    pendingMapRows = nullptr;
+    auto tileAt = [&](int64_t first, int64_t rows) {
+      emitTile(n, buf, outRow0 + Affine(first), Affine(first), rows);
+    };
+    int64_t looped = fullTiles - (tailRows || !nextMapRows ? 0 : 1);
+    loopFirstStatic(looped, [&](const Affine &tile) {
       emitTile(n, buf, outRow0 + tile * plan.rowsT, tile * plan.rowsT, plan.rowsT);
     });
+    pendingMapRows = std::move(nextMapRows);
+    if (looped < fullTiles)
+      tileAt(looped * plan.rowsT, plan.rowsT);
     if (tailRows)
-      emitTile(n, buf, outRow0 + Affine(fullTiles * plan.rowsT), Affine(fullTiles * plan.rowsT),
-               tailRows);
+      tileAt(fullTiles * plan.rowsT, tailRows);
     runPendingMapRows();
   }
 
@@ -889,9 +908,9 @@ private:
       startAtBias(ct, mpT, c);
       emitKSteps(buf, shiftRows, mpT, ct, c, {0, info.c1, 0},
                  [&] { prefetchResidual(n, outRow * g.ow, rows * g.ow, mpT, ct); });
-      // The next band's map rows (loadBandAhead) before the first tile's
-      // store: behind it in MTE3's queue, their copies to L1 would hold the
-      // Vector unit and, through its queue, the issue of the next tiles.
+      // The next band's map rows (computeBand) before the tile's store:
+      // behind it in MTE3's queue, their copies to L1 would hold the Vector
+      // unit and, through its queue, the issue of the next tiles.
       runPendingMapRows();
       epilogue(n, outRow * g.ow, rows * g.ow, mpT, ct, c, /*residualLoaded=*/true);
     });

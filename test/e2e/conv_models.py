@@ -225,6 +225,33 @@ class PaddedPools(nn.Module):
         return self.head(self.avg(self.pool2(self.conv2(self.pool1(self.conv1(x))))))
 
 
+class StackedStems(nn.Module):
+    """Convs of few input channels, whose rows the Cube conv template stacks
+    into channels (Conv.cpp's row stacking), at batch 2 on a 65 x 47 map (rows
+    that are not whole 16-pixel blocks): 8 channels of the f32 graph input
+    under a 3x3 (2 planes, the last partial); from f16 slices between
+    kernels, ResNet's 7x7 stride-2 stem over 3 channels (a full plane and a
+    partial one), a 5x5 over 1 channel, a (4, 3) window with strides (3, 2)
+    and pads (1, 2) over 5 channels, and a dilated 3x3 stride 2 (window rows
+    2 apart); the stem's map also averaged (the negative control's pool)."""
+
+    def __init__(self):
+        super().__init__()
+        self.full = nn.Conv2d(8, 24, 3, 1, 1)
+        self.stem = nn.Conv2d(3, 16, 7, 2, 3)
+        self.gray = nn.Conv2d(1, 8, 5, 1, 2)
+        self.tall = nn.Conv2d(5, 8, (4, 3), (3, 2), (1, 2))
+        self.dilated = nn.Conv2d(3, 8, 3, 2, 1, dilation=2)
+
+    def forward(self, x):
+        ys = [torch.relu(self.full(x)), self.stem(x[:, 2:5]), self.gray(x[:, :1]),
+              self.tall(x[:, 3:8]), self.dilated(x[:, :3])]
+        # The stem's map averaged, scaled to weigh in the output: the
+        # harness's negative control.
+        ys.append(100 * nn.functional.adaptive_avg_pool2d(ys[1], 1))
+        return torch.cat([y.flatten(1) for y in ys], 1)
+
+
 # Non-trivial running statistics, so that folding them is tested.
 batch_norms_randomised = export_models.batch_norms_drawn
 
@@ -270,6 +297,7 @@ MODELS = {  # name: (factory, input shape, max relative L2 error)
                         MAX_REL_L2_DEPTHWISE),
     "depthwise_steps_b2": (lambda: batch_norms_randomised(DepthwiseSteps(), 5), (2, 88, 13, 9),
                            MAX_REL_L2_DEPTHWISE),
+    "stacked_stems": (StackedStems, (2, 8, 65, 47), MAX_REL_L2),
 }
 
 
