@@ -252,6 +252,31 @@ class StackedStems(nn.Module):
         return torch.cat([y.flatten(1) for y in ys], 1)
 
 
+class TransposedConvs(nn.Module):
+    """A decoder at batch 2: ConvTransposes with constant weights as their
+    sub-pixel phase convs (compiler/onnx/ConvTransposeExpander.cpp), each
+    phase a Cube conv: 4x4 stride 2 pad 1 (four 2x2 phases), 3x3 stride 2
+    pad 1 output_padding 1 (phases of 1 and 2 taps), 2x2 stride 2 (one tap
+    each), a 5x5 stride (3, 2) pad (2, 1) and a 1x1 stride 2 (phases no
+    tap reaches: the bias alone), with a bias and a ReLU; then the map
+    averaged (the negative control's pool)."""
+
+    def __init__(self):
+        super().__init__()
+        self.up1 = nn.ConvTranspose2d(32, 24, 4, 2, 1)
+        self.up2 = nn.ConvTranspose2d(24, 16, 3, 2, 1, output_padding=1, bias=False)
+        self.up3 = nn.ConvTranspose2d(16, 16, 2, 2)
+        self.odd = nn.ConvTranspose2d(16, 8, 5, (3, 2), (2, 1))
+        self.sparse = nn.ConvTranspose2d(8, 8, 1, 2)
+
+    def forward(self, x):
+        y = torch.relu(self.up1(x))
+        y = self.up3(torch.relu(self.up2(y)))
+        y = self.sparse(self.odd(y))
+        return torch.cat([y.flatten(1), 100 * nn.functional.adaptive_avg_pool2d(y, 1).flatten(1)],
+                         1)
+
+
 # Non-trivial running statistics, so that folding them is tested.
 batch_norms_randomised = export_models.batch_norms_drawn
 
@@ -298,6 +323,7 @@ MODELS = {  # name: (factory, input shape, max relative L2 error)
     "depthwise_steps_b2": (lambda: batch_norms_randomised(DepthwiseSteps(), 5), (2, 88, 13, 9),
                            MAX_REL_L2_DEPTHWISE),
     "stacked_stems": (StackedStems, (2, 8, 65, 47), MAX_REL_L2),
+    "transposed_convs": (TransposedConvs, (2, 32, 5, 4), MAX_REL_L2),
 }
 
 
