@@ -74,6 +74,31 @@ std::optional<SmallVector<double>> weightValues(Value value) {
   return values;
 }
 
+/// The flipped weight's tap (i, j) at (m, c) (flippedWeight's layout) from a
+/// ConvTranspose weight's values `w` of shape `ws`.
+double flippedTap(ArrayRef<double> w, ArrayRef<int64_t> ws, int64_t group, int64_t m, int64_t c,
+                  int64_t i, int64_t j) {
+  int64_t perGroupIn = ws[0] / group, perGroupOut = ws[1], g = m / perGroupOut;
+  int64_t source = ((g * perGroupIn + c) * perGroupOut + m % perGroupOut) * ws[2] * ws[3] +
+                   (ws[2] - 1 - i) * ws[3] + (ws[3] - 1 - j);
+  return w[size_t(source)];
+}
+
+/// flippedWeight of a constant weight, computed.
+Value flippedConstant(NodeImporter &n, ArrayRef<double> w, ArrayRef<int64_t> ws, int64_t group) {
+  int64_t perGroupIn = ws[0] / group, channels = group * ws[1];
+  auto type = RankedTensorType::get({channels, perGroupIn, ws[2], ws[3]},
+                                    n.typeOf(1).getElementType());
+  SmallVector<double> values;
+  values.reserve(size_t(type.getNumElements()));
+  for (int64_t m = 0; m < channels; ++m)
+    for (int64_t c = 0; c < perGroupIn; ++c)
+      for (int64_t i = 0; i < ws[2]; ++i)
+        for (int64_t j = 0; j < ws[3]; ++j)
+          values.push_back(flippedTap(w, ws, group, m, c, i, j));
+  return constantOf(n, type, values);
+}
+
 int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 /// One output phase of a sub-pixel ConvTranspose along one spatial dim:
@@ -112,12 +137,8 @@ LogicalResult convertSubPixel(NodeImporter &n, ArrayRef<double> weight,
   ArrayRef<int64_t> ws = wType.getShape(); // [C, M/g, kh, kw]
   int64_t perGroupIn = ws[0] / group, perGroupOut = ws[1];
   int64_t batch = n.typeOf(0).getShape()[0], channels = group * perGroupOut;
-  // Tap (i, j) of the flipped weight [M, C/g, kh, kw] at (m, c).
   auto flipped = [&](int64_t m, int64_t c, int64_t i, int64_t j) {
-    int64_t g = m / perGroupOut;
-    int64_t source = ((g * perGroupIn + c) * perGroupOut + m % perGroupOut) * ws[2] * ws[3] +
-                     (ws[2] - 1 - i) * ws[3] + (ws[3] - 1 - j);
-    return weight[size_t(source)];
+    return flippedTap(weight, ws, group, m, c, i, j);
   };
   std::array<int64_t, 2> units{(out[0] + strides[0] - 1) / strides[0],
                                (out[1] + strides[1] - 1) / strides[1]};
@@ -289,7 +310,10 @@ LogicalResult convertConvTranspose(NodeImporter &n) {
     }
     return convertSubPixel(n, *weight, *strides, kernel, input, padBegin, out, group);
   }
-  FailureOr<Value> w = flippedWeight(n, ws, group);
+  // A constant weight is flipped here, so that the conv's weight is a
+  // constant (the conv templates take no other); vg ops flip a computed one.
+  FailureOr<Value> w =
+      weight ? FailureOr<Value>(flippedConstant(n, *weight, ws, group)) : flippedWeight(n, ws, group);
   if (failed(w))
     return failure();
   Value x = n.in(0);

@@ -258,8 +258,11 @@ class TransposedConvs(nn.Module):
     phase a Cube conv: 4x4 stride 2 pad 1 (four 2x2 phases), 3x3 stride 2
     pad 1 output_padding 1 (phases of 1 and 2 taps), 2x2 stride 2 (one tap
     each), a 5x5 stride (3, 2) pad (2, 1) and a 1x1 stride 2 (phases no
-    tap reaches: the bias alone), with a bias and a ReLU; then the map
-    averaged (the negative control's pool)."""
+    tap reaches: the bias alone), with a bias and a ReLU; a 3x3 stride 1
+    (a conv of the flipped weight) and a dilated 3x3 stride 2 (zero
+    insertion), both with the flipped weight a constant (a computed one
+    failed to compile: the conv template takes constant weights only);
+    then the map averaged (the negative control's pool)."""
 
     def __init__(self):
         super().__init__()
@@ -268,11 +271,14 @@ class TransposedConvs(nn.Module):
         self.up3 = nn.ConvTranspose2d(16, 16, 2, 2)
         self.odd = nn.ConvTranspose2d(16, 8, 5, (3, 2), (2, 1))
         self.sparse = nn.ConvTranspose2d(8, 8, 1, 2)
+        self.flat = nn.ConvTranspose2d(8, 8, 3, 1, 1)
+        self.dilated = nn.ConvTranspose2d(8, 8, 3, 2, 1, output_padding=1, dilation=2)
 
     def forward(self, x):
         y = torch.relu(self.up1(x))
         y = self.up3(torch.relu(self.up2(y)))
         y = self.sparse(self.odd(y))
+        y = self.dilated(self.flat(y))
         return torch.cat([y.flatten(1), 100 * nn.functional.adaptive_avg_pool2d(y, 1).flatten(1)],
                          1)
 
