@@ -33,7 +33,9 @@
 // to 16 x 16 fractals in L1 (copy_nd2nz pads), so padded rows, columns and
 // K contribute 0.
 //
-// The block grid and the tiles are MatmulPlan.h's (planGrid): one buffer
+// The block grid and the tiles are MatmulPlan.h's (planGrid; on a ragged
+// grid the edge block's first tile starts at its first own column, tileAt
+// and edgeOr, the depthwise template's form of the same split): one buffer
 // set, allocated once per kernel for the largest tile (a smaller tile uses
 // a view of it). Double buffering: the K-step buffers (L1 A and B, L0A,
 // L0B) have two slots, step s loads into slot s mod 2 while the Cube reads
@@ -493,12 +495,16 @@ private:
     t.ns = ns.size;
     t.batch = blockTerm(Axis::Batch, plan.Bb) + p.idx[0];
     t.row = blockTerm(Axis::Rows, plan.Mb) + p.idx[1] * plan.Mt + Aff(ms.base);
-    t.colInBlock = p.idx[2] * plan.Nt + Aff(ns.base);
-    t.col = blockTerm(Axis::Cols, plan.Nb) + t.colInBlock;
     // A new row of tiles loads its A panel.
     auto first = [&](unsigned level) {
       return p.seg[level] == 0 && p.idx[level].terms.empty() && p.idx[level].c == 0;
     };
+    t.colInBlock = p.idx[2] * plan.Nt + Aff(ns.base);
+    // Ragged blocks: the edge block's first tile starts at its first own
+    // column (planGrid made it the only one that starts before it).
+    if (plan.raggedEdge && first(2))
+      t.colInBlock = t.colInBlock + edgeOr(0, plan.edgeShift());
+    t.col = blockTerm(Axis::Cols, plan.Nb) + t.colInBlock;
     t.newRow = first(2);
     t.firstRow = first(0) && first(1);
     return t;
@@ -625,9 +631,9 @@ private:
   /// (Np: N padded to 16), into the NZ tile [ns, ks] in L1: per 16 columns
   /// of K one burst of the ns rows, 32 bytes each and contiguous from any
   /// row (a block may start mid-fractal). The tile's padding rows past ns
-  /// are not read (the bytes of the next block's columns, 1/25 of a
-  /// 1000-class head's weight on 5 blocks of 200): they keep what L1 held
-  /// and feed only output columns that are never stored.
+  /// are not read (the bytes of the next block's columns: a tile of 88
+  /// columns reads 1/12 less): they keep what L1 held and feed only output
+  /// columns that are never stored.
   void loadNzRows(Value gmArg, Value l1, const Aff &k0, const Aff &row, int64_t ks, int64_t ns) {
     int64_t Np = roundUp(info.N, 16), rowsP = roundUp(ns, 16), colsP = roundUp(ks, 16);
     Value src = gmView(gmArg, k0 * Np + row * 16, (colsP / 16 - 1) * Np * 16 + ns * 16);
@@ -1117,11 +1123,22 @@ private:
   Aff blockTerm(Axis axis, int64_t per) {
     if (!bid)
       return Aff();
+    // Ragged column blocks: the edge block's window is the last Nb columns.
+    if (plan.raggedEdge)
+      return axis == Axis::Cols ? edgeOr(per, info.N - per) : Aff();
     if (plan.outer == axis)
       return Aff::of(bid, per, 0, plan.innerParts > 1 ? plan.innerParts : 0);
     if (plan.inner == axis)
       return Aff::of(bid, per, plan.outerParts > 1 ? plan.innerParts : 0, 0);
     return Aff();
+  }
+
+  /// `coef` b on blocks b = 0 .. P-2 and `edge` on block P-1 of a ragged
+  /// grid (Plan::raggedEdge): coef (b mod (P-1)) + edge (b floordiv (P-1)),
+  /// as Depthwise.cpp's edgeOr.
+  Aff edgeOr(int64_t coef, int64_t edge) {
+    int64_t middle = plan.outerParts - 1;
+    return Aff::of(bid, coef, middle, 0) + Aff::of(bid, edge, 0, middle);
   }
 
   IntegerAttr I(int64_t v) { return b.getI64IntegerAttr(v); }

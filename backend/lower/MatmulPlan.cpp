@@ -106,7 +106,13 @@ bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, un
                                          : 16;
   int64_t &Mt = plan.Mt, &Nt = plan.Nt, &Kt = plan.Kt;
   Mt = balancedTile(plan.Mb, 128, 16);
-  Nt = info.rowSoftmax ? nStep : balancedTile(plan.Nb, kCubeMaxNTile, nStep);
+  // Ragged blocks: the edge block's shifted first tile must end in its
+  // window, so no tile is wider than its own columns.
+  int64_t ntLimit = plan.raggedEdge ? std::min(kCubeMaxNTile, plan.raggedEdge / 16 * 16)
+                                    : kCubeMaxNTile;
+  if (ntLimit < nStep)
+    return false;
+  Nt = info.rowSoftmax ? nStep : balancedTile(plan.Nb, ntLimit, nStep);
   // The K step: as deep as two L0A/L0B slots allow.
   auto kFor = [&](int64_t mt, int64_t nt) {
     int64_t l0 = std::min(bytes(soc::Space::L0A) / (4 * mt), bytes(soc::Space::L0B) / (4 * nt));
@@ -149,14 +155,16 @@ bool planTiles(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, un
   // tile's loads either way, and without B's stream to hide under, each
   // row's A panel load waits for it (BERT-base at batch 8, a layer: FFN up
   // 348 -> 384 us with B resident, where QKV went 257 -> 208 and the output
-  // projection 108 -> 100).
+  // projection 108 -> 100). Not on a ragged grid either: the strip's
+  // fractal columns start at tile columns that are multiples of 16, which
+  // the edge block's shifted first tile need not be.
   bool transcendental = llvm::any_of(info.epilogue, [](const Epilogue &e) {
     return e.kind == Epilogue::Unary &&
            (e.op == Epilogue::Gelu || e.op == Epilogue::Sigmoid || e.op == Epilogue::Tanh);
   });
   int64_t aL1 = plan.panelA ? Mt * KpAll * 2 : 2 * Mt * Kt * 2;
   plan.panelB = rowsOfTiles > 1 && !info.tb && !info.bBatched && !info.attention &&
-                !transcendental && gmElements[info.bArg].isF16() &&
+                !plan.raggedEdge && !transcendental && gmElements[info.bArg].isF16() &&
                 aL1 + KpAll * roundUp(plan.Nb, 16) * 2 <= bytes(soc::Space::L1);
   return true;
 }
@@ -256,6 +264,33 @@ bool planGrid(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, uns
   int64_t passes = vectorPasses(info, gmElements, outArg);
   std::optional<Plan> best;
   double bestSeconds = 0, bestBytes = 0;
+  // Tiles `p` (its grid and block extents set) and keeps it if it ranks best.
+  auto rank = [&](Plan p) {
+    int64_t blocks = p.blockDim();
+    if (!planTiles(info, p, gmElements, outArg, soc))
+      return;
+    // The edge block's first tile, shifted to its first own column, must
+    // be the only tile that starts before it (later tiles may be a loop's,
+    // whose addresses cannot take the shift) and still end in the window.
+    if (p.raggedEdge && (p.Nt < p.edgeShift() || std::min(p.Nt, p.Nb) > p.raggedEdge))
+      return;
+    int64_t waves = (blocks + cores - 1) / cores;
+    double macs = double(p.Bb) * roundUp(p.Mb, 16) * roundUp(p.Nb, 16) * roundUp(info.K, 16);
+    double bytes = blockBytes(info, p, gmElements, outArg);
+    double elems = double(p.Bb) * roundUp(p.Mb, 16) * roundUp(p.Nb, 16);
+    double vector = elems * 4 * passes / soc.vector_bytes_per_repeat / soc.clock_hz;
+    double seconds =
+        double(waves) * std::max({macs / macsPerSecond, bytes * cores / soc.gm_bytes_per_second,
+                                  vector});
+    double total = bytes * blocks;
+    if (!best || seconds < bestSeconds ||
+        (seconds == bestSeconds &&
+         (blocks > best->blockDim() || (blocks == best->blockDim() && total < bestBytes)))) {
+      best = p;
+      bestSeconds = seconds;
+      bestBytes = total;
+    }
+  };
   auto consider = [&](Axis outer, int64_t po, Axis inner, int64_t pi) {
     // More blocks than cores only in whole waves: a last wave of a few
     // blocks leaves the other cores idle for a block's time (and a tiny
@@ -278,24 +313,7 @@ bool planGrid(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, uns
     p.Bb = info.batch / partsOf(Axis::Batch);
     p.Mb = info.M / partsOf(Axis::Rows);
     p.Nb = info.N / partsOf(Axis::Cols);
-    if (!planTiles(info, p, gmElements, outArg, soc))
-      return;
-    int64_t waves = (blocks + cores - 1) / cores;
-    double macs = double(p.Bb) * roundUp(p.Mb, 16) * roundUp(p.Nb, 16) * roundUp(info.K, 16);
-    double bytes = blockBytes(info, p, gmElements, outArg);
-    double elems = double(p.Bb) * roundUp(p.Mb, 16) * roundUp(p.Nb, 16);
-    double vector = elems * 4 * passes / soc.vector_bytes_per_repeat / soc.clock_hz;
-    double seconds =
-        double(waves) * std::max({macs / macsPerSecond, bytes * cores / soc.gm_bytes_per_second,
-                                  vector});
-    double total = bytes * blocks;
-    if (!best || seconds < bestSeconds ||
-        (seconds == bestSeconds &&
-         (blocks > best->blockDim() || (blocks == best->blockDim() && total < bestBytes)))) {
-      best = p;
-      bestSeconds = seconds;
-      bestBytes = total;
-    }
+    rank(p);
   };
   for (int64_t pb : batchParts) {
     for (int64_t pc : colParts)
@@ -308,6 +326,31 @@ bool planGrid(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, uns
     for (int64_t pc : colParts)
       if (pr > 1)
         consider(Axis::Rows, pr, Axis::Cols, pc);
+  // Ragged column blocks (Plan::raggedEdge): the fewest columns a block
+  // over all the cores (whole 32-byte GM blocks of the output, in every
+  // row, so that no two cores write one), the edge block the rest, when
+  // they do not divide N (else that split is among the equal ones). A 1000-class head at batch
+  // 1 (a weight stream): 8 blocks of 128 columns, the edge block's 104,
+  // where equal parts gave 5 of 200. The edge block's shift is whole f32
+  // blocks (its tile's bias row is a UB view from it). Not when a block
+  // must start on a fractal column (B stored NZ untransposed), hold whole
+  // heads or whole rows.
+  int64_t outBytes = gmElements[outArg].isF16() ? 2 : 4;
+  int64_t raggedNb = roundUp((info.N + cores - 1) / cores, 32 / outBytes);
+  int64_t raggedBlocks = (info.N + raggedNb - 1) / raggedNb;
+  int64_t shift = raggedBlocks * raggedNb - info.N;
+  bool rowsAligned = info.batch * info.M == 1 || (info.N * outBytes) % 32 == 0;
+  if (!info.rowSoftmax && !info.storeHeadSplitDim && !(plan.nzB && !info.tb) &&
+      raggedBlocks > 1 && shift && shift % 8 == 0 && rowsAligned) {
+    Plan p = plan;
+    p.outer = Axis::Cols;
+    p.outerParts = raggedBlocks;
+    p.Bb = info.batch;
+    p.Mb = info.M;
+    p.Nb = raggedNb;
+    p.raggedEdge = raggedNb - shift;
+    rank(p);
+  }
   if (!best)
     return false;
   plan = *best;

@@ -6,8 +6,11 @@
 // the plan into dv instructions.
 //
 // Grid: the output is cut into block_dim equal parts along at most two of
-// the batch, M and N (a 2-D grid: block b is (b floordiv G, b mod G)), so
-// every block runs the same program and writes disjoint GM bytes. Each
+// the batch, M and N (a 2-D grid: block b is (b floordiv G, b mod G)), or
+// into ragged column parts (equal ones and a narrower edge part, when the
+// fewest columns a block over all the cores do not divide N:
+// Plan::raggedEdge), so every block runs the same program and writes
+// disjoint GM bytes. Each
 // candidate grid is tiled (below) and ranked by a roofline of one block (its
 // Cube work, its Vector passes, or its GM bytes at 1/cores of the chip's
 // bandwidth, A once per row of tiles, B once per M tile) times the waves of
@@ -97,6 +100,18 @@ struct Plan {
   int64_t outerParts = 1, innerParts = 1;
   int64_t blockDim() const { return outerParts * innerParts; }
   int64_t Bb = 1, Mb = 0, Nb = 0; // per block
+  /// Ragged column blocks (0: none; docs/matmul.md): a 1-D grid of P =
+  /// outerParts blocks over the columns, blocks 0 .. P-2 owning Nb columns
+  /// from b Nb and the edge block P-1 the last raggedEdge (< Nb) columns.
+  /// Every block runs one program over a window of Nb columns; the edge
+  /// block's is the last Nb columns (its reads stay in bounds), and its
+  /// first tile, whose columns block P-2 stores, starts at its first own
+  /// column instead (edgeShift() columns further), storing columns that its
+  /// next tile stores again: the same core, never two cores on one byte.
+  /// Addresses stay affine in block_idx b as c1 (b mod (P-1)) + c2 (b
+  /// floordiv (P-1)), the depthwise template's ragged steps' form.
+  int64_t raggedEdge = 0;
+  int64_t edgeShift() const { return raggedEdge ? Nb - raggedEdge : 0; }
   /// The A panel of a row of tiles (Mt x all of K) is loaded once into L1
   /// and read by every N tile of the row (one copy with a burst of all of K
   /// per row, instead of one per K step and tile).

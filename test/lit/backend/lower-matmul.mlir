@@ -765,41 +765,51 @@ func.func private @k0_matmul(%arg0: tensor<32x32xf16>, %arg1: tensor<32x32xf16>)
 // 1: a weight stream, the Cube work (one fractal row of A) nothing beside
 // the weight's bytes. The constant weight [1000, 1280] is stored FRACTAL_NZ
 // as given, [80][1008][16]: a tile's B columns are weight rows, 32 bytes each
-// and contiguous from any row, so a block may start mid-fractal; 1000 =
-// 2^3 x 125 has no part of whole fractal columns but 5 parts of 200 (each
-// a multiple of 8 columns: an f32 output block starts on a 32-byte GM
-// block). A B tile (112 columns x 128 rows of K) is one copy of 8 bursts
-// of 3584 bytes (one per 16 rows of K), not 112 bursts of 256; the second
-// tile's 88 columns are 88 rows of 32 bytes (its 8 padding columns in L1
-// are skipped, not read from the next block's weight rows). The block's
-// 200 bias values come in once, before the first weight transfer (no small
-// transfer between two of the stream's), and its 2 tiles x 10 K steps run
+// and contiguous from any row, so a block may start mid-fractal. 1000 =
+// 2^3 x 125 has no 8 equal parts of whole 32-byte f32 blocks, so the grid is
+// ragged: blocks 0 .. 6 own 128 columns from b x 128, the edge block 7 the
+// last 104, in one program whose column is (b mod 7) x 128 + (b floordiv 7)
+// x 872. The edge block's window is the last 128 columns (872 ..), so its
+// bias and weight reads stay in bounds; its first tile (64 columns) starts
+// at its first own column (896: window column 24) instead of block 6's 872,
+// and its second (936 ..) stores 24 of those columns again, on the same
+// core. A B tile (64 columns x 224 rows of K) is one copy of 14 bursts of
+// 2048 bytes (one per 16 rows of K), not 64 bursts of 448. The block's 128
+// bias values come in once, before the first weight transfer (no small
+// transfer between two of the stream's), and its 2 tiles x 6 K steps run
 // straight: no dv.loop, whose entry and exit would wait for the transfers
 // in flight.
 // CHECK-LABEL: dv.kernel @k0_matmul
 // CHECK-SAME: ({{%[a-z0-9_]+}}: !dv.gm<1x1280xf16>, [[W:%[a-z0-9_]+]]: !dv.gm<80x1008x16xf16>, [[BIAS:%[a-z0-9_]+]]: !dv.gm<1000xf16>, [[C:%[a-z0-9_]+]]: !dv.gm<1x1000xf32>)
-// CHECK-SAME: attributes {block_dim = 5 : i64, dv.nz_weights = array<i64: 1>, kind = "cube"
+// CHECK-SAME: attributes {block_dim = 8 : i64, dv.nz_weights = array<i64: 1>, kind = "cube"
 // CHECK-NEXT: [[BID:%.+]] = dv.block_idx
-// CHECK: [[ROW:%.+]] = dv.alloc : !dv.buf<ub, 256xf32>
-// CHECK-NEXT: [[ROW16:%.+]] = dv.alloc : !dv.buf<ub, 256xf16>
+// CHECK: [[ROW:%.+]] = dv.alloc : !dv.buf<ub, 128xf32>
+// CHECK-NEXT: dv.alloc : !dv.buf<ub, 128xf16>
 // CHECK-NOT: dv.loop
-// CHECK: [[GBIAS:%.+]] = dv.view [[BIAS]][[[BID]] * 200] : !dv.gm<1000xf16> to !dv.gm<200xf16>
-// CHECK-NEXT: dv.copy [[GBIAS]] to {{%.+}} {burst_bytes = 400 : i64}
+// CHECK: [[GBIAS:%.+]] = dv.view [[BIAS]][([[BID]] mod 7) * 128 + ([[BID]] floordiv 7) * 872] : !dv.gm<1000xf16> to !dv.gm<128xf16>
+// CHECK-NEXT: dv.copy [[GBIAS]] to {{%.+}} {burst_bytes = 256 : i64}
 // CHECK-NOT: dv.loop
-// CHECK: dv.vconv {{%.+}} to {{%.+}} {rep = array<i64: 8, 4>, repeat = 4 : i64} : !dv.buf<ub, 256xf16> to !dv.buf<ub, 256xf32>
+// CHECK: dv.vconv {{%.+}} to {{%.+}} {rep = array<i64: 8, 4>, repeat = 2 : i64} : !dv.buf<ub, 128xf16> to !dv.buf<ub, 128xf32>
 // CHECK-NOT: dv.loop
+// The first tile's weight rows: 896 x 16 = 14336 on the edge block.
 // CHECK: dv.copy_nd2nz
-// CHECK-NEXT: [[GW:%.+]] = dv.view [[W]][[[BID]] * 3200] : !dv.gm<80x1008x16xf16> to !dv.gm<114688xf16>
-// CHECK-NEXT: dv.copy [[GW]] to {{%.+}} {burst_bytes = 3584 : i64, bursts = 8 : i64, src_gap = 28672 : i64}
+// CHECK-NEXT: [[GW:%.+]] = dv.view [[W]][([[BID]] mod 7) * 2048 + ([[BID]] floordiv 7) * 14336] : !dv.gm<80x1008x16xf16> to !dv.gm<210688xf16>
+// CHECK-NEXT: dv.copy [[GW]] to {{%.+}} {burst_bytes = 2048 : i64, bursts = 14 : i64, src_gap = 30208 : i64}
 // CHECK-NOT: dv.loop
-// CHECK: dv.view [[W]][[[BID]] * 3200 + 1792] : !dv.gm<80x1008x16xf16> to !dv.gm<114304xf16>
-// CHECK-NEXT: dv.view
-// CHECK-NEXT: dv.copy {{%.+}} to {{%.+}} {burst_bytes = 2816 : i64, bursts = 8 : i64, dst_gap = 256 : i64, src_gap = 29440 : i64} : !dv.gm<114304xf16> to !dv.buf<l1, 96x128xf16, nz>
+// The second tile's, 64 columns into the window: 936 x 16 = 872 x 16 + 1024.
+// CHECK: dv.view [[W]][([[BID]] mod 7) * 2048 + ([[BID]] floordiv 7) * 13952 + 1024] : !dv.gm<80x1008x16xf16> to !dv.gm<210688xf16>
 // CHECK-NOT: dv.loop
-// The second tile's bias values are the block's row from column 112.
-// CHECK: dv.view [[ROW]][112] : !dv.buf<ub, 256xf32> to !dv.buf<ub, 96xf32>
+// The first tile's bias values are the block's row from window column 24
+// on the edge block.
+// CHECK: dv.view [[ROW]][([[BID]] floordiv 7) * 24] : !dv.buf<ub, 128xf32> to !dv.buf<ub, 64xf32>
 // CHECK-NOT: dv.loop
-// CHECK: dv.view [[C]][[[BID]] * 200
+// CHECK: [[OUT0:%.+]] = dv.view [[C]][([[BID]] mod 7) * 128 + ([[BID]] floordiv 7) * 896] : !dv.gm<1x1000xf32> to !dv.gm<64xf32>
+// CHECK-NEXT: dv.copy_nz2nd {{%.+}} to [[OUT0]] {cols = 64 : i64
+// CHECK-NOT: dv.loop
+// CHECK: dv.view [[ROW]][64] : !dv.buf<ub, 128xf32> to !dv.buf<ub, 64xf32>
+// CHECK-NOT: dv.loop
+// CHECK: [[OUT1:%.+]] = dv.view [[C]][([[BID]] mod 7) * 128 + ([[BID]] floordiv 7) * 872 + 64] : !dv.gm<1x1000xf32> to !dv.gm<64xf32>
+// CHECK-NEXT: dv.copy_nz2nd {{%.+}} to [[OUT1]] {cols = 64 : i64
 // CHECK-NOT: dv.loop
 // CHECK: dv.return
 func.func @head_1000_classes(%x: tensor<1x1280xf16>) -> tensor<1x1000xf32> {
@@ -819,14 +829,18 @@ func.func private @k0_matmul(%arg0: tensor<1x1280xf16>, %arg1: tensor<1000x1280x
 // -----
 
 // Near-miss: the same head at batch 17 is no weight stream (two fractal
-// rows of A, a Cube step per B transfer): the K steps of a tile are a loop
-// of pairs again, and each tile loads its own bias values (112 of them)
-// after its K steps.
+// rows of A, a Cube step per B transfer): each tile loads its own bias
+// values (64 of them, the edge block's first tile's from its column 896)
+// after its first K step's mmad, not the block's before the stream. Its grid
+// is ragged all the same (each of its rows, 4000 bytes, is whole 32-byte
+// blocks, so no two cores write one).
 // CHECK-LABEL: dv.kernel @k0_matmul
 // CHECK-SAME: !dv.gm<80x1008x16xf16>
-// CHECK-SAME: attributes {block_dim = 5 : i64, dv.nz_weights = array<i64: 1>, kind = "cube"
-// CHECK: dv.loop
-// CHECK: dv.view {{%[a-z0-9_]+}}[{{%.+}} * 200] : !dv.gm<1000xf16> to !dv.gm<112xf16>
+// CHECK-SAME: attributes {block_dim = 8 : i64, dv.nz_weights = array<i64: 1>, kind = "cube"
+// CHECK-NEXT: [[BID:%.+]] = dv.block_idx
+// CHECK-NOT: !dv.gm<1000xf16> to
+// CHECK: dv.mmad
+// CHECK: dv.view {{%[a-z0-9_]+}}[([[BID]] mod 7) * 128 + ([[BID]] floordiv 7) * 896] : !dv.gm<1000xf16> to !dv.gm<64xf16>
 func.func @head_1000_classes_batch17(%x: tensor<17x1280xf16>) -> tensor<17x1000xf32> {
   %w = vg.constant dense_resource<w> : tensor<1000x1280xf16>
   %b = vg.constant dense_resource<b> : tensor<1000xf16>
@@ -843,9 +857,56 @@ func.func private @k0_matmul(%arg0: tensor<17x1280xf16>, %arg1: tensor<1000x1280
 
 // -----
 
+// Near-miss: a 200-class head has no ragged grid. Its fewest columns a
+// block over 8 cores, 32, leave the edge block (block 6) 8 columns, fewer
+// than the 24 its first tile would have to move past block 5's: that tile
+// would end outside the window. (No equal split either: no part of 200 is
+// a multiple of 16 or at least 128.) Its second tile's 88 columns are 88
+// rows of 32 bytes: the 8 padding columns in L1 are skipped, not read.
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK-SAME: !dv.gm<32x208x16xf16>, {{%[a-z0-9_]+}}: !dv.gm<1x200xf32>)
+// CHECK-SAME: attributes {block_dim = 1 : i64, dv.nz_weights
+// CHECK-NOT: dv.block_idx
+// CHECK: dv.copy {{%.+}} to {{%.+}} {burst_bytes = 2816 : i64, bursts = 9 : i64, dst_gap = 256 : i64, src_gap = 3840 : i64} : !dv.gm<28032xf16> to !dv.buf<l1, 96x144xf16, nz>
+func.func @head_200_classes(%x: tensor<1x512xf16>) -> tensor<1x200xf32> {
+  %w = vg.constant dense_resource<w> : tensor<200x512xf16>
+  %0 = call @k0_matmul(%x, %w) : (tensor<1x512xf16>, tensor<200x512xf16>) -> tensor<1x200xf32>
+  return %0 : tensor<1x200xf32>
+}
+func.func private @k0_matmul(%arg0: tensor<1x512xf16>, %arg1: tensor<200x512xf16>) -> tensor<1x200xf32>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/fc/Gemm"]} {
+  %0 = vg.matmul %arg0, %arg1 {transpose_b = true} : (tensor<1x512xf16>, tensor<200x512xf16>) -> tensor<1x200xf16>
+  %1 = vg.cast %0 {to = f32} : (tensor<1x200xf16>) -> tensor<1x200xf32>
+  return %1 : tensor<1x200xf32>
+}
+
+// -----
+
+// Near-miss: at batch 3 with an f16 output a row of the head is 2000 bytes,
+// so a block's columns in rows after the first start mid 32-byte block
+// whatever its part, and two cores would write one: no ragged grid, the
+// equal split's 5 blocks of 200 stay.
+// CHECK-LABEL: dv.kernel @k0_matmul
+// CHECK-SAME: !dv.gm<3x1000xf16>)
+// CHECK-SAME: attributes {block_dim = 5 : i64
+// CHECK-NOT: floordiv
+// CHECK: dv.return
+func.func @head_1000_classes_f16_rows(%x: tensor<3x512xf16>, %w: tensor<1000x512xf16>) -> tensor<3x1000xf16> {
+  %0 = call @k0_matmul(%x, %w) : (tensor<3x512xf16>, tensor<1000x512xf16>) -> tensor<3x1000xf16>
+  return %0 : tensor<3x1000xf16>
+}
+func.func private @k0_matmul(%arg0: tensor<3x512xf16>, %arg1: tensor<1000x512xf16>) -> tensor<3x1000xf16>
+    attributes {vinci.kernel = "cube", vinci.source_nodes = ["/fc/Gemm"]} {
+  %0 = vg.matmul %arg0, %arg1 {transpose_b = true} : (tensor<3x512xf16>, tensor<1000x512xf16>) -> tensor<3x1000xf16>
+  return %0 : tensor<3x1000xf16>
+}
+
+// -----
+
 // Near-miss: the same head with its weight not transposed ([64, 1000]) is
 // stored FRACTAL_NZ, whose blocks must start on a fractal column: no part
-// of 1000 is a multiple of 16, so it stays one block.
+// of 1000 is a multiple of 16, nor a ragged grid's (the edge block's window
+// starts at column 872), so it stays one block.
 // CHECK-LABEL: dv.kernel @k0_matmul
 // CHECK-SAME: !dv.gm<63x64x16xf16>, {{%[a-z0-9_]+}}: !dv.gm<1x1000xf16>)
 // CHECK-SAME: attributes {block_dim = 1 : i64, dv.nz_weights
