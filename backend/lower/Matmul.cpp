@@ -501,7 +501,8 @@ private:
     };
     t.colInBlock = p.idx[2] * plan.Nt + Aff(ns.base);
     // Ragged blocks: the edge block's first tile starts at its first own
-    // column (planGrid made it the only one that starts before it).
+    // column (planGrid made it the only one that starts before it; walk
+    // emits it and its epilogue outside loops).
     if (plan.raggedEdge && first(2))
       t.colInBlock = t.colInBlock + edgeOr(0, plan.edgeShift());
     t.col = blockTerm(Axis::Cols, plan.Nb) + t.colInBlock;
@@ -535,13 +536,19 @@ private:
           before.idx[level] = index;
           walk(level + 1, here, lastBelow(before, level));
         };
-        if (seg.count == 2) {
+        // Run i emits tile i + 1 and tile i's epilogue. On a ragged grid
+        // the first column tile's epilogue stores at its shifted column,
+        // which a loop's index cannot give: its run is static.
+        int64_t runs = seg.count - 1, peeled = plan.raggedEdge && level == 2 && g == 0;
+        if (peeled)
           run(Aff(0));
-        } else {
-          auto loop = dv::LoopOp::create(b, loc, seg.count - 1);
+        if (runs - peeled == 1) {
+          run(Aff(peeled));
+        } else if (runs - peeled > 1) {
+          auto loop = dv::LoopOp::create(b, loc, runs - peeled);
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(&loop.getBody().front());
-          run(Aff::of(loop.getInductionVar(), 1));
+          run(Aff::of(loop.getInductionVar(), 1) + Aff(peeled));
         }
       }
       pos.idx[level] = Aff(seg.count - 1);

@@ -13,6 +13,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 using namespace mlir;
@@ -264,15 +265,22 @@ bool planGrid(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, uns
   int64_t passes = vectorPasses(info, gmElements, outArg);
   std::optional<Plan> best;
   double bestSeconds = 0, bestBytes = 0;
-  // Tiles `p` (its grid and block extents set) and keeps it if it ranks best.
-  auto rank = [&](Plan p) {
+  // Tiles `p` (its grid and block extents set) and keeps it if it ranks
+  // best and its estimate is below `bound`.
+  auto rank = [&](Plan p, double bound = std::numeric_limits<double>::infinity()) {
     int64_t blocks = p.blockDim();
     if (!planTiles(info, p, gmElements, outArg, soc))
       return;
     // The edge block's first tile, shifted to its first own column, must
     // be the only tile that starts before it (later tiles may be a loop's,
-    // whose addresses cannot take the shift) and still end in the window.
+    // whose addresses cannot take the shift) and still end in its window.
     if (p.raggedEdge && (p.Nt < p.edgeShift() || std::min(p.Nt, p.Nb) > p.raggedEdge))
+      return;
+    // Over several fractal rows, tiles narrower than 64 columns store their
+    // rows in short bursts, which the estimate does not see (256 x 64 by
+    // 440: 15.6 us on 8 ragged blocks of 32-column tiles, 14.0 us on 8 row
+    // blocks of 112-column ones).
+    if (p.raggedEdge && p.Mt > 16 && p.Nt < 64)
       return;
     int64_t waves = (blocks + cores - 1) / cores;
     double macs = double(p.Bb) * roundUp(p.Mb, 16) * roundUp(p.Nb, 16) * roundUp(info.K, 16);
@@ -283,6 +291,8 @@ bool planGrid(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, uns
         double(waves) * std::max({macs / macsPerSecond, bytes * cores / soc.gm_bytes_per_second,
                                   vector});
     double total = bytes * blocks;
+    if (!(seconds < bound))
+      return;
     if (!best || seconds < bestSeconds ||
         (seconds == bestSeconds &&
          (blocks > best->blockDim() || (blocks == best->blockDim() && total < bestBytes)))) {
@@ -326,30 +336,46 @@ bool planGrid(const MatmulInfo &info, Plan &plan, ArrayRef<Type> gmElements, uns
     for (int64_t pc : colParts)
       if (pr > 1)
         consider(Axis::Rows, pr, Axis::Cols, pc);
-  // Ragged column blocks (Plan::raggedEdge): the fewest columns a block
-  // over all the cores (whole 32-byte GM blocks of the output, in every
-  // row, so that no two cores write one), the edge block the rest, when
-  // they do not divide N (else that split is among the equal ones). A 1000-class head at batch
-  // 1 (a weight stream): 8 blocks of 128 columns, the edge block's 104,
-  // where equal parts gave 5 of 200. The edge block's shift is whole f32
-  // blocks (its tile's bias row is a UB view from it). Not when a block
+  // Ragged column blocks (Plan::raggedEdge): for P up to the cores, the
+  // fewest columns a block over P blocks (whole 32-byte GM blocks of the
+  // output, in every row, so that no two cores write one), the edge block
+  // the rest, when they do not divide N (equal parts are the equal grids'
+  // to take or refuse). A 1000-class head at batch 1 (a weight stream): 8 blocks
+  // of 128 columns, the edge block's 104, where equal parts gave 5 of 200;
+  // 776 columns: 7 of 112 (on 8 blocks of 104 the edge block's 48 columns
+  // could not take a tile past its shift of 56). The shift is whole f32
+  // blocks (the tile's bias row is a UB view from it). Not when a block
   // must start on a fractal column (B stored NZ untransposed), hold whole
-  // heads or whole rows.
+  // heads or whole rows. The roofline undercounts what a column split
+  // costs beside a row or 2-D one (A read by every block, tiles no wider
+  // than the edge block), so a ragged grid must beat the best equal one by
+  // 10% (256 x 64 by 1200: 22.6 us on 8 ragged blocks, 21.8 us on 4 x 2,
+  // which the estimate put 5% ahead), on as many blocks (it is there for
+  // the cores an equal grid leaves idle), with tiles of 64 columns or more
+  // over several fractal rows (rank), and not with an f32 A of more than
+  // one fractal row, which every column block converts whole through UB
+  // (384 x 300 by 1160: 69.1 us ragged against 61.1 us on 8 row blocks;
+  // from an f16 A, 55.8 against 65.4). Figures: one-Gemm models, whole.
+  int64_t equalBlocks = best ? best->blockDim() : 0;
+  double raggedBound = best ? 0.9 * bestSeconds : std::numeric_limits<double>::infinity();
   int64_t outBytes = gmElements[outArg].isF16() ? 2 : 4;
-  int64_t raggedNb = roundUp((info.N + cores - 1) / cores, 32 / outBytes);
-  int64_t raggedBlocks = (info.N + raggedNb - 1) / raggedNb;
-  int64_t shift = raggedBlocks * raggedNb - info.N;
   bool rowsAligned = info.batch * info.M == 1 || (info.N * outBytes) % 32 == 0;
-  if (!info.rowSoftmax && !info.storeHeadSplitDim && !(plan.nzB && !info.tb) &&
-      raggedBlocks > 1 && shift && shift % 8 == 0 && rowsAligned) {
+  bool raggedForm = !info.rowSoftmax && !info.storeHeadSplitDim && !(plan.nzB && !info.tb) &&
+                    (gmElements[info.aArg].isF16() || info.batch * info.M <= 16);
+  for (int64_t parts = cores, lastNb = 0; raggedForm && rowsAligned && parts > 1; --parts) {
+    int64_t nb = roundUp((info.N + parts - 1) / parts, 32 / outBytes);
+    int64_t blocks = (info.N + nb - 1) / nb, shift = blocks * nb - info.N;
+    if (nb == lastNb || blocks < std::max<int64_t>(2, equalBlocks) || !shift || shift % 8)
+      continue;
+    lastNb = nb;
     Plan p = plan;
     p.outer = Axis::Cols;
-    p.outerParts = raggedBlocks;
+    p.outerParts = blocks;
     p.Bb = info.batch;
     p.Mb = info.M;
-    p.Nb = raggedNb;
-    p.raggedEdge = raggedNb - shift;
-    rank(p);
+    p.Nb = nb;
+    p.raggedEdge = nb - shift;
+    rank(p, raggedBound);
   }
   if (!best)
     return false;
