@@ -73,9 +73,16 @@ CASES = [  # (name, input shape [.., K, M], N, bias + relu, W an input)
     ("linear_4x128x384_by_1024", (4, 128, 384), 1024, True, False),
     # A 1000-class head (Gemm, transB = 1) at batch 1 and 17: no 8 equal
     # parts of whole 32-byte f32 blocks, so 8 ragged blocks of 128 columns,
-    # the edge block's last 104 from its shifted first tile.
+    # the edge block's last 104 from its shifted first tile. The input is
+    # fed as fp16 (--input_fp16_nodes) as an activation would be: over an
+    # f32 A of several rows the template keeps the equal grid.
     ("linear_1x512_by_1000", (1, 512), 1000, True, False),
-    ("linear_17x1280_by_1000", (17, 1280), 1000, True, False),
+    ("linear_17x1280_by_1000_fp16", (17, 1280), 1000, True, False),
+    # 8 blocks of 504 (the edge block's 472) in 4 tiles: the first tile's
+    # store, shifted on the edge block, is not a loop's; and 200 columns on
+    # 4 blocks of 56 (8 blocks of 32 would leave the edge block 8).
+    ("linear_64x512_by_4000_fp16", (64, 512), 4000, True, False),
+    ("linear_1x512_by_200", (1, 512), 200, True, False),
 ]
 
 
@@ -88,18 +95,25 @@ def run_case(bin_dir, work, name, shape, n, bias, w_input):
     path = os.path.join(work, name + ".onnx")
     torch.onnx.export(model, tuple(inputs.values()), path, opset_version=9,
                       input_names=list(inputs), output_names=["y"])
-    files = []
+    files, fp16 = [], name.endswith("_fp16")
     for key, value in inputs.items():
         files.append(os.path.join(work, f"{name}.{key}.npy"))
-        np.save(files[-1], value.numpy())
-    actual, kernels, why = compile_and_run(bin_dir, work, path, name, None, files)
+        np.save(files[-1], value.numpy().astype(np.float16 if fp16 else np.float32))
+    if fp16:  # the reference sees the same rounded input
+        inputs = {key: torch.from_numpy(np.load(f).astype(np.float32))
+                  for key, f in zip(inputs, files)}
+    actual, kernels, why = compile_and_run(bin_dir, work, path, name, None, files,
+                                           ["--input_fp16_nodes", "x"] if fp16 else ())
     if why:
         return why
     holders = [k for k in kernels
                if any("MatMul" in s or "Gemm" in s for s in k["source_nodes"])]
     if len(holders) != 1 or holders[0]["kind"] != "cube":
         return f"the MatMul is in kernels {[(k['name'], k['kind']) for k in holders]}, not one Cube kernel"
-    if len(kernels) != 1:
+    # An fp16 input comes in through a copy kernel of its own (x:0).
+    others = [k for k in kernels
+              if k is not holders[0] and not (fp16 and k["source_nodes"] == ["x"])]
+    if others:
         return f"{len(kernels)} kernels ({[k['name'] for k in kernels]}), expected the Cube kernel alone"
     with torch.no_grad():
         expected = model(*inputs.values()).numpy()
