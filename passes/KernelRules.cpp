@@ -138,6 +138,18 @@ bool cubeEpilogueTakes(Operation *consumer, Value fromKernel) {
   return true;
 }
 
+bool cubeEpilogueTakesPool(Operation *consumer) {
+  auto pool = dyn_cast<vg::MaxPoolOp>(consumer);
+  if (!pool)
+    return false;
+  std::optional<ConvGeometry> g = poolGeometry(pool);
+  auto dilations = pool.getDilations();
+  return g && g->kh == 3 && g->kw == 3 && g->sh == 2 && g->sw == 2 && g->padTop == 1 &&
+         g->padLeft == 1 && g->padBottom == 1 && g->padRight == 1 && g->h % 2 == 0 &&
+         g->w % 2 == 0 && g->oh == g->h / 2 && g->ow == g->w / 2 && g->n >= 2 &&
+         (!dilations || llvm::all_of(*dilations, [](int64_t d) { return d == 1; }));
+}
+
 bool rowOpTakesPrologue(Operation *consumer) {
   return isa<vg::SoftmaxOp, vg::LogSoftmaxOp>(consumer);
 }
@@ -437,6 +449,17 @@ std::string convCubeTilingMismatch(const ConvGeometry &g, const ConvCubeTiling &
   }
   if (t.zeroRows)
     add(Space::UB, roundUpTo(convCubeZeroChunkElems(g, t), 128), 2);
+  if (tensors.maxPool) {
+    // Conv.cpp's poolTile: a tile's rows pooled across (uPoolRows), then
+    // down into its pooled rows (uPooled), the last row of each channel
+    // fractal carried to the next tile (uPoolCarry); each with a repeat of
+    // slack for whole-repeat strides past its end, as the output tile.
+    int64_t half = g.ow / 2;
+    add(Space::UB, roundUpTo(t.nt * t.rowsT * half * kC0, 128) + 256, 2);
+    add(Space::UB, roundUpTo(t.nt * roundUpTo(t.rowsT / 2 * half, kC0) * kC0, 128) + 256, 2);
+    add(Space::UB, roundUpTo(t.ocn * roundUpTo(half, 8) * kC0, 128), 2);
+    add(Space::UB, 512, 2);
+  }
   if (tensors.stackedFrom) {
     // The band's input rows of every channel, Wp = W rounded to 16 apart
     // (f32 as loaded and f16 converted), and two row tiles and their

@@ -75,6 +75,13 @@ bool mayJoinKernel(OpRole anchor, OpRole consumer);
 /// over the [B, H, S, S] scores), which the epilogue reads per output tile.
 /// Another broadcast is left to a Vector kernel of its own.
 bool cubeEpilogueTakes(mlir::Operation *consumer, mlir::Value fromKernel);
+/// Whether a Cube conv kernel takes `consumer`, a max pool of its result,
+/// as its last step (backend/lower/Conv.cpp pools each tile's rows in UB):
+/// ResNet's 3x3 window, stride 2, pads 1, over an even map, and a batch of
+/// two or more (the conv's blocks then hold whole images: at batch 1 its
+/// rows split over the cores, and a block's first pooled row would need
+/// the previous block's last conv row).
+bool cubeEpilogueTakesPool(mlir::Operation *consumer);
 
 /// Whether the row op `consumer` may take the Vector elementwise kernel that
 /// produces its input as its prologue: vg.softmax and vg.log_softmax, whose
@@ -202,6 +209,9 @@ struct ConvCubeTensors {
   /// of the tiling's geometry (kh rows of a few channels a plane, kh = 1).
   /// Absent: the input goes to L1 as it is.
   std::optional<ConvGeometry> stackedFrom;
+  /// A 3x3 stride-2 max pool fused into the epilogue (cubeEpilogueTakesPool):
+  /// each tile's rows pooled in UB, the pooled map stored.
+  bool maxPool = false;
 };
 /// The input rows a row-stacked conv (ConvCubeTensors::stackedFrom) stages
 /// in UB for a band of `mapRows` output rows, rows rounded to 16 elements

@@ -235,7 +235,8 @@ private:
       bool epilogue = !secondMatmul && !switchedOff &&
                       ((mayJoinKernel(kernel->anchorRole, role) &&
                         (!cube || cubeEpilogueTakes(op, operand))) ||
-                       (attentionFusion && cubeEpilogueTakesSoftmax(op)));
+                       (attentionFusion && cubeEpilogueTakesSoftmax(op)) ||
+                       (cube && isa<vg::ConvOp>(kernel->ops.front()) && cubeEpilogueTakesPool(op)));
       bool store = cube && cubeStoreTakesTranspose(op, kernel->ops.front());
       if ((epilogue || store || attentionValue || prologue) && templatesLower(*kernel, {op}))
         return kernel;

@@ -58,6 +58,10 @@
 // first, last and partial ones are static), so the kernel's size does not
 // grow with the tensor.
 //
+// A 3x3 stride-2 max pool of the result (ResNet's stem, batch 2 or more)
+// is the epilogue's last step: each tile of whole rows is pooled in UB
+// (poolTile), its last row carried to the next tile.
+//
 // Row stacking: a conv of few input channels over a tall window (an RGB
 // stem) would fill few of each K fractal's columns; its NCHW input rows go
 // through UB into a map whose lanes are (channel, window row), so that the
@@ -170,6 +174,17 @@ std::string analyzeConv(func::FuncOp func, func::CallOp call, ConvInfo &info) {
         return "a conv kernel must return the end of its epilogue chain (one result)";
       continue;
     }
+    if (isa<vg::MaxPoolOp>(op)) {
+      // The pool ends the chain (the partition joins nothing after it).
+      if (op.getOperand(0) != current || !cubeEpilogueTakesPool(&op))
+        return "only a 3x3 stride-2 max pool of the conv's result, batch 2 or more, has a conv "
+               "epilogue";
+      info.tensors.maxPool = true;
+      current = op.getResult(0);
+      continue;
+    }
+    if (info.tensors.maxPool)
+      return (opName(&op) + " after the fused max pool has no conv epilogue").str();
     EpilogueStep step;
     if (std::string why = classifyEpilogueStep(&op, current, outShape, step); !why.empty())
       return why;
@@ -365,7 +380,15 @@ private:
     l0c = t.alloc(dv::MemSpace::L0C,
                   plan.accumulators * (plan.bandPlanes ? plan.ocn : plan.nt) * mpFull * kC0, f32);
     int64_t tileElems = plan.nt * mpFull * kC0;
-    uOut = t.alloc(dv::MemSpace::UB, tileElems, f16);
+    // The fused pool reads whole repeats past the tile (poolTile).
+    uOut = t.alloc(dv::MemSpace::UB, tileElems + (info.tensors.maxPool ? 512 : 0), f16);
+    if (info.tensors.maxPool) {
+      int64_t half = g.ow / 2;
+      uPoolRows = t.alloc(dv::MemSpace::UB, roundUp(plan.nt * plan.rowsT * half * kC0, 128) + 256, f16);
+      uPooled = t.alloc(dv::MemSpace::UB,
+                        roundUp(plan.nt * roundUp(plan.rowsT / 2 * half, kC0) * kC0, 128) + 256, f16);
+      uPoolCarry = t.alloc(dv::MemSpace::UB, roundUp(plan.ocn * roundUp(half, 8) * kC0, 128), f16);
+    }
     if (!fastEpilogue())
       uAcc = t.alloc(dv::MemSpace::UB, tileElems, f32);
     for (const EpilogueStep &e : info.epilogue)
@@ -596,6 +619,7 @@ private:
       feed->loadNextBand = loadSecond; // function_ref: loadSecond outlives the feed
     else
       loadSecond();
+    resetPoolCarry();
     computeBand(n0, bandIn(0));
     // Image i (from 1) loads image i + 1 first; pairs of a static parity
     // loop while the image they load exists.
@@ -603,6 +627,7 @@ private:
     auto image = [&](const Affine &i, int64_t which, bool loadNext) {
       if (loadNext)
         loadImage(n0 + i + Affine(1), 1 - which);
+      resetPoolCarry();
       computeBand(n0 + i, bandIn(which));
     };
     int64_t pairs = (last - 1) / 2;
@@ -622,6 +647,7 @@ private:
   /// takes the pending K parts (feed), the next band's load after them.
   using FirstBandFn = llvm::function_ref<void(const BandAt &, llvm::function_ref<void()>)>;
   void emitBands(const Affine &n, bool firstLoaded = false, bool feedFirstTile = false) {
+    resetPoolCarry();
     auto computeFirst = [&](const BandAt &at, llvm::function_ref<void()> loadNext) {
       feed->loadNextBand = loadNext;
       computeBand(n, at);
@@ -912,7 +938,7 @@ private:
       // behind it in MTE3's queue, their copies to L1 would hold the Vector
       // unit and, through its queue, the issue of the next tiles.
       runPendingMapRows();
-      epilogue(n, outRow * g.ow, rows * g.ow, mpT, ct, c, /*residualLoaded=*/true);
+      epilogue(n, outRow, rows, mpT, ct, c, /*residualLoaded=*/true);
     });
   }
 
@@ -975,6 +1001,7 @@ private:
   /// load_3d after the loads end).
   void emitFedBlock() {
     Affine n = blockImage();
+    resetPoolCarry();
     struct FedTile {
       Value buf;
       Affine outRow;
@@ -1033,7 +1060,7 @@ private:
         stepsIssued += steps;
         // A tile done goes out while the next runs its last part.
         if (last)
-          epilogue(n, tile.outRow * g.ow, tile.rows * g.ow, mpT, ct, c, /*residualLoaded=*/true);
+          epilogue(n, tile.outRow, tile.rows, mpT, ct, c, /*residualLoaded=*/true);
       }
     }
   }
@@ -1044,6 +1071,7 @@ private:
   /// the parts, and the epilogues follow the last. Runs of bands of one
   /// shape are loops.
   void emitPlaneSplitBands(const Affine &n) {
+    resetPoolCarry();
     ArrayRef<Band> bands = plan.bands;
     for (size_t i = 0; i < bands.size();) {
       size_t j = i + 1;
@@ -1077,7 +1105,7 @@ private:
       });
     }
     forEachChannelTile([&](const ChannelTile &ct) {
-      epilogue(n, outRow0 * g.ow, bd.outRows * g.ow, mpT, ct, accumulator(ct));
+      epilogue(n, outRow0, bd.outRows, mpT, ct, accumulator(ct));
     });
   }
 
@@ -1199,11 +1227,13 @@ private:
          count, ct.nt * 512, (info.oc1 - ct.nt) * 512, 0);
   }
 
-  /// L0C -> UB, the epilogue chain, the store: `mt` positions from `m0`;
-  /// with `residualLoaded` the first residual is in UB already
+  /// L0C -> UB, the epilogue chain, the store: `rows` output rows from
+  /// `outRow`; with `residualLoaded` the first residual is in UB already
   /// (prefetchResidual).
-  void epilogue(const Affine &n, const Affine &m0, int64_t mt, int64_t mpT,
+  void epilogue(const Affine &n, const Affine &outRow, int64_t rows, int64_t mpT,
                 const ChannelTile &ct, Value c, bool residualLoaded = false) {
+    Affine m0 = outRow * g.ow;
+    int64_t mt = rows * g.ow;
     int64_t elems = ct.nt * mpT * kC0;
     Value out = t.view(uOut, 0, elems);
     if (fastEpilogue()) {
@@ -1232,7 +1262,115 @@ private:
       }
       convert(acc, out, elems);
     }
-    store(n, m0, mt, mpT, ct, out);
+    if (info.tensors.maxPool)
+      poolTile(n, outRow, rows, mpT, ct, out);
+    else
+      store(n, m0, mt, mpT, ct, out);
+  }
+
+  /// The fused max pool (3x3, stride 2, pads 1) of a tile of `rows` (even)
+  /// conv rows from `outRow` (even) in `out` ([nt][mpT][16]): each row's
+  /// pixels maxed in pairs, then with the pixel before the pair (the first
+  /// pair's is the left pad), into uPoolRows; then pooled row p the max of
+  /// rows 2p - 1 .. 2p + 1, row -1 the last row of the tile before, kept in
+  /// uPoolCarry (-inf at an image's first tile: resetPoolCarry), stored as
+  /// the pooled map's rows outRow / 2 ...
+  void poolTile(const Affine &n, const Affine &outRow, int64_t rows, int64_t mpT,
+                const ChannelTile &ct, Value out) {
+    int64_t half = g.ow / 2, pooledRows = rows / 2, mpP = roundUp(pooledRows * half, kC0);
+    int64_t outElems = cast<dv::BufType>(out.getType()).getNumElements();
+    auto vmax = [&](Value dst, const Affine &dstAt, Value src0, const Affine &src0At, Value src1,
+                    const Affine &src1At, int64_t pixels, ArrayRef<int64_t> blk,
+                    ArrayRef<int64_t> repStrides, DenseI64ArrayAttr mask = {}) {
+      // Repeats of 8 pixels (blocks), the last one whole: the buffers have
+      // the slack (convCubeTilingMismatch).
+      int64_t repeats = (pixels + 7) / 8;
+      for (int64_t r0 = 0; r0 < repeats; r0 += soc.max_repeat) {
+        int64_t count = std::min<int64_t>(soc.max_repeat, repeats - r0);
+        auto span = [&](int64_t b, int64_t r) { return ((count - 1) * r + 7 * b + 1) * kC0; };
+        dv::VMaxOp::create(
+            b, loc, t.view(src0, src0At + Affine(r0 * repStrides[1] * kC0), span(blk[1], repStrides[1])),
+            t.view(src1, src1At + Affine(r0 * repStrides[2] * kC0), span(blk[2], repStrides[2])),
+            t.view(dst, dstAt + Affine(r0 * repStrides[0] * kC0), span(blk[0], repStrides[0])),
+            t.i64(count), b.getDenseI64ArrayAttr(blk), b.getDenseI64ArrayAttr(repStrides), mask);
+      }
+    };
+    (void)outElems;
+    for (int64_t j = 0; j < ct.nt; ++j) {
+      Affine x0(j * mpT * kC0), h0(j * rows * half * kC0);
+      // Pairs: H[k] = max(x[2k], x[2k + 1]).
+      vmax(uPoolRows, h0, out, x0, out, x0 + Affine(kC0), rows * half, {1, 2, 2}, {8, 16, 16});
+      // With the pixel before: H[k] = max(H[k], x[2k - 1]) for k >= 1; at a
+      // row's first pixel that is the row before's last (fixed below).
+      vmax(uPoolRows, h0 + Affine(kC0), uPoolRows, h0 + Affine(kC0), out, x0 + Affine(kC0),
+           rows * half - 1, {1, 1, 2}, {8, 8, 16});
+      // A row's first pixel: its pair alone (the left pad is -inf).
+      int64_t lanes = 0xFFFF;
+      for (int64_t r0 = 0; r0 < rows; r0 += soc.max_repeat) {
+        int64_t count = std::min<int64_t>(soc.max_repeat, rows - r0);
+        auto span = [&](int64_t stride) { return ((count - 1) * stride + 8) * kC0; };
+        dv::VMaxOp::create(
+            b, loc, t.view(out, x0 + Affine(r0 * g.ow * kC0), span(g.ow)),
+            t.view(out, x0 + Affine((r0 * g.ow + 1) * kC0), span(g.ow)),
+            t.view(uPoolRows, h0 + Affine(r0 * half * kC0), span(half)), t.i64(count),
+            b.getDenseI64ArrayAttr({1, 1, 1}), b.getDenseI64ArrayAttr({half, g.ow, g.ow}),
+            b.getDenseI64ArrayAttr({lanes, 0}));
+      }
+      // Down: P[p] = max(H[2p], H[2p + 1], H[2p - 1]), H[-1] the carry
+      // (whole repeats a channel fractal, so that one fractal's copy
+      // below does not spill into the next's carry).
+      Affine carry = (ct.local + Affine(j)) * (roundUp(half, 8) * kC0);
+      for (int64_t p = 0; p < pooledRows; ++p) {
+        Affine pooled(j * mpP * kC0 + p * half * kC0);
+        Affine row2p = h0 + Affine(2 * p * half * kC0);
+        vmax(uPooled, pooled, uPoolRows, row2p, uPoolRows, row2p + Affine(half * kC0), half,
+             {1, 1, 1}, {8, 8, 8});
+        if (p == 0)
+          vmax(uPooled, pooled, uPooled, pooled, uPoolCarry, carry, half, {1, 1, 1}, {8, 8, 8});
+        else
+          vmax(uPooled, pooled, uPooled, pooled, uPoolRows, row2p + Affine(-half * kC0), half,
+               {1, 1, 1}, {8, 8, 8});
+      }
+      // The tile's last row is the next tile's row -1.
+      int64_t repeats = (half + 7) / 8;
+      dv::VCopyOp::create(b, loc,
+                          t.view(uPoolRows, h0 + Affine((rows - 1) * half * kC0), repeats * 8 * kC0),
+                          t.view(uPoolCarry, carry, repeats * 8 * kC0), t.i64(repeats),
+                          DenseI64ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr());
+    }
+    Affine pooledRow = halved(outRow);
+    int64_t ph = g.oh / 2, pw = half;
+    Value y = gm[outArg];
+    Value pooledTile = t.view(uPooled, 0, ct.nt * mpP * kC0);
+    if (yLayout == ActLayout::NC1HWC0) {
+      Affine dst = ((n * info.oc1 + ct.first) * (ph * pw) + pooledRow * pw) * kC0;
+      int64_t mt = pooledRows * pw;
+      copy(t.view(uPooled, 0, ((ct.nt - 1) * mpP + mt) * kC0),
+           t.view(y, dst, ((ct.nt - 1) * ph * pw + mt) * kC0), ct.nt, mt * 32, (mpP - mt) * 32,
+           (ph * pw - mt) * 32);
+      return;
+    }
+    t.storeNchwPixels(pooledTile, uT, uT32, ct.nt, mpP, y,
+                      (n * g.oc + ct.first * kC0) * (ph * pw) + pooledRow * pw, ct.channels,
+                      pooledRows * pw, ph * pw, soc.max_repeat);
+  }
+
+  /// Half of an even row offset (every term's coefficient even).
+  static Affine halved(const Affine &a) {
+    Affine h = a;
+    assert(h.c % 2 == 0 && "an even row");
+    h.c /= 2;
+    for (Affine::Term &term : h.terms) {
+      assert(term.coef % 2 == 0 && "an even row");
+      term.coef /= 2;
+    }
+    return h;
+  }
+
+  /// The pooled row above an image's first: -inf (f16's lowest).
+  void resetPoolCarry() {
+    if (uPoolCarry)
+      vdup(uPoolCarry, cast<dv::BufType>(uPoolCarry.getType()).getNumElements(), -65504.0);
   }
 
   /// A tile of tensor `v` (the output's shape) in `layout` into UB as
@@ -1288,6 +1426,9 @@ private:
   Value bid;
   Value band[2], panel, l1Ones, l1Bias, l0a[2], l0b[2], l0Ones, l0Bias, l0c;
   Value uOut, uAcc, uRes, uResRaw, uT, uT32, uZeros, uIn32[2], uIn16[2];
+  /// The fused max pool: a tile's rows pooled across, its pooled rows, the
+  /// row carried between tiles (poolTile).
+  Value uPoolRows, uPooled, uPoolCarry;
   int64_t chunkPixels = 1, zeroChunk = 1;
   /// Row stacking: the staged input rows (f32 as loaded, f16), the tiles a
   /// map row's planes gather into ([last plane partial][map row parity])

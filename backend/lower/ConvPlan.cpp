@@ -34,6 +34,8 @@ constexpr int64_t kMaxChannelFractals = 8;
 /// kernel), so these rank tilings and nothing else.
 struct PlanCosts {
   static constexpr double mmadStartup = 32, onChipStartup = 24, gmStartup = 300;
+  /// A vector instruction's issue and start, and its repeats a cycle.
+  static constexpr double vectorStartup = 40, vectorRepeatsPerCycle = 0.5;
   static constexpr double load3dRate = 128, l1ToL0bRate = 256;
 };
 
@@ -253,12 +255,19 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
                         ? double(g.w) * info.tensors.stackedFrom->c * info.tensors.stackedFrom->sh *
                               inBytes
                         : double(g.w) * info.c1 * 16 * inBytes;
-  double outBytes = double(g.n) * g.oh * g.ow * info.oc1 * 32;
+  // A fused max pool stores a quarter of the map.
+  double outBytes = double(g.n) * g.oh * g.ow * info.oc1 * 32 / (info.tensors.maxPool ? 4 : 1);
   std::optional<Candidate> best;
   int64_t cores = soc.ai_core_count;
   // With the band split over channel parts (bandPlanes planes each, one
   // tile a band), every part is a band load of its own.
+  // The fused max pool takes whole images a block and tiles of pooled row
+  // pairs (Conv.cpp's poolTile).
+  if (info.tensors.maxPool)
+    allowRowSplit = false;
   auto search = [&](int64_t rowsT, int64_t bandPlanes) {
+    if (info.tensors.maxPool && rowsT % 2)
+      return;
     int64_t mp = mpOf(rowsT, g.ow), m1 = mp / 16;
     int64_t planeParts = bandPlanes ? (info.c1 + bandPlanes - 1) / bandPlanes : 1;
     bool rowSplit = allowRowSplit && !bandPlanes;
@@ -312,7 +321,17 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
             // A plane split loads each band in parts, each a DMA of its own.
             double mte2 = gm + (panel ? 4 : tiles * steps) * C::gmStartup +
                           images * tilesPerBlock * (planeParts - 1) * C::gmStartup;
-            double cycles = std::max({cube, mte1, mte2});
+            // The fused max pool's vector work (Conv.cpp's poolTile): per
+            // tile and channel fractal rows + 4 instructions, two passes
+            // over the row pairs (a repeat is 8 pixels); its fixed costs
+            // favour taller tiles (the ResNet-18 stem at batch 8: 2-row
+            // tiles 171.0 us, 4-row 155.9).
+            double vec = info.tensors.maxPool
+                             ? tiles * nt *
+                                   ((rowsT + 4) * C::vectorStartup +
+                                    2.0 * rowsT * g.ow / 16 / C::vectorRepeatsPerCycle)
+                             : 0;
+            double cycles = std::max({cube, mte1, mte2, vec});
             int64_t bestBlocks = best ? best->batchParts * best->ocParts * best->rowParts : 0;
             bool better = !best || cycles < best->cycles * 0.97 ||
                           (cycles < best->cycles * 1.03 && blocks > bestBlocks);

@@ -252,6 +252,30 @@ class StackedStems(nn.Module):
         return torch.cat([y.flatten(1) for y in ys], 1)
 
 
+class PooledConvs(nn.Module):
+    """Max pools (3x3, stride 2, pad 1) fused into the Cube conv before them
+    at batch 2: after a 7x7 stride-2 stem with no ReLU and a bias lowered
+    by 1 (mostly negative values, so a pad read as 0 instead of -inf
+    shows), its pooled map
+    NC1HWC0 into the next conv; after a 3x3 conv and a ReLU, pooled into the
+    f32 NCHW graph output; then the map averaged (the negative control's
+    pool)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 16, 7, 2, 3)
+        with torch.no_grad():
+            self.stem.bias -= 1.0  # mostly negative: a zero pad would win the edge windows
+        self.conv = nn.Conv2d(16, 24, 3, 1, 1)
+        self.pool = nn.MaxPool2d(3, 2, 1)
+
+    def forward(self, x):
+        y = self.pool(self.stem(x))
+        y = self.pool(torch.relu(self.conv(y)))
+        return torch.cat([y.flatten(1), 100 * nn.functional.adaptive_avg_pool2d(y, 1).flatten(1)],
+                         1)
+
+
 class TransposedConvs(nn.Module):
     """A decoder at batch 2: ConvTransposes with constant weights as their
     sub-pixel phase convs (compiler/onnx/ConvTransposeExpander.cpp), each
@@ -330,6 +354,7 @@ MODELS = {  # name: (factory, input shape, max relative L2 error)
                            MAX_REL_L2_DEPTHWISE),
     "stacked_stems": (StackedStems, (2, 8, 65, 47), MAX_REL_L2),
     "transposed_convs": (TransposedConvs, (2, 32, 5, 4), MAX_REL_L2),
+    "pooled_convs": (PooledConvs, (2, 3, 64, 48), MAX_REL_L2),
 }
 
 

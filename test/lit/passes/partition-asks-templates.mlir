@@ -82,3 +82,43 @@ func.func @depthwise_clip_residual(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8x
   %2 = vg.add %1, %r : (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> loc("skip")
   return %2 : tensor<1x16x8x8xf32>
 }
+
+// -----
+
+// ResNet's stem at batch 2: the max pool (3x3, stride 2, pad 1) after the
+// conv and its ReLU joins the conv kernel (pooled in UB, tile by tile).
+// CHECK-LABEL: func.func @conv_max_pool
+// CHECK: call @k0_conv
+// CHECK-NOT: call
+// CHECK: func.func private @k0_conv{{.+}}vinci.source_nodes = ["stem", "relu", "pool"]
+func.func @conv_max_pool(%x: tensor<2x3x32x32xf32>) -> tensor<2x16x8x8xf32> {
+  %w = vg.constant dense<0.5> : tensor<16x3x7x7xf32>
+  %0 = vg.conv %x, %w {pads = array<i64: 3, 3, 3, 3>, strides = array<i64: 2, 2>} : (tensor<2x3x32x32xf32>, tensor<16x3x7x7xf32>) -> tensor<2x16x16x16xf32> loc("stem")
+  %1 = vg.relu %0 : tensor<2x16x16x16xf32> loc("relu")
+  %2 = vg.max_pool %1 {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x16x16x16xf32>) -> tensor<2x16x8x8xf32> loc("pool")
+  return %2 : tensor<2x16x8x8xf32>
+}
+
+// -----
+
+// Near misses: at batch 1 (the conv's rows split over the cores: a block's
+// first pooled row would need the previous block's last conv row) and
+// with a 2x2 window the pool stays a kernel of its own.
+// CHECK-LABEL: func.func @conv_max_pool_batch1
+// CHECK: call @k0_conv
+// CHECK: call @k1_max_pool
+func.func @conv_max_pool_batch1(%x: tensor<1x3x32x32xf32>) -> tensor<1x16x8x8xf32> {
+  %w = vg.constant dense<0.5> : tensor<16x3x7x7xf32>
+  %0 = vg.conv %x, %w {pads = array<i64: 3, 3, 3, 3>, strides = array<i64: 2, 2>} : (tensor<1x3x32x32xf32>, tensor<16x3x7x7xf32>) -> tensor<1x16x16x16xf32> loc("stem")
+  %1 = vg.max_pool %0 {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x16x16x16xf32>) -> tensor<1x16x8x8xf32> loc("pool")
+  return %1 : tensor<1x16x8x8xf32>
+}
+// CHECK-LABEL: func.func @conv_max_pool_2x2
+// CHECK: call @k0_conv
+// CHECK: call @k1_max_pool
+func.func @conv_max_pool_2x2(%x: tensor<2x3x32x32xf32>) -> tensor<2x16x8x8xf32> {
+  %w = vg.constant dense<0.5> : tensor<16x3x7x7xf32>
+  %0 = vg.conv %x, %w {pads = array<i64: 3, 3, 3, 3>, strides = array<i64: 2, 2>} : (tensor<2x3x32x32xf32>, tensor<16x3x7x7xf32>) -> tensor<2x16x16x16xf32> loc("stem")
+  %1 = vg.max_pool %0 {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x16x16x16xf32>) -> tensor<2x16x8x8xf32> loc("pool")
+  return %1 : tensor<2x16x8x8xf32>
+}
