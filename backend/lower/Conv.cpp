@@ -384,9 +384,10 @@ private:
     uOut = t.alloc(dv::MemSpace::UB, tileElems + (info.tensors.maxPool ? 512 : 0), f16);
     if (info.tensors.maxPool) {
       int64_t half = g.ow / 2;
-      uPoolRows = t.alloc(dv::MemSpace::UB, roundUp(plan.nt * plan.rowsT * half * kC0, 128) + 256, f16);
-      uPooled = t.alloc(dv::MemSpace::UB,
-                        roundUp(plan.nt * roundUp(plan.rowsT / 2 * half, kC0) * kC0, 128) + 256, f16);
+      int64_t rowsElems = plan.nt * plan.rowsT * half * kC0;
+      int64_t pooledElems = plan.nt * roundUp(plan.rowsT / 2 * half, kC0) * kC0;
+      uPoolRows = t.alloc(dv::MemSpace::UB, roundUp(rowsElems, 128) + 256, f16);
+      uPooled = t.alloc(dv::MemSpace::UB, roundUp(pooledElems, 128) + 256, f16);
       uPoolCarry = t.alloc(dv::MemSpace::UB, roundUp(plan.ocn * roundUp(half, 8) * kC0, 128), f16);
     }
     if (!fastEpilogue())
@@ -750,7 +751,8 @@ private:
     int64_t lanes = 256 / es;
     auto zeros = [&](int64_t row, int64_t rows) {
       for (int64_t c = 0; rows && c < from.c; ++c)
-        vdup(t.view(stage, c * channelElems + row * width, rows * width + lanes), rows * width, 0.0);
+        vdup(t.view(stage, c * channelElems + row * width, rows * width + lanes), rows * width,
+             0.0);
     };
     Value x = gm[info.xArg];
     int64_t hw = from.h * from.w;
@@ -810,8 +812,10 @@ private:
       for (int64_t p = planes.first; p < planes.first + planes.count; ++p) {
         bool partial = (p + 1) * info.stackChannels > from.c;
         Value tile = uRowTiles[partial][which];
-        for (int64_t cl = 0; cl < info.stackChannels && p * info.stackChannels + cl < from.c; ++cl) {
+        for (int64_t cl = 0; cl < info.stackChannels; ++cl) {
           int64_t c = p * info.stackChannels + cl;
+          if (c >= from.c)
+            break;
           Affine src = Affine(c * channelElems + plan.stagingMarginTop * stagingWidth) +
                        i * (from.sh * stagingWidth);
           // Repeat j: tile j's rows cl kh .. + kh from column block j of
@@ -1278,7 +1282,6 @@ private:
   void poolTile(const Affine &n, const Affine &outRow, int64_t rows, int64_t mpT,
                 const ChannelTile &ct, Value out) {
     int64_t half = g.ow / 2, pooledRows = rows / 2, mpP = roundUp(pooledRows * half, kC0);
-    int64_t outElems = cast<dv::BufType>(out.getType()).getNumElements();
     auto vmax = [&](Value dst, const Affine &dstAt, Value src0, const Affine &src0At, Value src1,
                     const Affine &src1At, int64_t pixels, ArrayRef<int64_t> blk,
                     ArrayRef<int64_t> repStrides, DenseI64ArrayAttr mask = {}) {
@@ -1287,15 +1290,16 @@ private:
       int64_t repeats = (pixels + 7) / 8;
       for (int64_t r0 = 0; r0 < repeats; r0 += soc.max_repeat) {
         int64_t count = std::min<int64_t>(soc.max_repeat, repeats - r0);
-        auto span = [&](int64_t b, int64_t r) { return ((count - 1) * r + 7 * b + 1) * kC0; };
-        dv::VMaxOp::create(
-            b, loc, t.view(src0, src0At + Affine(r0 * repStrides[1] * kC0), span(blk[1], repStrides[1])),
-            t.view(src1, src1At + Affine(r0 * repStrides[2] * kC0), span(blk[2], repStrides[2])),
-            t.view(dst, dstAt + Affine(r0 * repStrides[0] * kC0), span(blk[0], repStrides[0])),
-            t.i64(count), b.getDenseI64ArrayAttr(blk), b.getDenseI64ArrayAttr(repStrides), mask);
+        // Operand k's view: its repeats' blocks, a repeat 8 of them.
+        auto at = [&](Value buf, const Affine &offset, int k) {
+          int64_t elems = ((count - 1) * repStrides[k] + 7 * blk[k] + 1) * kC0;
+          return t.view(buf, offset + Affine(r0 * repStrides[k] * kC0), elems);
+        };
+        dv::VMaxOp::create(b, loc, at(src0, src0At, 1), at(src1, src1At, 2), at(dst, dstAt, 0),
+                           t.i64(count), b.getDenseI64ArrayAttr(blk),
+                           b.getDenseI64ArrayAttr(repStrides), mask);
       }
     };
-    (void)outElems;
     for (int64_t j = 0; j < ct.nt; ++j) {
       Affine x0(j * mpT * kC0), h0(j * rows * half * kC0);
       // Pairs: H[k] = max(x[2k], x[2k + 1]).
@@ -1333,8 +1337,8 @@ private:
       }
       // The tile's last row is the next tile's row -1.
       int64_t repeats = (half + 7) / 8;
-      dv::VCopyOp::create(b, loc,
-                          t.view(uPoolRows, h0 + Affine((rows - 1) * half * kC0), repeats * 8 * kC0),
+      Affine lastRow = h0 + Affine((rows - 1) * half * kC0);
+      dv::VCopyOp::create(b, loc, t.view(uPoolRows, lastRow, repeats * 8 * kC0),
                           t.view(uPoolCarry, carry, repeats * 8 * kC0), t.i64(repeats),
                           DenseI64ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr());
     }

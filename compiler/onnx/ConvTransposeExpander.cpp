@@ -312,8 +312,8 @@ LogicalResult convertConvTranspose(NodeImporter &n) {
   }
   // A constant weight is flipped here, so that the conv's weight is a
   // constant (the conv templates take no other); vg ops flip a computed one.
-  FailureOr<Value> w =
-      weight ? FailureOr<Value>(flippedConstant(n, *weight, ws, group)) : flippedWeight(n, ws, group);
+  FailureOr<Value> w = weight ? FailureOr<Value>(flippedConstant(n, *weight, ws, group))
+                              : flippedWeight(n, ws, group);
   if (failed(w))
     return failure();
   Value x = n.in(0);
