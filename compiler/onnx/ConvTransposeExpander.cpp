@@ -9,9 +9,9 @@
 #include "vg/VgOps.h"
 
 #include "mlir/IR/AsmState.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <cstring>
@@ -74,6 +74,19 @@ std::optional<SmallVector<double>> weightValues(Value value) {
   return values;
 }
 
+/// A weight computed here, stored as the importer stores initializers: an
+/// f32 one past kMaxInlineElements as a resource blob, else dense.
+Value computedWeight(NodeImporter &n, RankedTensorType type, ArrayRef<double> values) {
+  if (!type.getElementType().isF32() || type.getNumElements() <= kMaxInlineElements)
+    return constantOf(n, type, values);
+  std::vector<float> floats(values.begin(), values.end());
+  ArrayRef<char> bytes(reinterpret_cast<const char *>(floats.data()), floats.size() * sizeof(float));
+  auto attr = DenseResourceElementsAttr::get(
+      type, "conv_transpose_weight",
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(float)));
+  return vg::ConstantOp::create(n.builder, n.loc, cast<ElementsAttr>(attr));
+}
+
 /// The flipped weight's tap (i, j) at (m, c) (flippedWeight's layout) from a
 /// ConvTranspose weight's values `w` of shape `ws`.
 double flippedTap(ArrayRef<double> w, ArrayRef<int64_t> ws, int64_t group, int64_t m, int64_t c,
@@ -96,7 +109,7 @@ Value flippedConstant(NodeImporter &n, ArrayRef<double> w, ArrayRef<int64_t> ws,
       for (int64_t i = 0; i < ws[2]; ++i)
         for (int64_t j = 0; j < ws[3]; ++j)
           values.push_back(flippedTap(w, ws, group, m, c, i, j));
-  return constantOf(n, type, values);
+  return computedWeight(n, type, values);
 }
 
 int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
@@ -167,7 +180,7 @@ LogicalResult convertSubPixel(NodeImporter &n, ArrayRef<double> weight,
               taps.push_back(reached ? flipped(m, c, ph[0].first + i * strides[0],
                                                ph[1].first + j * strides[1])
                                      : 0.0);
-      Value k = constantOf(n, kType, taps);
+      Value k = computedWeight(n, kType, taps);
       // Input rows [offset, offset + U + taps - 1): cropped where inside
       // the input, padded where outside it.
       SmallVector<int64_t> pads(4);

@@ -146,6 +146,11 @@ void populateQuantConverters(ConverterTable &table);         // QuantConverters.
 Type elementTypeOf(mlir::MLIRContext &ctx, int32_t dtype);
 std::string dtypeName(int32_t dtype);
 
+/// Initializers (and weights a converter computes) up to this many elements
+/// become dense attributes (they are folded as shape arithmetic); larger ones
+/// are resource blobs.
+constexpr int64_t kMaxInlineElements = 256;
+
 /// Integer values of a constant (dense or resource), or nullopt.
 std::optional<SmallVector<int64_t>> readInts(ElementsAttr attr);
 /// Numeric values of a constant as doubles, or nullopt.

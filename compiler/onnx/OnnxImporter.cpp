@@ -47,10 +47,6 @@ using namespace mlir;
 namespace vinci::onnx_import {
 namespace {
 
-/// Initializers up to this many elements become dense attributes (they are
-/// folded as shape arithmetic); larger ones are resource blobs.
-constexpr int64_t kMaxInlineElements = 256;
-
 /// Opsets whose operator forms the importer knows. Before opset 7 binary
 /// ops broadcast only when asked (broadcast=1, optional axis): handled below.
 constexpr int64_t kMinOpset = 1;
