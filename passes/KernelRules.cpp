@@ -520,14 +520,26 @@ ConvCubeTiling convCubeSmallestTiling(const ConvGeometry &g, const soc::SocSpec 
 }
 
 std::string convCubeFitMismatch(const ConvGeometry &g, const ConvCubeTensors &tensors) {
+  // A fused max pool's tiles are pairs of rows (Conv.cpp's poolTile).
+  auto smallest = [&](const soc::SocSpec &spec, bool splitPlanes) {
+    ConvCubeTiling t = convCubeSmallestTiling(g, spec, splitPlanes);
+    if (tensors.maxPool) {
+      t.rowsT = 2;
+      t.bufRows += g.sh;
+    }
+    return t;
+  };
   for (const soc::SocSpec *spec : soc::allSocs()) {
-    std::string whole = convCubeTilingMismatch(g, convCubeSmallestTiling(g, *spec, false), tensors, *spec);
+    std::string whole = convCubeTilingMismatch(g, smallest(*spec, false), tensors, *spec);
     if (whole.empty())
       continue;
-    std::string split = convCubeTilingMismatch(g, convCubeSmallestTiling(g, *spec, true), tensors, *spec);
+    std::string split = convCubeTilingMismatch(g, smallest(*spec, true), tensors, *spec);
     if (!split.empty())
-      return "no Cube conv tiling fits (one output row a tile, one channel fractal): " + whole +
-             "; with the band split over channel planes, " + split;
+      return std::string("no Cube conv tiling fits (") +
+             (tensors.maxPool ? "two output rows a tile, for the fused max pool"
+                              : "one output row a tile") +
+             ", one channel fractal): " + whole + "; with the band split over channel planes, " +
+             split;
   }
   return {};
 }
