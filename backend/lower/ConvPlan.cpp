@@ -350,6 +350,9 @@ bool planConv(const ConvInfo &info, const soc::SocSpec &soc, ConvPlan &plan,
   // to kMaxTilePositions is ranked by the estimate.
   int64_t targetRows = std::max<int64_t>(1, std::min(g.oh, kTargetTilePositions / g.ow));
   int64_t maxRows = std::max(targetRows, std::min(g.oh, kMaxTilePositions / g.ow));
+  // A fused max pool's tiles are row pairs (the fit check's smallest).
+  if (info.tensors.maxPool)
+    maxRows = std::max<int64_t>(maxRows, 2);
   // The target first, then larger, then smaller: a candidate replaces the
   // best only when clearly faster, so near ties keep the earlier.
   for (int64_t rowsT = targetRows; rowsT <= maxRows; ++rowsT)

@@ -276,6 +276,23 @@ class PooledConvs(nn.Module):
                          1)
 
 
+class WidePooledConv(nn.Module):
+    """A fused max pool over rows of 260 conv outputs at batch 2: more than
+    the planner's 512 positions a tile for one row pair, which the pool
+    needs (a one-row tile cannot pool); its pooled map into a concat, the
+    input beside it."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 16, 3, 1, 1)
+        self.pool = nn.MaxPool2d(3, 2, 1)
+
+    def forward(self, x):
+        y = self.pool(self.conv(x))
+        return torch.cat([y.flatten(1), x.flatten(1),
+                          100 * nn.functional.adaptive_avg_pool2d(y, 1).flatten(1)], 1)
+
+
 class TransposedConvs(nn.Module):
     """A decoder at batch 2: ConvTransposes with constant weights as their
     sub-pixel phase convs (compiler/onnx/ConvTransposeExpander.cpp), each
@@ -355,6 +372,7 @@ MODELS = {  # name: (factory, input shape, max relative L2 error)
     "stacked_stems": (StackedStems, (2, 8, 65, 47), MAX_REL_L2),
     "transposed_convs": (TransposedConvs, (2, 32, 5, 4), MAX_REL_L2),
     "pooled_convs": (PooledConvs, (2, 3, 64, 48), MAX_REL_L2),
+    "wide_pooled_conv": (WidePooledConv, (2, 3, 8, 260), MAX_REL_L2),
 }
 
 
