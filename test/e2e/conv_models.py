@@ -256,10 +256,9 @@ class PooledConvs(nn.Module):
     """Max pools (3x3, stride 2, pad 1) fused into the Cube conv before them
     at batch 2: after a 7x7 stride-2 stem with no ReLU and a bias lowered
     by 1 (mostly negative values, so a pad read as 0 instead of -inf
-    shows), its pooled map
-    NC1HWC0 into the next conv; after a 3x3 conv and a ReLU, pooled into the
-    f32 NCHW graph output; then the map averaged (the negative control's
-    pool)."""
+    shows), its pooled map NC1HWC0 into the next conv; after a 3x3 conv and
+    a ReLU, pooled into an NCHW map (read by the concat and the mean); then
+    the map averaged (the negative control's pool)."""
 
     def __init__(self):
         super().__init__()
