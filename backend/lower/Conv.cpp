@@ -217,54 +217,6 @@ std::string analyzeConv(func::FuncOp func, func::CallOp call, ConvInfo &info) {
   return {};
 }
 
-/// Row stacking. A conv of few input channels (an RGB stem) fills few of
-/// each K fractal's 16 columns: with C1 = 1, K is kh x kw fractals of
-/// which C columns are real. Stacked, its input is a map of
-/// ceil(C / floor(16 / kh)) planes whose lanes are (channel, window row):
-/// map row i holds the input rows of output row i, so the conv over the
-/// map has kh = 1, stride_h 1 and no top or bottom pad, and K is planes x
-/// kw fractals (a 7 x 7 over 3 channels: 14 instead of 49). The map is
-/// built on chip from the NCHW input's rows (ConvEmitter::stageInputRows,
-/// buildMapRows); the weight is rearranged to match (stackedWeight).
-std::optional<ConvInfo> stackedRows(const ConvInfo &info, ActLayout xLayout) {
-  const ConvGeometry &g = info.g;
-  // A map row's kh rows are the blocks of one vcopy repeat (8 of them).
-  if (xLayout != ActLayout::NCHW || g.c >= kC0 || g.kh < 2 || g.kh > 8 || g.w > 4080)
-    return std::nullopt;
-  int64_t perPlane = kC0 / g.kh, planes = (g.c + perPlane - 1) / perPlane;
-  if (planes >= g.kh)
-    return std::nullopt; // no fewer K fractals
-  ConvInfo s = info;
-  s.tensors.stackedFrom = g;
-  s.stackChannels = perPlane;
-  s.g.c = planes * kC0;
-  s.g.h = g.oh;
-  s.g.kh = s.g.sh = s.g.dh = 1;
-  s.g.padTop = s.g.padBottom = 0;
-  s.c1 = planes;
-  s.taps = g.kw;
-  return s;
-}
-
-/// A row-stacked conv's weight (`w`, [OC, C, kh, kw]) as the conv over the
-/// stacked map reads it: [OC, planes x 16, 1, kw], lane cl kh + dy of
-/// plane p holding channel p perPlane + cl at window row dy, zero past the
-/// channels and the plane's rows.
-std::vector<float> stackedWeight(ArrayRef<float> w, const ConvGeometry &from, int64_t perPlane,
-                                 int64_t planes) {
-  int64_t c1 = planes * kC0;
-  std::vector<float> out(size_t(from.oc * c1 * from.kw), 0.0f);
-  for (int64_t oc = 0; oc < from.oc; ++oc)
-    for (int64_t c = 0; c < from.c; ++c)
-      for (int64_t dy = 0; dy < from.kh; ++dy)
-        for (int64_t kx = 0; kx < from.kw; ++kx) {
-          int64_t lane = (c / perPlane) * kC0 + (c % perPlane) * from.kh + dy;
-          out[size_t((oc * c1 + lane) * from.kw + kx)] =
-              w[size_t(((oc * from.c + c) * from.kh + dy) * from.kw + kx)];
-        }
-  return out;
-}
-
 std::optional<std::string> convTemplateMismatch(func::FuncOp func) {
   auto kind = func->getAttrOfType<StringAttr>("vinci.kernel");
   if (!kind || kind.getValue() != "cube")
@@ -677,10 +629,7 @@ private:
       buildMapRows(at, planes);
       return;
     }
-    const Band &bd = *at.bd;
-    const Affine &outRow0 = at.outRow0;
     Value buf = band[at.which];
-    Affine inRow = outRow0 * g.sh + Affine(-g.padTop + bd.zeroTop); // first real row
     int64_t rowElems = g.w * kC0;
     // Zero rows above and below the real ones, plane by plane.
     auto zeros = [&](int64_t row, int64_t rows) {
@@ -695,21 +644,35 @@ private:
         }
       });
     };
+    placeBandRows(at, g, plan.marginTop, zeros,
+                  [&](const Affine &inRow, int64_t rows, const Affine &dstRow) {
+                    loadRows(n, inRow, rows, buf, dstRow, planes);
+                  });
+  }
+
+  /// Band `at`'s rows in a buffer whose band starts `margin` rows in, in
+  /// geometry `geo` (the conv's, or the stacked conv's own): `zeros(row,
+  /// rows)` for the pad's zero rows, then `load(inRow, rows, dstRow)` for
+  /// its input rows. With a row split (planRowSplit) the zero rows are at
+  /// fixed buffer rows and every block loads all of the band's input rows,
+  /// the edge block's shifted past the zeros; else only the real rows load.
+  void placeBandRows(const BandAt &at, const ConvGeometry &geo, int64_t margin,
+                     llvm::function_ref<void(int64_t, int64_t)> zeros,
+                     llvm::function_ref<void(const Affine &, int64_t, const Affine &)> load) {
+    const Band &bd = *at.bd;
+    Affine firstRow = at.outRow0 * geo.sh + Affine(-geo.padTop);
     if (plan.rowParts > 1) {
-      // planRowSplit: the pad's zero rows at fixed buffer rows, then all of
-      // the band's input rows, which the edge block shifts past the zeros.
-      int64_t need = bd.realRows, margin = plan.marginTop;
+      int64_t need = bd.realRows;
       zeros(margin, bd.zeroTop);
       zeros(margin + need - bd.zeroBottom, bd.zeroBottom);
       Affine shift = rowSplit().loadShift(bid, bd);
-      loadRows(n, outRow0 * g.sh + Affine(-g.padTop) + shift, need, buf, Affine(margin) + shift,
-               planes);
-    } else {
-      zeros(0, bd.zeroTop);
-      zeros(bd.zeroTop + bd.realRows, bd.zeroBottom);
-      if (bd.realRows)
-        loadRows(n, inRow, bd.realRows, buf, Affine(bd.zeroTop), planes);
+      load(firstRow + shift, need, Affine(margin) + shift);
+      return;
     }
+    zeros(0, bd.zeroTop);
+    zeros(bd.zeroTop + bd.realRows, bd.zeroBottom);
+    if (bd.realRows)
+      load(firstRow + Affine(bd.zeroTop), bd.realRows, Affine(bd.zeroTop));
   }
 
   /// A band's load one band ahead of its tiles (emitBands). Stacked, only
@@ -742,7 +705,6 @@ private:
   /// buffer would hold (ConvPlan::bands).
   void stageInputRows(const Affine &n, const BandAt &at) {
     const ConvGeometry &from = *info.tensors.stackedFrom;
-    const Band &ib = *at.bd;
     bool f32 = xStorage().isF32();
     Value stage = f32 ? uStage32 : uStage16;
     int64_t es = f32 ? 4 : 2, width = stagingWidth, channelElems = stagingRows * width;
@@ -768,23 +730,7 @@ private:
              t.view(stage, Affine(c * channelElems) + dstRow * width, (rows - 1) * width + from.w),
              rows, from.w * es, 0, (width - from.w) * es);
     };
-    Affine firstRow = at.outRow0 * from.sh + Affine(-from.padTop);
-    if (plan.rowParts > 1) {
-      // As loadBand's row split: zeros at fixed rows, then every row of the
-      // band, the edge block's shifted past them.
-      int64_t need = ib.realRows, margin = plan.stagingMarginTop;
-      zeros(margin, ib.zeroTop);
-      zeros(margin + need - ib.zeroBottom, ib.zeroBottom);
-      RowSplit split = rowSplit();
-      split.marginTop = margin;
-      Affine shift = split.loadShift(bid, ib);
-      load(firstRow + shift, need, Affine(margin) + shift);
-    } else {
-      zeros(0, ib.zeroTop);
-      zeros(ib.zeroTop + ib.realRows, ib.zeroBottom);
-      if (ib.realRows)
-        load(firstRow + Affine(ib.zeroTop), ib.realRows, Affine(ib.zeroTop));
-    }
+    placeBandRows(at, from, plan.stagingMarginTop, zeros, load);
   }
 
   /// Planes `planes` of band `at`'s stacked map rows into its L1 buffer:
@@ -803,11 +749,7 @@ private:
     if (planes.first == 0 && xStorage().isF32())
       convert(uStage32, uStage16, from.c * channelElems);
     int64_t lanes = from.kh * kC0;
-    auto mask = b.getDenseI64ArrayAttr(
-        {lanes >= 64 ? -1 : int64_t((uint64_t(1) << lanes) - 1),
-         lanes > 64 ? int64_t((uint64_t(1) << (lanes - 64)) - 1) : 0});
-    if (lanes == 128)
-      mask = b.getDenseI64ArrayAttr({-1, -1});
+    DenseI64ArrayAttr mask = prefixMask(b, lanes);
     auto mapRow = [&](const Affine &i, int which) {
       for (int64_t p = planes.first; p < planes.first + planes.count; ++p) {
         bool partial = (p + 1) * info.stackChannels > from.c;
@@ -1309,7 +1251,6 @@ private:
       vmax(uPoolRows, h0 + Affine(kC0), uPoolRows, h0 + Affine(kC0), out, x0 + Affine(kC0),
            rows * half - 1, {1, 1, 2}, {8, 8, 16});
       // A row's first pixel: its pair alone (the left pad is -inf).
-      int64_t lanes = 0xFFFF;
       for (int64_t r0 = 0; r0 < rows; r0 += soc.max_repeat) {
         int64_t count = std::min<int64_t>(soc.max_repeat, rows - r0);
         auto span = [&](int64_t stride) { return ((count - 1) * stride + 8) * kC0; };
@@ -1318,7 +1259,7 @@ private:
             t.view(out, x0 + Affine((r0 * g.ow + 1) * kC0), span(g.ow)),
             t.view(uPoolRows, h0 + Affine(r0 * half * kC0), span(half)), t.i64(count),
             b.getDenseI64ArrayAttr({1, 1, 1}), b.getDenseI64ArrayAttr({half, g.ow, g.ow}),
-            b.getDenseI64ArrayAttr({lanes, 0}));
+            prefixMask(b, kC0));
       }
       // Down: P[p] = max(H[2p], H[2p + 1], H[2p - 1]), H[-1] the carry
       // (whole repeats a channel fractal, so that one fractal's copy

@@ -39,6 +39,9 @@ struct PlanCosts {
   static constexpr double load3dRate = 128, l1ToL0bRate = 256;
 };
 
+/// Channels of an NC1HWC0 plane, a fractal's columns.
+constexpr int64_t kC0 = 16;
+
 /// Static steps a period may unroll into.
 constexpr int64_t kMaxPeriodSteps = 32;
 
@@ -207,6 +210,41 @@ bool planInputBands(const ConvInfo &info, ConvPlan &plan) {
 }
 
 } // namespace
+
+std::optional<ConvInfo> stackedRows(const ConvInfo &info, ActLayout xLayout) {
+  const ConvGeometry &g = info.g;
+  // A map row's kh rows are the blocks of one vcopy repeat (8 of them).
+  if (xLayout != ActLayout::NCHW || g.c >= kC0 || g.kh < 2 || g.kh > 8 || g.w > 4080)
+    return std::nullopt;
+  int64_t perPlane = kC0 / g.kh, planes = (g.c + perPlane - 1) / perPlane;
+  if (planes >= g.kh)
+    return std::nullopt; // no fewer K fractals
+  ConvInfo s = info;
+  s.tensors.stackedFrom = g;
+  s.stackChannels = perPlane;
+  s.g.c = planes * kC0;
+  s.g.h = g.oh;
+  s.g.kh = s.g.sh = s.g.dh = 1;
+  s.g.padTop = s.g.padBottom = 0;
+  s.c1 = planes;
+  s.taps = g.kw;
+  return s;
+}
+
+std::vector<float> stackedWeight(ArrayRef<float> w, const ConvGeometry &from, int64_t perPlane,
+                                 int64_t planes) {
+  int64_t c1 = planes * kC0;
+  std::vector<float> out(size_t(from.oc * c1 * from.kw), 0.0f);
+  for (int64_t oc = 0; oc < from.oc; ++oc)
+    for (int64_t c = 0; c < from.c; ++c)
+      for (int64_t dy = 0; dy < from.kh; ++dy)
+        for (int64_t kx = 0; kx < from.kw; ++kx) {
+          int64_t lane = (c / perPlane) * kC0 + (c % perPlane) * from.kh + dy;
+          out[size_t((oc * c1 + lane) * from.kw + kx)] =
+              w[size_t(((oc * from.c + c) * from.kh + dy) * from.kw + kx)];
+        }
+  return out;
+}
 
 SmallVector<std::pair<int64_t, int64_t>> kPartsOf(const ConvInfo &info, const ConvCubeTiling &t) {
   int64_t total = info.c1 * info.taps, kf = t.kf, period = kPeriod(kf, info.taps);

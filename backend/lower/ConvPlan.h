@@ -33,7 +33,9 @@
 
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <utility>
+#include <vector>
 
 namespace vinci::soc {
 struct SocSpec;
@@ -110,6 +112,23 @@ inline bool usePositionsMode(int64_t m1, int64_t kf) { return kf < m1 && kf <= 1
 /// they save).
 llvm::SmallVector<std::pair<int64_t, int64_t>> kPartsOf(const ConvInfo &info,
                                                         const ConvCubeTiling &t);
+
+/// Row stacking. A conv of few input channels (an RGB stem) fills few of
+/// each K fractal's 16 columns: with C1 = 1, K is kh x kw fractals of
+/// which C columns are real. Stacked, its input is a map of
+/// ceil(C / floor(16 / kh)) planes whose lanes are (channel, window row):
+/// map row i holds the input rows of output row i, so the conv over the
+/// map has kh = 1, stride_h 1 and no top or bottom pad, and K is planes x
+/// kw fractals (a 7 x 7 over 3 channels: 14 instead of 49). The map is
+/// built on chip from the NCHW input's rows (Conv.cpp's stageInputRows and
+/// buildMapRows); the weight is rearranged to match (stackedWeight).
+std::optional<ConvInfo> stackedRows(const ConvInfo &info, ActLayout xLayout);
+/// A row-stacked conv's weight (`w`, [OC, C, kh, kw]) as the conv over the
+/// stacked map reads it: [OC, planes x 16, 1, kw], lane cl kh + dy of
+/// plane p holding channel p perPlane + cl at window row dy, zero past the
+/// channels and the plane's rows.
+std::vector<float> stackedWeight(llvm::ArrayRef<float> w, const ConvGeometry &from,
+                                 int64_t perPlane, int64_t planes);
 
 /// How many K parts ahead of the Cube a fed block issues its loads
 /// (Conv.cpp's emitFedBlock; planFedTiles decides which blocks are fed).

@@ -625,7 +625,7 @@ public:
                             view(dst, r0 * geo.padLen + c, (n - 1) * geo.padLen + lanes),
                             uint64_t(n), DenseI64ArrayAttr(),
                             b.getDenseI64ArrayAttr({geo.padLen * int64_t(dv::elementBytes(computeType)) / 32, 0}),
-                            w < lanes ? maskOf(w) : DenseI64ArrayAttr());
+                            w < lanes ? prefixMask(b, w) : DenseI64ArrayAttr());
       }
     }
   }
@@ -760,7 +760,7 @@ private:
                             view(dst, r0 * geo.padLen + c, (n - 1) * geo.padLen + lanes),
                             uint64_t(n), DenseI64ArrayAttr(),
                             b.getDenseI64ArrayAttr({geo.padLen * dv::elementBytes(computeType) / 32}),
-                            w < lanes ? maskOf(w) : DenseI64ArrayAttr());
+                            w < lanes ? prefixMask(b, w) : DenseI64ArrayAttr());
       }
     }
     return dst;
@@ -800,13 +800,6 @@ private:
     return dv::ViewOp::create(b, loc, type, buf, ValueRange{}, AffineMapAttr::get(map)).getResult();
   }
 
-  /// The lanes-active mask of a partial repeat.
-  DenseI64ArrayAttr maskOf(int64_t lanes) {
-    uint64_t lo = lanes >= 64 ? ~uint64_t(0) : (uint64_t(1) << lanes) - 1;
-    uint64_t hi =
-        lanes <= 64 ? 0 : (lanes >= 128 ? ~uint64_t(0) : (uint64_t(1) << (lanes - 64)) - 1);
-    return b.getDenseI64ArrayAttr({int64_t(lo), int64_t(hi)});
-  }
 
   /// Calls fn(operands, repeat, mask) for the full repeats over `count`
   /// elements and once more, masked, for a partial last repeat.
@@ -827,7 +820,7 @@ private:
       SmallVector<Value> ops;
       for (Value buf : buffers)
         ops.push_back(sub(buf, full * lanes, lanes));
-      fn(ops, 1, maskOf(rest));
+      fn(ops, 1, prefixMask(b, rest));
     }
   }
 

@@ -181,4 +181,11 @@ mlir::AffineExpr AffineLoops::loop(int64_t trips) {
   return dim(op.getInductionVar());
 }
 
+DenseI64ArrayAttr prefixMask(Builder &b, int64_t lanes) {
+  uint64_t lo = lanes >= 64 ? ~uint64_t(0) : (uint64_t(1) << lanes) - 1;
+  uint64_t hi =
+      lanes <= 64 ? 0 : (lanes >= 128 ? ~uint64_t(0) : (uint64_t(1) << (lanes - 64)) - 1);
+  return b.getDenseI64ArrayAttr({int64_t(lo), int64_t(hi)});
+}
+
 } // namespace vinci::lower

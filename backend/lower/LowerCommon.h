@@ -159,6 +159,10 @@ public:
   llvm::SmallVector<mlir::Value> dims; // the block index and loop ivs in scope
 };
 
+/// The mask of a vector repeat whose first `lanes` (<= 128) lanes are
+/// active.
+mlir::DenseI64ArrayAttr prefixMask(mlir::Builder &b, int64_t lanes);
+
 } // namespace vinci::lower
 
 #endif // VINCI_BACKEND_LOWER_LOWERCOMMON_H

@@ -273,10 +273,7 @@ private:
       at += repeats * kPixelsPerRepeat;
     }
     if (tail) {
-      int64_t lanes = tail * kC0; // < 128
-      uint64_t lo = lanes >= 64 ? ~uint64_t(0) : (uint64_t(1) << lanes) - 1;
-      uint64_t hi = lanes > 64 ? (uint64_t(1) << (lanes - 64)) - 1 : 0;
-      one(full * kPixelsPerRepeat, 1, attr({int64_t(lo), int64_t(hi)}));
+      one(full * kPixelsPerRepeat, 1, prefixMask(b, tail * kC0));
     }
   }
 
